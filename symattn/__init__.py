@@ -1,0 +1,22 @@
+"""symattn: attention, softmax(QKᵀ/√d_k)·V, worked in exact and symbolic arithmetic.
+
+>>> import symattn as sa
+>>> d = sa.derive(sa.load("i_love_statistics"))
+>>> d["scores"].exact
+Matrix([[279/250, 633/500, 1339/1000]])
+>>> d["output"].decimals(20)
+[['0.79009668659002218962', '0.94807072185587558826']]
+"""
+
+from .derive import Derivation, Step, derive
+from .errors import CertificationError, LimitError, SpecError, SymattnError
+from .numbers import exact_number, parse_expression
+from .spec import Spec, from_dict, list_examples, load, loads
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Derivation", "Step", "Spec", "derive", "load", "loads", "from_dict", "list_examples",
+    "exact_number", "parse_expression",
+    "SymattnError", "SpecError", "LimitError", "CertificationError", "__version__",
+]

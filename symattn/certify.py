@@ -1,0 +1,287 @@
+"""Exact values -> certified decimals, with ball arithmetic (python-flint ``arb``).
+
+Every printed digit is proven: a value is enclosed in a ball, both ends of the
+ball are rounded to the requested number of significant digits, and the digits
+are printed only when both ends agree. Otherwise the working precision is
+raised and the value enclosed again. Rounding is to nearest, ties away from
+zero (as taught in school); a tie can only happen for an exactly rational
+value, which is then rounded exactly.
+
+>>> import sympy
+>>> certified(sympy.exp(1), 30)
+'2.71828182845904523536028747135'
+>>> certified(sympy.Rational(1, 8), 2), certified(sympy.Rational(1, 3), 4)
+('0.13', '0.3333')
+>>> format_rational(Fraction(1339, 1000), 6)
+'1.339'
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Callable, Iterator, Sequence
+
+import sympy
+from flint import arb, ctx, fmpq, fmpz
+
+from .errors import CertificationError, LimitError
+from .limits import MAX_DIGIT_WORK, MAX_DIGITS, MAX_PRECISION_BITS
+
+__all__ = ["workprec", "to_arb", "format_rational", "decide", "certify", "certified",
+           "check_digits", "initial_precision"]
+
+_LOG10_2 = math.log10(2)
+
+
+@contextmanager
+def workprec(bits: int) -> Iterator[None]:
+    """Run a block with python-flint's working precision set to ``bits``."""
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+
+def to_arb(expr: sympy.Expr, prec: int) -> arb:
+    """Enclose a numeric SymPy expression (no free symbols) in an ``arb`` ball.
+
+    Supports rationals, ``+ * ^``, ``exp``, ``log``, ``sqrt``, ``pi`` and ``E``.
+
+    >>> to_arb(sympy.sqrt(2) / 2, 64).str(15, radius=False)
+    '0.707106781186548'
+    """
+    with workprec(prec):
+        return _to_arb(_as_basic(expr))
+
+
+def _as_basic(x: object) -> sympy.Basic:
+    if isinstance(x, sympy.Basic):
+        return x
+    if isinstance(x, int):
+        return sympy.Integer(x)
+    if isinstance(x, Fraction):
+        return sympy.Rational(x.numerator, x.denominator)
+    raise TypeError(f"expected a SymPy number, got {type(x).__name__}")
+
+
+def _to_arb(e: sympy.Basic) -> arb:
+    if e.is_Integer:
+        return arb(int(e))
+    if e.is_Rational:
+        return arb(fmpq(int(e.p), int(e.q)))
+    if e is sympy.pi:
+        return arb.pi()
+    if e is sympy.E:
+        return arb(1).exp()
+    if e.is_Add:
+        total = arb(0)
+        for a in e.args:
+            total += _to_arb(a)
+        return total
+    if e.is_Mul:
+        total = arb(1)
+        for a in e.args:
+            total *= _to_arb(a)
+        return total
+    if e.is_Pow:
+        base, ex = e.args
+        b = _to_arb(base)
+        if ex.is_Integer:
+            return b ** int(ex)
+        if ex == sympy.Rational(1, 2):
+            return b.sqrt()
+        if ex == sympy.Rational(-1, 2):
+            return b.rsqrt()
+        if ex.is_Rational:
+            return b ** arb(fmpq(int(ex.p), int(ex.q)))
+        return (_to_arb(ex) * b.log()).exp()
+    if isinstance(e, sympy.exp):
+        return _to_arb(e.args[0]).exp()
+    if isinstance(e, sympy.log):
+        return _to_arb(e.args[0]).log()
+    raise CertificationError(f"cannot evaluate {e} numerically")
+
+
+def check_digits(digits: int, entries: int = 1) -> None:
+    """Refuse digit counts past the documented limits (:mod:`symattn.limits`)."""
+    if not isinstance(digits, int) or digits < 1:
+        raise LimitError(f"digits must be a whole number of at least 1, got {digits!r}")
+    if digits > MAX_DIGITS:
+        raise LimitError(f"{digits} digits is past the limit of {MAX_DIGITS}")
+    if digits * entries > MAX_DIGIT_WORK:
+        raise LimitError(f"{entries} entries at {digits} digits is past the work limit of "
+                         f"{MAX_DIGIT_WORK} digits in one request; ask for fewer digits or steps")
+
+
+def initial_precision(digits: int) -> int:
+    """Working precision (bits) for a first try at ``digits`` significant digits."""
+    return int(digits / _LOG10_2) + 24
+
+
+# --- exact rounding ---------------------------------------------------------------------
+
+
+def _round_sig(num: int, den: int, digits: int) -> tuple[int, int]:
+    """Round the positive rational num/den to ``digits`` significant digits.
+
+    Returns ``(q, E)`` with ``10**(digits-1) <= q < 10**digits`` and value ~ q * 10**(E-digits+1).
+    """
+    e10 = int(math.floor((num.bit_length() - den.bit_length()) * _LOG10_2))
+    lo_bound, hi_bound = 10 ** (digits - 1), 10**digits
+    for _ in range(8):
+        k = digits - 1 - e10
+        if k >= 0:
+            n, d = num * 10**k, den
+        else:
+            n, d = num, den * 10 ** (-k)
+        q = (2 * n + d) // (2 * d)  # half away from zero (values are positive)
+        if q >= hi_bound:
+            e10 += 1
+        elif q < lo_bound:
+            e10 -= 1
+        else:
+            return q, e10
+    raise AssertionError("rounding did not settle")  # pragma: no cover
+
+
+def _format(negative: bool, q: int, e10: int, sig: int, sci_from: int) -> str:
+    """Format the ``sig``-digit integer ``q`` with decimal exponent ``e10`` like ``%g``."""
+    s = str(fmpz(q))
+    if e10 < -4 or e10 >= sci_from:
+        body = s[0] + ("." + s[1:] if len(s) > 1 else "")
+        text = f"{body}e{'-' if e10 < 0 else '+'}{abs(e10):02d}"
+    elif e10 >= len(s) - 1:
+        text = s + "0" * (e10 - len(s) + 1)
+    elif e10 >= 0:
+        text = s[: e10 + 1] + "." + s[e10 + 1 :]
+    else:
+        text = "0." + "0" * (-e10 - 1) + s
+    return ("-" if negative else "") + text
+
+
+def format_rational(value: Fraction, digits: int) -> str:
+    """Decimal text of an exact rational: exact when it terminates within ``digits``
+    significant digits, else correctly rounded to ``digits``.
+
+    >>> format_rational(Fraction(-1, 1024), 6), format_rational(Fraction(2, 3), 3)
+    ('-0.000976563', '0.667')
+    >>> format_rational(Fraction(250), 6), format_rational(Fraction(0), 6)
+    ('250', '0')
+    """
+    if value == 0:
+        return "0"
+    num, den = abs(value.numerator), value.denominator
+    q, e10 = _round_sig(num, den, digits)
+    # exact when q * 10**(E-digits+1) == value: then strip trailing zeros
+    k = digits - 1 - e10
+    exact = (q * den == num * 10**k) if k >= 0 else (q * 10 ** (-k) * den == num)
+    sig = digits
+    if exact:
+        while sig > 1 and q % 10 == 0:
+            q //= 10
+            sig -= 1
+    return _format(value < 0, q, e10, sig, max(digits, sig))
+
+
+def _dyadic(m: int, e: int) -> tuple[int, int]:
+    return (m << e, 1) if e >= 0 else (m, 1 << (-e))
+
+
+def decide(ball: arb, digits: int) -> str | None:
+    """The ``digits``-significant-digit decimal of every point of ``ball``, or None
+    when the ball straddles a rounding boundary (or contains zero and is not zero).
+
+    >>> decide(arb(fmpq(1, 3)), 5)
+    '0.33333'
+    >>> decide(arb(1, 1e-3), 6) is None
+    True
+    """
+    m, e = ball.mid().man_exp()
+    r, f = ball.rad().man_exp()
+    m, e, r, f = int(m), int(e), int(r), int(f)
+    if r == 0:
+        if m == 0:
+            return "0"
+        num, den = _dyadic(abs(m), e)
+        q, e10 = _round_sig(num, den, digits)
+        return _format(m < 0, q, e10, digits, digits)
+    g = min(e, f)
+    mid, rad = m << (e - g), r << (f - g)
+    lo, hi = mid - rad, mid + rad
+    if lo <= 0 <= hi:
+        return None
+    negative = hi < 0
+    a, b = (abs(hi), abs(lo)) if negative else (lo, hi)
+    n1, d1 = _dyadic(a, g)
+    n2, d2 = _dyadic(b, g)
+    r1 = _round_sig(n1, d1, digits)
+    r2 = _round_sig(n2, d2, digits)
+    if r1 != r2:
+        return None
+    return _format(negative, r1[0], r1[1], digits, digits)
+
+
+def certify(
+    count: int,
+    digits: int,
+    balls: Callable[[int], Sequence[arb]],
+    rational: Callable[[int], Fraction | None],
+    describe: Callable[[int], str] = str,
+) -> list[str]:
+    """Certified decimals of ``count`` values.
+
+    ``balls(prec)`` encloses all values at working precision ``prec``;
+    ``rational(k)`` returns value ``k`` exactly when it is a rational number
+    (proven), else None. The precision doubles until every value is decided.
+    """
+    check_digits(digits, count)
+    out: list[str | None] = [None] * count
+    pending = list(range(count))
+    prec = initial_precision(digits)
+    tried_rational = False
+    while pending:
+        if prec > MAX_PRECISION_BITS:
+            raise CertificationError(
+                f"could not certify {digits} digits of {describe(pending[0])} within "
+                f"{MAX_PRECISION_BITS} bits of precision")
+        values = balls(prec)
+        still = []
+        for k in pending:
+            s = decide(values[k], digits)
+            if s is None:
+                still.append(k)
+            else:
+                out[k] = s
+        pending = still
+        if pending and not tried_rational:
+            tried_rational = True
+            still = []
+            for k in pending:
+                q = rational(k)
+                if q is None:
+                    still.append(k)
+                else:
+                    out[k] = format_rational(q, digits)
+            pending = still
+        prec *= 2
+    return out  # type: ignore[return-value]
+
+
+def certified(expr: sympy.Expr, digits: int = 6) -> str:
+    """Certified decimal text of one numeric SymPy expression.
+
+    >>> certified(sympy.pi, 20)
+    '3.1415926535897932385'
+    """
+    expr = _as_basic(expr)
+    if expr.is_Rational:
+        return format_rational(Fraction(int(expr.p), int(expr.q)), digits)
+    if expr is sympy.oo or expr is sympy.S.NegativeInfinity:
+        return "inf" if expr is sympy.oo else "-inf"
+    return certify(1, digits, lambda p: [to_arb(expr, p)],
+                   lambda k: Fraction(int(expr.p), int(expr.q)) if expr.is_Rational else None,
+                   lambda k: str(expr))[0]

@@ -1,0 +1,130 @@
+"""Conventions of a worked example: layout, scale, temperature, masks, softmax axis, heads.
+
+Every convention is explicit and echoed in every output:
+
+>>> c = Convention()
+>>> c.layout, c.scale_text, c.softmax_axis
+('row', '1/sqrt(d_k)', 'keys')
+>>> c.tau(d_k=2, d_v=2, d_model=3, heads=1)
+sqrt(2)/2
+>>> sorted(allowed_pattern("causal", None, 2, 3))
+[(0, 0), (1, 0), (1, 1)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import sympy
+
+from .numbers import InputError, parse_expression
+
+__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "allowed_pattern", "LAYOUT_FORMULAS"]
+
+#: layout -> (description, how a projection is written)
+LAYOUTS = {
+    "row": "row vectors, Q = X·W_q (Vaswani et al., NumPy); W is (d_in, d_out)",
+    "column": "column vectors, q = W_q·x; X is (d_in, n), W is (d_out, d_in), Q is (d_k, n)",
+    "torch": "row vectors with nn.Linear weights, Q = X·W_qᵀ; W is (d_out, d_in)",
+}
+#: layout -> LaTeX of the query projection (keys and values alike)
+LAYOUT_FORMULAS = {
+    "row": r"Q = X W^{Q}",
+    "column": r"Q = W^{Q} X",
+    "torch": r"Q = X {W^{Q}}^{\top}",
+}
+MASKS = {
+    "none": "no mask",
+    "causal": "query i sees key j when j ≤ i (top-left; PyTorch is_causal, JAX)",
+    "causal_bottom_right": "query i sees key j when j ≤ i + n_keys − n_queries (FlashAttention)",
+    "matrix": "an explicit boolean matrix, true = attend (PyTorch SDPA attn_mask)",
+}
+AXES = {"keys": "each query row sums to 1 (standard)", "queries": "each key column sums to 1"}
+MASKED_ROWS = {"error": "a fully masked row is an error", "zero": "a fully masked row gives weights 0"}
+
+_SCALE_NAMES = ("d_k", "d_v", "d_model", "h")
+
+
+@dataclass
+class Convention:
+    """How a worked example computes attention."""
+
+    layout: str = "row"
+    scale_text: str = "1/sqrt(d_k)"
+    scale_expr: sympy.Expr | None = None  # None means parse scale_text
+    temperature: sympy.Expr = sympy.Integer(1)
+    mask: str = "none"
+    mask_matrix: list[list[bool]] | None = None
+    has_bias: bool = False
+    mask_value: sympy.Expr = sympy.S.NegativeInfinity
+    masked_rows: str = "error"
+    softmax_axis: str = "keys"
+    heads: int = 1
+    query: str | int | None = None
+    d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
+    extra: dict = field(default_factory=dict)
+
+    def scale_value(self, **dims: int | None) -> sympy.Expr:
+        """The scale with the example's dimensions substituted (before temperature)."""
+        if self.scale_text.strip().lower() == "none":
+            return sympy.Integer(1)
+        if self.scale_expr is not None:
+            return self.scale_expr
+        names = {k: sympy.Integer(v) for k, v in dims.items() if v is not None}
+        return parse_expression(self.scale_text, names)
+
+    def tau(self, **dims: int | None) -> sympy.Expr:
+        """The factor applied to the scores: scale / temperature."""
+        return self.scale_value(**dims) / self.temperature
+
+    def scale_names(self) -> tuple[str, ...]:
+        """Dimension names a scale expression may use."""
+        return _SCALE_NAMES
+
+    def check_scale(self) -> None:
+        """Parse the scale once with placeholder dimensions, to report errors early."""
+        if self.scale_text.strip().lower() == "none" or self.scale_expr is not None:
+            return
+        parse_expression(self.scale_text, {k: sympy.Integer(1) for k in _SCALE_NAMES})
+
+    def echo(self, **dims: int | None) -> dict:
+        """The conventions as they were applied, for every output (stable key order)."""
+        try:
+            tau = self.tau(**dims)
+            tau_text = str(tau)
+        except InputError:
+            tau_text = None
+        return {
+            "layout": self.layout,
+            "scale": self.scale_text,
+            "temperature": str(self.temperature),
+            "tau": tau_text,
+            "mask": self.mask,
+            "bias": self.has_bias,
+            "mask_value": "-inf" if self.mask_value == sympy.S.NegativeInfinity else str(self.mask_value),
+            "masked_rows": self.masked_rows,
+            "softmax_axis": self.softmax_axis,
+            "heads": self.heads,
+            "query": self.query,
+        }
+
+
+def allowed_pattern(mask: str, matrix: Sequence[Sequence[bool]] | None,
+                    n_queries: int, n_keys: int) -> set[tuple[int, int]]:
+    """The (query, key) pairs that may attend, for the full (unfocused) score matrix.
+
+    >>> sorted(allowed_pattern("causal_bottom_right", None, 2, 5))
+    [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3), (1, 4)]
+    """
+    if mask == "none":
+        return {(i, j) for i in range(n_queries) for j in range(n_keys)}
+    if mask == "causal":
+        return {(i, j) for i in range(n_queries) for j in range(n_keys) if j <= i}
+    if mask == "causal_bottom_right":
+        off = n_keys - n_queries
+        return {(i, j) for i in range(n_queries) for j in range(n_keys) if j <= i + off}
+    if mask == "matrix":
+        assert matrix is not None
+        return {(i, j) for i in range(n_queries) for j in range(n_keys) if matrix[i][j]}
+    raise ValueError(f"unknown mask {mask!r}")

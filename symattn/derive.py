@@ -1,0 +1,532 @@
+"""Spec -> Derivation: the ordered list of named steps of attention.
+
+>>> import symattn as sa
+>>> d = sa.derive(sa.load("i_love_statistics"))
+>>> [s.name for s in d.steps]
+['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'weighted', 'output']
+>>> d["Q"].exact
+Matrix([[1/2, 4/5]])
+>>> d["scores"].decimals(6)
+[['1.116', '1.266', '1.339']]
+>>> d["weights"].decimals(4)
+[['0.3098', '0.3338', '0.3565']]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterator, Sequence
+
+import sympy
+
+from . import values as V
+from .errors import SymattnError
+from .limits import WEIGHTED_DEFAULT_MAX
+from .numbers import did_you_mean
+from .spec import Matrix, Spec
+
+__all__ = ["Step", "Derivation", "Example", "Ref", "derive", "STEP_NAMES"]
+
+#: the base step names, in pipeline order
+STEP_NAMES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weighted", "output")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One entry of a value: a node and a flat index (for writing a step term by term)."""
+
+    node: V.Node
+    index: int
+
+    def decimal(self, digits: int) -> str:
+        if self.node.is_infinite(self.index):
+            return "-inf"
+        dec = self.node.decimals(digits)
+        if dec is None:
+            return str(self.exact())
+        idx = self.node.index(self.index)
+        for k in idx:
+            dec = dec[k]
+        return dec  # type: ignore[return-value]
+
+    def exact(self) -> sympy.Expr:
+        return self.node.entry(*self.node.index(self.index))
+
+    def is_exact_decimal(self, digits: int) -> bool:
+        """Whether :meth:`decimal` is the exact value (a terminating rational)."""
+        if self.node.is_infinite(self.index):
+            return True
+        q = self.node.rational(self.index)
+        if q is None:
+            return False
+        from .certify import format_rational
+
+        return Fraction(format_rational(q, digits)) == q
+
+
+@dataclass
+class Example:
+    """One entry of a step written out, as worked examples do.
+
+    ``kind`` is ``dot`` (sum of products, plus an optional bias), ``scale``,
+    ``mask``, ``softmax``, ``product`` or ``given``.
+    """
+
+    kind: str
+    target: str  # e.g. "Q[love, 1]"
+    result: Ref
+    terms: list[tuple[Ref, Ref]] = field(default_factory=list)
+    bias: Ref | None = None
+    operand: Ref | None = None  # scale, mask
+    factor: sympy.Expr | None = None  # scale: tau
+    exponents: list[Ref] = field(default_factory=list)  # softmax: the row
+    position: int = 0  # softmax: which exponent is on top
+    masked: bool = False  # mask: the entry is masked
+
+
+@dataclass
+class Step:
+    """A named step: its general formula, an entry written out, the exact value, decimals."""
+
+    name: str
+    title: str
+    formula: str  # LaTeX
+    formula_text: str  # plain text
+    node: V.Node
+    row_labels: list[str]
+    col_labels: list[str]
+    depth_labels: list[str] | None = None  # third axis (weighted: d_v)
+    example: Example | None = None
+    notes: list[str] = field(default_factory=list)
+    axis_names: tuple[str, ...] = ("row", "col")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.node.shape
+
+    @property
+    def exact(self) -> sympy.Matrix:
+        """Exact value: a SymPy Matrix (a 3-D Array for ``weighted``)."""
+        return self.node.exact()
+
+    @property
+    def symbolic(self) -> bool:
+        return self.node.symbolic
+
+    def decimals(self, digits: int = 6) -> list | None:
+        """Certified decimals to ``digits`` significant digits (None for symbolic values)."""
+        return self.node.decimals(digits)
+
+    def __repr__(self) -> str:
+        return f"<Step {self.name} {'×'.join(map(str, self.shape))}: {self.formula_text}>"
+
+
+class Derivation:
+    """The steps of one worked example, in pipeline order. ``d[name]`` gives a step."""
+
+    def __init__(self, spec: Spec, steps: list[Step], default: list[str], query: int | None,
+                 convention: dict) -> None:
+        self.spec = spec
+        self.all_steps = steps
+        self._by_name = {s.name: s for s in steps}
+        self.default_names = default
+        self.query = query
+        self.convention = convention
+
+    @property
+    def title(self) -> str:
+        return self.spec.title
+
+    @property
+    def steps(self) -> list[Step]:
+        """The steps shown by default (``weighted`` only for a focus query or small sizes)."""
+        return [self._by_name[n] for n in self.default_names]
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.all_steps]
+
+    def __getitem__(self, name: str) -> Step:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise SymattnError(f"no step {name!r}{did_you_mean(name, self.names)}") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps)
+
+    def select(self, names: Sequence[str] | None) -> list[Step]:
+        """Steps by name, in pipeline order (all default steps when ``names`` is None)."""
+        if not names:
+            return self.steps
+        wanted = set()
+        for n in names:
+            if n not in self._by_name:
+                raise SymattnError(f"--steps: no step {n!r} in this example"
+                                   f"{did_you_mean(n, self.names)}")
+            wanted.add(n)
+        return [s for s in self.all_steps if s.name in wanted]
+
+    def __repr__(self) -> str:
+        return f"<Derivation {self.title!r}: {', '.join(self.default_names)}>"
+
+    # views (kept here so that `d.text()` and `d.to_json()` read naturally)
+    def text(self, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> str:
+        """The derivation as terminal text (see :mod:`symattn.views.text`)."""
+        from .views.text import render
+
+        return render(self, digits=digits, steps=steps, exact=exact)
+
+    def to_json(self, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> dict:
+        """The derivation as JSON-ready data (see :mod:`symattn.views.data`)."""
+        from .views.data import to_data
+
+        return to_data(self, digits=digits, steps=steps, exact=exact)
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def _node(m: Matrix) -> V.Node:
+    if all(isinstance(x, Fraction) for r in m for x in r):
+        return V.rational_matrix(m)
+    return V.SympyNode(sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
+                                      for x in r] for r in m]))
+
+
+def _flat(node: V.Node, *idx: int) -> int:
+    k = 0
+    for n, i in zip(node.shape, idx):
+        k = k * n + i
+    return k
+
+
+def _ref(node: V.Node, *idx: int) -> Ref:
+    return Ref(node, _flat(node, *idx))
+
+
+def _num_labels(n: int) -> list[str]:
+    return [str(i + 1) for i in range(n)]
+
+
+class _Builder:
+    def __init__(self, spec: Spec, query: int | None) -> None:
+        self.spec = spec
+        self.conv = spec.convention
+        self.layout = self.conv.layout
+        self.col = self.layout == "column"
+        self.query = query
+        self.inputs = {k: _node(m) for k, m in spec.inputs.items()}
+        self.steps: list[Step] = []
+        self.q_all = spec.query_labels()
+        self.k_labels = spec.key_labels()
+        # query rows computed: the focus only, unless the softmax runs over queries
+        if query is not None and self.conv.softmax_axis == "keys":
+            self.rows = [query]
+        else:
+            self.rows = list(range(spec.n_queries))
+        self.q_labels = [self.q_all[i] for i in self.rows]
+
+    # -- helpers --
+    def row_input(self, name: str) -> V.Node:
+        """An input in row form (tokens as rows, weights (d_in, d_out))."""
+        node = self.inputs[name]
+        if self.layout == "row" or name.startswith("b") or name == "scores":
+            return node
+        if self.layout == "torch" and name in ("X", "X_kv", "Q", "K", "V"):
+            return node
+        return V.transpose(node)
+
+    def add(self, name: str, title: str, formula: str, text: str, node: V.Node, rows: list[str],
+            cols: list[str], example: Example | None = None, tokens_as_columns: bool = False,
+            notes: list[str] | None = None) -> V.Node:
+        """Add a step. Row-form ``node``; in the column layout, token-indexed values
+        (Q, K, V, outputs) are shown transposed, as column vectors."""
+        shown = node
+        if tokens_as_columns and self.col:
+            shown = V.transpose(node)
+            rows, cols = cols, rows
+            if example is not None:
+                example.result = Ref(shown, _flat(shown, *reversed(node.index(example.result.index))))
+                example.target = _swap_target(example.target)
+        self.steps.append(Step(name, title, formula, text, shown, rows, cols, example=example,
+                               notes=list(notes or [])))
+        return node
+
+    def label(self, step: str, r: str, c: str) -> str:
+        return f"{step}[{r}, {c}]"
+
+    # -- projections --
+    def projection(self, prefix: str, tgt: str, w: str, b: str, src: str, rows: list[int] | None,
+                   labels: list[str], title: str) -> V.Node:
+        spec = self.spec
+        sym = {"Q": "Q", "K": "K", "V": "V"}[tgt]
+        if tgt in spec.inputs:
+            node = V.rows(self.row_input(tgt), rows) if rows is not None else self.row_input(tgt)
+            ex = Example("given", self.label(tgt, labels[0], "1"), _ref(node, 0, 0))
+            return self.add(prefix + tgt, title, f"{sym} \\text{{ (given)}}", f"{sym} (given)", node, labels,
+                            _num_labels(node.shape[1]), ex, tokens_as_columns=True)
+        x = self.row_input(src)
+        if rows is not None:
+            x = V.rows(x, rows)
+        wm = self.row_input(w)
+        bias = self.inputs.get(b)
+        node = V.matmul(x, wm, bias)
+        xs = "X" if src == "X" else "X_{kv}"
+        xt = "X" if src == "X" else "X_kv"
+        wl = f"W^{{{sym}}}"
+        formula = {"row": f"{sym} = {xs} {wl}", "torch": f"{sym} = {xs} {{{wl}}}^{{\\top}}",
+                   "column": f"{sym} = {wl} {xs}"}[self.layout]
+        text = {"row": f"{sym} = {xt}·W_{sym.lower()}", "torch": f"{sym} = {xt}·W_{sym.lower()}ᵀ",
+                "column": f"{sym} = W_{sym.lower()}·{xt}"}[self.layout]
+        if bias is not None:
+            formula += f" + b^{{{sym}}}"
+            text += f" + b_{sym.lower()}"
+        # the first entry, term by term, in the file's own orientation
+        xin, win = self.inputs[src], self.inputs[w]
+        i0 = rows[0] if rows is not None else 0
+        d_in = x.shape[1]
+        terms = []
+        for k in range(d_in):
+            if self.layout == "row":
+                terms.append((_ref(xin, i0, k), _ref(win, k, 0)))
+            elif self.layout == "torch":
+                terms.append((_ref(xin, i0, k), _ref(win, 0, k)))
+            else:
+                terms.append((_ref(win, 0, k), _ref(xin, k, i0)))
+        ex = Example("dot", self.label(tgt, labels[0], "1"), _ref(node, 0, 0), terms=terms,
+                     bias=_ref(bias, 0, 0) if bias is not None else None)
+        return self.add(prefix + tgt, title, formula, text, node, labels, _num_labels(node.shape[1]), ex,
+                        tokens_as_columns=True)
+
+    # -- one head --
+    def head(self, prefix: str, q: V.Node, k: V.Node, v: V.Node, dk: int | None) -> V.Node:
+        spec, conv = self.spec, self.conv
+        qn, kn = self.q_labels, self.k_labels
+        if q is not None:
+            scores = V.matmul(q, V.transpose(k))
+            # the dot product of the first query and key, from the Q and K steps as shown
+            qs, ks = self._shown(prefix + "Q"), self._shown(prefix + "K")
+            terms = [(_ref(qs, *((0, t) if not self.col else (t, 0))), _ref(ks, *((0, t) if not self.col else (t, 0))))
+                     for t in range(q.shape[1])]
+            formula = "S = Q K^{\\top}" if not self.col else "S = Q^{\\top} K"
+            text = "S = Q·Kᵀ" if not self.col else "S = Qᵀ·K"
+            self.add(prefix + "scores", "scores (query · key)", formula, text, scores, qn, kn,
+                     Example("dot", self.label("S", qn[0], kn[0]), _ref(scores, 0, 0), terms=terms))
+        else:
+            scores = V.rows(self.inputs["scores"], self.rows)
+            self.add(prefix + "scores", "scores (given)", "S \\text{ (given)}", "S (given)", scores, qn, kn,
+                     Example("given", self.label("S", qn[0], kn[0]), _ref(scores, 0, 0)))
+        tau = conv.tau(d_k=dk, d_v=spec.d_v, d_model=spec.d_model, h=conv.heads)
+        scaled = V.scale(scores, tau)
+        f, t = _scale_formula(conv.scale_text, conv.temperature)
+        notes = [f"τ = {_plain(tau)}"] if conv.scale_text.lower() != "none" or conv.temperature != 1 else []
+        self.add(prefix + "scaled", "scaled scores", f, t, scaled, qn, kn,
+                 Example("scale", self.label("S̃", qn[0], kn[0]), _ref(scaled, 0, 0),
+                         operand=_ref(scores, 0, 0), factor=tau), notes=notes)
+        logits = scaled
+        if conv.mask != "none" or spec.score_bias is not None:
+            neg_all, rep_all = spec.masked_pairs()
+            pos = {orig: new for new, orig in enumerate(self.rows)}
+            neg = {(pos[i], j) for (i, j) in neg_all if i in pos}
+            rep = {(pos[i], j): conv.mask_value for (i, j) in rep_all if i in pos}
+            bias = None
+            if spec.score_bias is not None:
+                bias = V.rows(_node([[x if not (isinstance(x, sympy.Expr) and x.is_infinite) else Fraction(0)
+                                      for x in r] for r in spec.score_bias]), self.rows)
+            logits = V.masked(scaled, bias, neg, rep)
+            i0, j0 = _first_masked(neg | set(rep), logits.shape)
+            formula = "\\hat S = \\tilde S + M" if bias is None else "\\hat S = \\tilde S + B + M"
+            text = "Ŝ = S̃ + M" if bias is None else "Ŝ = S̃ + B + M"
+            mnotes = [_mask_note(conv)]
+            self.add(prefix + "masked", "masked scores", formula, text, logits, qn, kn,
+                     Example("mask", self.label("Ŝ", qn[i0], kn[j0]), _ref(logits, i0, j0),
+                             operand=_ref(scaled, i0, j0),
+                             bias=_ref(bias, i0, j0) if bias is not None else None,
+                             masked=(i0, j0) in neg or (i0, j0) in rep), notes=mnotes)
+        weights = V.softmax(logits, conv.softmax_axis, conv.masked_rows)
+        wrows = qn
+        if conv.softmax_axis == "queries" and self.query is not None:
+            weights = V.rows(weights, [self.query])
+            wrows = [self.q_all[self.query]]
+        src = "\\hat S" if logits is not scaled else "\\tilde S"
+        srct = "Ŝ" if logits is not scaled else "S̃"
+        if conv.softmax_axis == "keys":
+            formula, text = f"P = \\operatorname{{softmax}}({src})", f"P = softmax({srct}) over keys (each row sums to 1)"
+            exps = [_ref(logits, 0, j) for j in range(logits.shape[1])]
+        else:
+            formula = f"P = \\operatorname{{softmax}}_{{\\text{{queries}}}}({src})"
+            text = f"P = softmax({srct}) over queries (each column sums to 1)"
+            i0 = self.query if self.query is not None else 0
+            exps = [_ref(logits, i, 0) for i in range(logits.shape[0])]
+        pos0 = 0 if conv.softmax_axis == "keys" else (self.query or 0)
+        self.add(prefix + "weights", "attention weights", formula, text, weights, wrows, kn,
+                 Example("softmax", self.label("P", wrows[0], kn[0]), _ref(weights, 0, 0), exponents=exps,
+                         position=pos0))
+        # weighted values and output
+        self.weighted_name = prefix + "weighted"
+        wv = V.weighted(weights, v)
+        vs = self._shown(prefix + "V")
+        vref = (lambda j, c: _ref(vs, j, c)) if not self.col else (lambda j, c: _ref(vs, c, j))
+        self.steps.append(Step(prefix + "weighted", "weighted values (before summing)", "p_{ij}\\, v_{j}",
+                               "p_ij·v_j", wv, wrows, kn, depth_labels=_num_labels(v.shape[1]),
+                               example=Example("product", f"p[{wrows[0]}, {kn[0]}]·v[{kn[0]}]",
+                                               _ref(wv, 0, 0, 0),
+                                               terms=[(_ref(weights, 0, 0), vref(0, 0))]),
+                               axis_names=("query", "key", "dim")))
+        out = V.attend(weights, v)
+        terms = [(_ref(weights, 0, j), vref(j, 0)) for j in range(weights.shape[1])]
+        f = "O = P V" if not self.col else "O = V P^{\\top}"
+        if self.query is not None:
+            f += f" \\quad (o_i = \\sum_j p_{{ij}} v_j)"
+        self.add(prefix + "output", "attention output", f, "O = P·V" if not self.col else "O = V·Pᵀ", out, wrows,
+                 _num_labels(v.shape[1]), Example("dot", self.label("O", wrows[0], "1"), _ref(out, 0, 0),
+                                                  terms=terms), tokens_as_columns=True)
+        return out
+
+    def _shown(self, name: str) -> V.Node:
+        for s in self.steps:
+            if s.name == name:
+                return s.node
+        raise KeyError(name)  # pragma: no cover
+
+    def build(self) -> tuple[list[Step], list[str]]:
+        spec, conv = self.spec, self.conv
+        h = conv.heads
+        multi = h > 1 or "Wo" in spec.inputs
+        kv_src = "X_kv" if "X_kv" in spec.inputs else "X"
+        if spec.stage == "scores":
+            v = self.projection("", "V", "Wv", "bv", kv_src, None, self.k_labels, "values")
+            self.head("", None, None, v, spec.d_k)  # type: ignore[arg-type]
+        else:
+            q = self.projection("", "Q", "Wq", "bq", "X", self.rows, self.q_labels, "queries")
+            k = self.projection("", "K", "Wk", "bk", kv_src, None, self.k_labels, "keys")
+            v = self.projection("", "V", "Wv", "bv", kv_src, None, self.k_labels, "values")
+            if not multi:
+                self.head("", q, k, v, spec.d_k)
+            else:
+                dk, dv = spec.d_k or 0, spec.d_v
+                outs = []
+                for i in range(h):
+                    p = f"head{i + 1}."
+                    qi, ki, vi = (V.columns(q, i * dk, (i + 1) * dk), V.columns(k, i * dk, (i + 1) * dk),
+                                  V.columns(v, i * dv, (i + 1) * dv))
+                    for name, node, labels, src in (("Q", qi, self.q_labels, q), ("K", ki, self.k_labels, k),
+                                                    ("V", vi, self.k_labels, v)):
+                        self.add(p + name, f"head {i + 1}: {name} (columns {i * node.shape[1] + 1}–"
+                                           f"{(i + 1) * node.shape[1]} of {name})",
+                                 f"{name}_{{{i + 1}}} = {name}_{{:,\\,{i * node.shape[1] + 1}..{(i + 1) * node.shape[1]}}}",
+                                 f"{name}{i + 1} = columns {i * node.shape[1] + 1}..{(i + 1) * node.shape[1]} of {name}",
+                                 node, labels, _num_labels(node.shape[1]), tokens_as_columns=True)
+                    outs.append(self.head(p, qi, ki, vi, dk))
+                cat = V.concat(outs)
+                wrows = self._shown(f"head1.output")
+                rows_l = self.q_labels if not (conv.softmax_axis == "queries" and self.query is not None) \
+                    else [self.q_all[self.query]]
+                self.add("concat", "concatenated heads", "\\operatorname{Concat}(\\text{head}_1, \\dots, "
+                         f"\\text{{head}}_{{{h}}})", f"Concat(head1, …, head{h})", cat, rows_l,
+                         _num_labels(cat.shape[1]), tokens_as_columns=True)
+                del wrows
+                if "Wo" in spec.inputs:
+                    wo = self.row_input("Wo")
+                    bo = self.inputs.get("bo")
+                    final = V.matmul(cat, wo, bo)
+                    formula = {"row": "O = \\operatorname{Concat}(\\dots) W^{O}",
+                               "torch": "O = \\operatorname{Concat}(\\dots) {W^{O}}^{\\top}",
+                               "column": "O = W^{O} \\operatorname{Concat}(\\dots)"}[self.layout]
+                    text = {"row": "O = Concat·W_o", "torch": "O = Concat·W_oᵀ", "column": "O = W_o·Concat"}[self.layout]
+                    if bo is not None:
+                        formula += " + b^{O}"
+                        text += " + b_o"
+                    cs = self._shown("concat")
+                    woin = self.inputs["Wo"]
+                    terms = []
+                    for t in range(cat.shape[1]):
+                        if self.layout == "row":
+                            terms.append((_ref(cs, 0, t), _ref(woin, t, 0)))
+                        elif self.layout == "torch":
+                            terms.append((_ref(cs, 0, t), _ref(woin, 0, t)))
+                        else:
+                            terms.append((_ref(woin, 0, t), _ref(cs, t, 0)))
+                    self.add("output", "output (after W_O)", formula, text, final, rows_l,
+                             _num_labels(final.shape[1]),
+                             Example("dot", self.label("O", rows_l[0], "1"), _ref(final, 0, 0), terms=terms,
+                                     bias=_ref(bo, 0, 0) if bo is not None else None),
+                             tokens_as_columns=True)
+                else:
+                    self.steps.append(Step("output", "output (the concatenated heads)", "O = \\operatorname{Concat}"
+                                           "(\\text{head}_1, \\dots)", "O = Concat(heads)", self._shown("concat"),
+                                           self.steps[-1].row_labels, self.steps[-1].col_labels))
+        default = []
+        for s in self.steps:
+            base = s.name.split(".")[-1]
+            if base == "weighted":
+                size = s.node.size
+                if not (self.query is not None or size <= WEIGHTED_DEFAULT_MAX):
+                    continue
+            default.append(s.name)
+        return self.steps, default
+
+
+def _swap_target(t: str) -> str:
+    if "[" not in t:
+        return t
+    head, rest = t.split("[", 1)
+    a, b = rest.rstrip("]").split(", ", 1)
+    return f"{head}[{b}, {a}]"
+
+
+def _first_masked(pairs: set[tuple[int, int]], shape: tuple[int, ...]) -> tuple[int, int]:
+    return min(pairs) if pairs else (0, 0)
+
+
+def _plain(e: sympy.Expr) -> str:
+    return str(e)
+
+
+def _scale_formula(scale_text: str, temperature: sympy.Expr) -> tuple[str, str]:
+    t = scale_text.replace(" ", "").lower()
+    temp = temperature != 1
+    if t == "none":
+        f, x = ("\\tilde S = S", "S̃ = S") if not temp else ("\\tilde S = S / T", "S̃ = S/T")
+    elif t == "1/sqrt(d_k)":
+        f = "\\tilde S = \\frac{S}{\\sqrt{d_k}}" if not temp else "\\tilde S = \\frac{S}{T \\sqrt{d_k}}"
+        x = "S̃ = S/√d_k" if not temp else "S̃ = S/(T·√d_k)"
+    else:
+        f = "\\tilde S = \\tau S" if not temp else "\\tilde S = \\tau S / T"
+        x = f"S̃ = τ·S, τ = {scale_text}" if not temp else f"S̃ = τ·S/T, τ = {scale_text}"
+    if temp:
+        x += f", T = {temperature}"
+    return f, x
+
+
+def _mask_note(conv: object) -> str:
+    from .conventions import MASKS
+
+    c = conv  # type: ignore[assignment]
+    parts = [f"mask: {MASKS[c.mask]}"]  # type: ignore[attr-defined]
+    if c.has_bias:  # type: ignore[attr-defined]
+        parts.append("plus the additive bias B")
+    mv = c.mask_value  # type: ignore[attr-defined]
+    parts.append("masked entries are -inf" if mv == sympy.S.NegativeInfinity
+                 else f"masked entries are replaced by {mv}")
+    return "; ".join(parts)
+
+
+def derive(spec: Spec, query: str | int | None = None) -> Derivation:
+    """Derive attention for a worked example, step by step.
+
+    ``query`` (a token name or a 1-based index) derives one query row only; it
+    overrides the file's ``convention.query``.
+    """
+    q = spec.resolve_query(query, "--query") if query is not None else spec.resolve_query(spec.convention.query)
+    b = _Builder(spec, q)
+    steps, default = b.build()
+    conv = spec.convention
+    echo = conv.echo(d_k=spec.d_k, d_v=spec.d_v, d_model=spec.d_model, h=conv.heads)
+    echo["query"] = spec.query_labels()[q] if q is not None else None
+    return Derivation(spec, steps, default, q, echo)

@@ -1,0 +1,52 @@
+"""Errors that symattn reports to users.
+
+Every error a user can cause is a :class:`SymattnError`. The command line prints
+its one-line message and exits with status 2; no traceback.
+
+>>> e = SpecError("page.toml", "inputs.X[1][2]", "expected a number, got 'abc'", line=4)
+>>> str(e)
+"page.toml:4: inputs.X[1][2]: expected a number, got 'abc'"
+"""
+
+from __future__ import annotations
+
+
+class SymattnError(Exception):
+    """Base class of every error caused by user input (exit status 2)."""
+
+
+class SpecError(SymattnError):
+    """A problem in a worked-example file, located by file, field and line."""
+
+    def __init__(
+        self,
+        file: str | None,
+        field: str | None,
+        message: str,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.file = file
+        self.field = field
+        self.message = message
+        self.line = line
+        self.column = column
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = self.file or "<spec>"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        if self.field:
+            return f"{where}: {self.field}: {self.message}"
+        return f"{where}: {self.message}"
+
+
+class LimitError(SymattnError):
+    """A documented size limit was exceeded (see :mod:`symattn.limits`)."""
+
+
+class CertificationError(SymattnError):
+    """The decimals of a value could not be certified within the precision limit."""

@@ -1,0 +1,215 @@
+"""Terminal text view: each step as formula -> one entry term by term -> exact -> decimals.
+
+>>> import symattn as sa
+>>> out = sa.derive(sa.load("i_love_statistics")).text()
+>>> print(out.splitlines()[0])
+I love statistics
+>>> "Q[love, 1] = 0.4·0.1 + 0.8·0.2 + 0.6·0.5 = 0.5" in out
+True
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..derive import Derivation, Example, Ref, Step
+from ..limits import JSON_EXACT_MAX_ENTRIES, JSON_EXACT_MAX_KEYS
+
+__all__ = ["render", "table", "elide", "example_text", "show_exact_by_default"]
+
+EXAMPLE_DIGITS = 6
+HEAD, TAIL = 4, 2
+MAX_CELL = 28
+
+
+def elide(n: int, limit: int = HEAD + TAIL + 2) -> list[int | None]:
+    """Indices to show of ``n``: all, or the first and last few with None for the gap.
+
+    >>> elide(4), elide(20)
+    ([0, 1, 2, 3], [0, 1, 2, 3, None, 18, 19])
+    """
+    if n <= limit:
+        return list(range(n))
+    return list(range(HEAD)) + [None] + list(range(n - TAIL, n))
+
+
+def table(cells: list[list[str]], rows: Sequence[str], cols: Sequence[str], indent: str = "    ") -> str:
+    """Aligned matrix with row and column labels; large ones elided (⋮, …).
+
+    >>> print(table([["1", "-0.5"]], ["a"], ["x", "y"]))
+            x     y
+        a   1  -0.5
+    """
+    ri, ci = elide(len(rows)), elide(len(cols))
+    head = [""] + [cols[j] if j is not None else "…" for j in ci]
+    body = []
+    for i in ri:
+        if i is None:
+            body.append(["⋮"] + ["⋮" if j is not None else "⋱" for j in ci])
+        else:
+            body.append([rows[i]] + [cells[i][j] if j is not None else "…" for j in ci])
+    grid = [head] + body
+    widths = [max(len(r[c]) for r in grid) for c in range(len(head))]
+    lines = []
+    for r in grid:
+        parts = [r[0].ljust(widths[0])] + [r[c].rjust(widths[c]) for c in range(1, len(r))]
+        lines.append(indent + "  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def _num(ref: Ref, digits: int = EXAMPLE_DIGITS) -> str:
+    s = ref.decimal(digits)
+    return f"({s})" if s.startswith("-") else s
+
+
+def example_text(ex: Example, digits: int = EXAMPLE_DIGITS) -> str:
+    """One entry of a step written out, e.g. ``Q[love, 1] = 0.4·0.1 + 0.8·0.2 + 0.6·0.5 = 0.5``."""
+    res = ex.result.decimal(digits)
+    eq = "=" if ex.result.is_exact_decimal(digits) else "≈"
+    if ex.kind == "given":
+        return f"{ex.target} = {res} (given)"
+    if ex.kind in ("dot", "product"):
+        terms = [f"{_num(a)}·{_num(b)}" for a, b in ex.terms]
+        if len(terms) > 8:
+            terms = terms[:3] + ["…"] + terms[-2:]
+        body = " + ".join(terms)
+        if ex.bias is not None:
+            body += f" + {_num(ex.bias)}"
+        return f"{ex.target} = {body} {eq} {res}"
+    if ex.kind == "scale":
+        assert ex.operand is not None
+        return f"{ex.target} = {_num(ex.operand)}·{ex.factor} {eq} {res}"
+    if ex.kind == "mask":
+        assert ex.operand is not None
+        if ex.masked:
+            return f"{ex.target} = {res} (masked)"
+        body = _num(ex.operand) + (f" + {_num(ex.bias)}" if ex.bias is not None else "")
+        return f"{ex.target} = {body} {eq} {res}"
+    if ex.kind == "softmax":
+        live = [r for r in ex.exponents if not r.node.is_infinite(r.index)]
+        parts = [f"exp({r.decimal(digits)})" for r in live]
+        if len(parts) > 8:
+            parts = parts[:3] + ["…"] + parts[-2:]
+        top = ex.exponents[ex.position]
+        if top.node.is_infinite(top.index):
+            return f"{ex.target} = 0 (masked)"
+        return f"{ex.target} = exp({top.decimal(digits)}) / ({' + '.join(parts)}) {eq} {res}"
+    raise ValueError(ex.kind)  # pragma: no cover
+
+
+def show_exact_by_default(step: Step) -> bool:
+    """Exact closed forms are shown by default only for small steps (see limits)."""
+    from ..values import RationalNode
+
+    if isinstance(step.node, RationalNode):
+        return step.node.size <= JSON_EXACT_MAX_ENTRIES
+    keys = step.shape[1] if len(step.shape) > 1 else 1
+    return keys <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
+
+
+def _cells_2d(values: list, shape: tuple[int, ...]) -> list[list[str]]:
+    return [[str(x) for x in row] for row in values]
+
+
+def _block(step: Step, values: list, label: str) -> list[str]:
+    out = [f"  {label}"]
+    if len(step.shape) == 2:
+        cells = _cells_2d(values, step.shape)
+        if max((len(c) for r in cells for c in r), default=0) > MAX_CELL:
+            # long closed forms: one entry a line
+            for i in elide(step.shape[0]):
+                if i is None:
+                    out.append("    ⋮")
+                    continue
+                for j in elide(step.shape[1]):
+                    if j is None:
+                        out.append("    …")
+                        continue
+                    out.append(f"    [{step.row_labels[i]}, {step.col_labels[j]}] = {cells[i][j]}")
+        else:
+            out.append(table(cells, step.row_labels, step.col_labels))
+    else:
+        depth = step.depth_labels or []
+        for i in elide(step.shape[0]):
+            if i is None:
+                out.append("    ⋮")
+                continue
+            out.append(f"    query {step.row_labels[i]}:")
+            cells = [[str(x) for x in row] for row in values[i]]
+            if max((len(c) for r in cells for c in r), default=0) > MAX_CELL:
+                for j in elide(step.shape[1]):
+                    if j is None:
+                        out.append("      …")
+                        continue
+                    for l in elide(step.shape[2]):
+                        if l is None:
+                            continue
+                        out.append(f"      [{step.col_labels[j]}, {depth[l]}] = {cells[j][l]}")
+            else:
+                out.append(table(cells, step.col_labels, depth, indent="      "))
+    return out
+
+
+def _exact_cells(step: Step) -> list:
+    e = step.exact
+    if len(step.shape) == 2:
+        return [[str(e[i, j]) for j in range(step.shape[1])] for i in range(step.shape[0])]
+    a, b, c = step.shape
+    return [[[str(e[i, j, l]) for l in range(c)] for j in range(b)] for i in range(a)]
+
+
+def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> str:
+    """The whole derivation as text."""
+    conv = d.convention
+    lines = [d.title]
+    if d.spec.description:
+        lines.append("  " + d.spec.description)
+    lines.append(f"  source: {d.spec.source}")
+    tau = f" (τ = {conv['tau']})" if conv.get("tau") else ""
+    mask = conv["mask"] + (" + bias" if conv["bias"] else "")
+    if conv["mask"] != "none" or conv["bias"]:
+        mask += f", masked = {conv['mask_value']}"
+    lines.append(f"  conventions: layout {conv['layout']} · scale {conv['scale']}{tau}"
+                 + (f" · temperature {conv['temperature']}" if conv["temperature"] != "1" else "")
+                 + f" · mask {mask} · softmax over {conv['softmax_axis']} · heads {conv['heads']}"
+                 + (f" · query {conv['query']}" if conv["query"] is not None else ""))
+    lines.append(f"  decimals: {digits} significant digits, each one certified (round to nearest);"
+                 " terminating exact values are printed exactly")
+    for step in d.select(steps):
+        shape = "×".join(str(n) for n in step.shape)
+        lines.append("")
+        lines.append(f"── {step.name}: {step.title} ── {step.formula_text}   ({shape})")
+        for note in step.notes:
+            lines.append(f"  {note}")
+        if step.example is not None:
+            lines.append("  " + example_text(step.example))
+        want_exact = exact if exact is not None else show_exact_by_default(step)
+        dec = step.decimals(digits)
+        from ..values import RationalNode
+
+        if dec is not None and isinstance(step.node, RationalNode) and _all_exact_decimal(step, digits):
+            lines += _block(step, dec, "exact (terminating decimals)")
+            continue
+        if want_exact:
+            lines += _block(step, _exact_cells(step), "exact")
+        else:
+            lines.append("  exact: closed forms omitted at this size (use --exact)")
+        if dec is not None:
+            lines += _block(step, dec, f"decimal ({digits} significant digits)")
+        else:
+            lines.append("  decimal: none (the value has symbols)")
+    return "\n".join(lines) + "\n"
+
+
+def _all_exact_decimal(step: Step, digits: int) -> bool:
+    """A rational step whose decimals are all exact needs no separate exact table."""
+    from fractions import Fraction
+
+    from ..certify import format_rational
+    from ..values import RationalNode
+
+    node = step.node
+    assert isinstance(node, RationalNode)
+    r, c = node.shape
+    return all(Fraction(format_rational(node.fraction(i, j), digits)) == node.fraction(i, j)
+               for i in range(r) for j in range(c))
