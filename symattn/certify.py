@@ -117,9 +117,10 @@ def check_digits(digits: int, entries: int = 1) -> None:
                          f"{MAX_DIGIT_WORK} digits in one request; ask for fewer digits or steps")
 
 
-def initial_precision(digits: int) -> int:
-    """Working precision (bits) for a first try at ``digits`` significant digits."""
-    return int(digits / _LOG10_2) + 24
+def initial_precision(digits: int, count: int = 1) -> int:
+    """Working precision (bits) for a first try at ``digits`` significant digits of
+    ``count`` values: enough guard bits that sums of many terms rarely need a second try."""
+    return int(digits / _LOG10_2) + 48 + 2 * max(count, 1).bit_length()
 
 
 # --- exact rounding ---------------------------------------------------------------------
@@ -241,7 +242,7 @@ def certify(
     check_digits(digits, count)
     out: list[str | None] = [None] * count
     pending = list(range(count))
-    prec = initial_precision(digits)
+    prec = initial_precision(digits, count)
     tried_rational = False
     while pending:
         if prec > MAX_PRECISION_BITS:

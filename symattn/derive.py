@@ -9,7 +9,7 @@ Matrix([[1/2, 4/5]])
 >>> d["scores"].decimals(6)
 [['1.116', '1.266', '1.339']]
 >>> d["weights"].decimals(4)
-[['0.3098', '0.3338', '0.3565']]
+[['0.3046', '0.3387', '0.3567']]
 """
 
 from __future__ import annotations
@@ -415,12 +415,13 @@ class _Builder:
                     p = f"head{i + 1}."
                     qi, ki, vi = (V.columns(q, i * dk, (i + 1) * dk), V.columns(k, i * dk, (i + 1) * dk),
                                   V.columns(v, i * dv, (i + 1) * dv))
-                    for name, node, labels, src in (("Q", qi, self.q_labels, q), ("K", ki, self.k_labels, k),
-                                                    ("V", vi, self.k_labels, v)):
-                        self.add(p + name, f"head {i + 1}: {name} (columns {i * node.shape[1] + 1}–"
-                                           f"{(i + 1) * node.shape[1]} of {name})",
-                                 f"{name}_{{{i + 1}}} = {name}_{{:,\\,{i * node.shape[1] + 1}..{(i + 1) * node.shape[1]}}}",
-                                 f"{name}{i + 1} = columns {i * node.shape[1] + 1}..{(i + 1) * node.shape[1]} of {name}",
+                    part = "rows" if self.col else "columns"
+                    for name, node, labels in (("Q", qi, self.q_labels), ("K", ki, self.k_labels),
+                                               ("V", vi, self.k_labels)):
+                        a, b = i * node.shape[1] + 1, (i + 1) * node.shape[1]
+                        sub_ = f"{a}..{b},\\,:" if self.col else f":,\\,{a}..{b}"
+                        self.add(p + name, f"head {i + 1}: {name} ({part} {a}–{b} of {name})",
+                                 f"{name}_{{{i + 1}}} = {name}_{{{sub_}}}", f"{name}{i + 1} = {part} {a}..{b} of {name}",
                                  node, labels, _num_labels(node.shape[1]), tokens_as_columns=True)
                     outs.append(self.head(p, qi, ki, vi, dk))
                 cat = V.concat(outs)

@@ -100,8 +100,9 @@ class Spec:
 
     def masked_pairs(self) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
         """(query, key) pairs of the full score matrix that are -inf, and those replaced by a
-        finite ``mask_value``. A -inf in the bias always masks; the mask gives -inf, or
-        ``mask_value`` in place of the score when that is finite."""
+        finite ``mask_value``. The mask gives -inf, or ``mask_value`` in place of the score
+        (and bias) when that is finite, as ``masked_fill`` does; a -inf in the bias masks
+        the entries the mask leaves alone."""
         conv = self.convention
         allowed = allowed_pattern(conv.mask, conv.mask_matrix, self.n_queries, self.n_keys)
         blocked = {(i, j) for i in range(self.n_queries) for j in range(self.n_keys)} - allowed
@@ -114,9 +115,9 @@ class Spec:
         if self.score_bias is not None:
             for i, r in enumerate(self.score_bias):
                 for j, x in enumerate(r):
-                    if isinstance(x, sympy.Expr) and x == sympy.S.NegativeInfinity:
+                    if isinstance(x, sympy.Expr) and x == sympy.S.NegativeInfinity and (i, j) not in replaced:
                         neg_inf.add((i, j))
-        return neg_inf, replaced - neg_inf
+        return neg_inf, replaced
 
     def error(self, fieldname: str | None, message: str) -> SpecError:
         """A :class:`SpecError` for this file, with the field's line when it can be found."""

@@ -109,11 +109,17 @@ class Node:
         return False
 
     def rational(self, k: int) -> Fraction | None:
-        return None
+        """Entry ``k`` exactly, when SymPy's closed form is a rational number."""
+        e = self.entry(*self.index(k))
+        return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
 
     def value_key(self, i: int, j: int) -> object:
         """A hashable key: equal keys imply equal exact values (used for exact ties)."""
         return self.entry(i, j)
+
+    def terms(self) -> int:
+        """How many exponentials one exact entry may hold (the size of its closed form)."""
+        return max((c.terms() for c in getattr(self, "children", [])), default=1)
 
     # -- enclosures --
     def ball_mat(self, prec: int) -> arb_mat:
@@ -311,6 +317,10 @@ class MatMulNode(_Derived):
         if self.bias is not None:
             total += self.bias.entry(0, j)
         return total
+
+    def terms(self) -> int:
+        inner = max(self.a.terms(), self.b.terms())
+        return inner if isinstance(self, AttendNode) else inner * self.a.shape[1]
 
     def _compute_ball(self, prec: int) -> arb_mat:
         out = self.a.ball_mat(prec) * self.b.ball_mat(prec)
@@ -538,16 +548,26 @@ class SoftmaxNode(_Derived):
             if self.m.symbolic:
                 self._ref = [None] * self.shape[0]
             else:
-                b = self.m.ball_mat(64)
-                refs: list[int | None] = []
-                for i, keys in enumerate(self.keys):
-                    best = None
-                    for j in keys:
-                        if best is None or b[i, j].mid() < b[i, best].mid():
-                            best = j
-                    refs.append(best)
-                self._ref = refs
-        return self._ref
+                self._choose_ref(self.m.ball_mat(64).tolist())
+        return self._ref  # type: ignore[return-value]
+
+    def _choose_ref(self, rows: list[list[arb]]) -> None:
+        """Pick each row's smallest unmasked entry (by ball midpoint). Any choice gives a
+        correct closed form; this one makes every exponent >= 0."""
+        refs: list[int | None] = []
+        for i, keys in enumerate(self.keys):
+            row = rows[i]
+            best = None
+            best_mid = None
+            for j in keys:
+                mid = row[j].mid()
+                if best is None or mid < best_mid:
+                    best, best_mid = j, mid
+            refs.append(best)
+        self._ref = refs
+
+    def terms(self) -> int:
+        return max((len(k) for k in self.keys), default=1) * self.m.terms()
 
     def exponent(self, i: int, j: int) -> sympy.Expr:
         """The exact exponent of entry (i, j): x_ij - x_ir."""
@@ -588,20 +608,33 @@ class SoftmaxNode(_Derived):
         return Fraction(1, len(self.keys[i])) if self._uniform(i) else None
 
     def _compute_ball(self, prec: int) -> arb_mat:
-        x = self.m.ball_mat(prec)
+        x = self.m.ball_mat(prec).tolist()
+        if self._ref is None:
+            self._choose_ref(x)
+        refs = self._ref
+        assert refs is not None
         zero = arb(0)
+        width = self.shape[1]
         out = []
-        for i in range(self.shape[0]):
-            row = [zero] * self.shape[1]
-            keys = self.keys[i]
-            if keys:
-                r = self.ref[i]
-                ref = x[i, r] if r is not None else zero
-                ex = [(x[i, j] - ref).exp() for j in keys]
+        for i, keys in enumerate(self.keys):
+            xi = x[i]
+            if not keys:
+                out.append([zero] * width)
+                continue
+            ref = xi[refs[i]]  # type: ignore[index]
+            if len(keys) == width:
+                ex = [(v - ref).exp() for v in xi]
                 total = sum(ex[1:], ex[0])
+                inv = 1 / total
+                out.append([e * inv for e in ex])
+            else:
+                row = [zero] * width
+                ex = [(xi[j] - ref).exp() for j in keys]
+                total = sum(ex[1:], ex[0])
+                inv = 1 / total
                 for j, e in zip(keys, ex):
-                    row[j] = e / total
-            out.append(row)
+                    row[j] = e * inv
+                out.append(row)
         return arb_mat(out)
 
 
@@ -633,7 +666,7 @@ class AttendNode(MatMulNode):
         p, v = self.a, self.b
         i, j = self.index(k)
         if not isinstance(p, SoftmaxNode) or not isinstance(v, RationalNode):
-            return None
+            return super().rational(k)
         if i in p.zero_rows:
             return Fraction(0)
         # Group keys by equal score: when every group has the same mean value c, the

@@ -37,8 +37,8 @@ def table(cells: list[list[str]], rows: Sequence[str], cols: Sequence[str], inde
     """Aligned matrix with row and column labels; large ones elided (⋮, …).
 
     >>> print(table([["1", "-0.5"]], ["a"], ["x", "y"]))
-            x     y
-        a   1  -0.5
+           x     y
+        a  1  -0.5
     """
     ri, ci = elide(len(rows)), elide(len(cols))
     head = [""] + [cols[j] if j is not None else "…" for j in ci]
@@ -62,10 +62,16 @@ def _num(ref: Ref, digits: int = EXAMPLE_DIGITS) -> str:
     return f"({s})" if s.startswith("-") else s
 
 
-def example_text(ex: Example, digits: int = EXAMPLE_DIGITS) -> str:
-    """One entry of a step written out, e.g. ``Q[love, 1] = 0.4·0.1 + 0.8·0.2 + 0.6·0.5 = 0.5``."""
+def example_text(ex: Example, digits: int = EXAMPLE_DIGITS) -> str | None:
+    """One entry of a step written out, e.g. ``Q[love, 1] = 0.4·0.1 + 0.8·0.2 + 0.6·0.5 = 0.5``.
+
+    None for symbolic values whose closed form is too long to be worth repeating.
+    """
     res = ex.result.decimal(digits)
-    eq = "=" if ex.result.is_exact_decimal(digits) else "≈"
+    symbolic = ex.result.node.symbolic
+    if symbolic and len(res) > 60:
+        return None
+    eq = "=" if symbolic or ex.result.is_exact_decimal(digits) else "≈"
     if ex.kind == "given":
         return f"{ex.target} = {res} (given)"
     if ex.kind in ("dot", "product"):
@@ -102,9 +108,8 @@ def show_exact_by_default(step: Step) -> bool:
     from ..values import RationalNode
 
     if isinstance(step.node, RationalNode):
-        return step.node.size <= JSON_EXACT_MAX_ENTRIES
-    keys = step.shape[1] if len(step.shape) > 1 else 1
-    return keys <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
+        return True  # rationals do not grow with the number of keys
+    return step.node.terms() <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
 
 
 def _cells_2d(values: list, shape: tuple[int, ...]) -> list[list[str]]:
@@ -181,8 +186,9 @@ def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, e
         lines.append(f"── {step.name}: {step.title} ── {step.formula_text}   ({shape})")
         for note in step.notes:
             lines.append(f"  {note}")
-        if step.example is not None:
-            lines.append("  " + example_text(step.example))
+        written = example_text(step.example) if step.example is not None else None
+        if written:
+            lines.append("  " + written)
         want_exact = exact if exact is not None else show_exact_by_default(step)
         dec = step.decimals(digits)
         from ..values import RationalNode
