@@ -97,3 +97,28 @@ def test_digit_limits():
         certified(sympy.E, 0)
     with pytest.raises(LimitError):
         certified(sympy.E, 10**6)
+
+
+def test_masked_cross_attention_60_digits_against_mpmath():
+    """Every output digit of a masked, scaled cross-attention example, at 60 digits."""
+    import random
+
+    import symattn as sa
+
+    rng = random.Random(7)
+    nq, nk, d = 3, 4, 3
+    Q = [[rng.randint(-30, 30) for _ in range(d)] for _ in range(nq)]
+    K = [[rng.randint(-30, 30) for _ in range(d)] for _ in range(nk)]
+    V = [[rng.randint(-30, 30) for _ in range(2)] for _ in range(nk)]
+    spec = sa.from_dict({"inputs": {"Q": [[f"{x}/10" for x in r] for r in Q], "K": [[f"{x}/10" for x in r] for r in K],
+                                    "V": [[f"{x}/10" for x in r] for r in V]},
+                         "convention": {"mask": "causal_bottom_right", "scale": "1/sqrt(3)"}})
+    out = sa.derive(spec)["output"].decimals(60)
+    with mpmath.workdps(120):
+        for i in range(nq):
+            allowed = [j for j in range(nk) if j <= i + nk - nq]
+            s = {j: sum(mpmath.mpf(Q[i][t]) * K[j][t] for t in range(d)) / 100 / mpmath.sqrt(3) for j in allowed}
+            z = sum(mpmath.exp(x) for x in s.values())
+            for c in range(2):
+                exact = sum(mpmath.exp(s[j]) * mpmath.mpf(V[j][c]) / 10 for j in allowed) / z
+                assert correctly_rounded(out[i][c], exact, 60), (i, c, out[i][c])
