@@ -20,7 +20,7 @@ import sympy
 
 from .numbers import InputError, parse_expression
 
-__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "allowed_pattern", "LAYOUT_FORMULAS"]
+__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern", "LAYOUT_FORMULAS"]
 
 #: layout -> (description, how a projection is written)
 LAYOUTS = {
@@ -42,6 +42,8 @@ MASKS = {
 }
 AXES = {"keys": "each query row sums to 1 (standard)", "queries": "each key column sums to 1"}
 MASKED_ROWS = {"error": "a fully masked row is an error", "zero": "a fully masked row gives weights 0"}
+NORMALIZATIONS = {"softmax": "exp(x_j) / Σ_k exp(x_k) (the standard)",
+                  "sum": "x_j / Σ_k x_k: dividing by the sum instead of a softmax (a bug, reproduced)"}
 
 _SCALE_NAMES = ("d_k", "d_v", "d_model", "h")
 
@@ -60,6 +62,7 @@ class Convention:
     mask_value: sympy.Expr = sympy.S.NegativeInfinity
     masked_rows: str = "error"
     softmax_axis: str = "keys"
+    normalization: str = "softmax"
     heads: int = 1
     query: str | int | None = None
     d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
@@ -105,6 +108,7 @@ class Convention:
             "mask_value": "-inf" if self.mask_value == sympy.S.NegativeInfinity else str(self.mask_value),
             "masked_rows": self.masked_rows,
             "softmax_axis": self.softmax_axis,
+            "normalization": self.normalization,
             "heads": self.heads,
             "query": self.query,
         }

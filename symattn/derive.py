@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import sympy
 
@@ -100,6 +100,7 @@ class Step:
     example: Example | None = None
     notes: list[str] = field(default_factory=list)
     axis_names: tuple[str, ...] = ("row", "col")
+    transposed: bool = False  # shown transposed (column layout): node = (row-form value)ᵀ
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -213,14 +214,25 @@ def _num_labels(n: int) -> list[str]:
     return [str(i + 1) for i in range(n)]
 
 
+Patch = Callable[[str, V.Node], V.Node]
+
+
 class _Builder:
-    def __init__(self, spec: Spec, query: int | None) -> None:
+    """Builds the steps. Each step's value is passed to the next step through
+    ``patch`` (identity by default): the checker passes a patch that puts the
+    author's printed numbers in place, so a step's own value is then its value
+    recomputed from the author's numbers (the "local" judgment)."""
+
+    def __init__(self, spec: Spec, query: int | None, rounded: bool = False,
+                 patch: Patch | None = None) -> None:
         self.spec = spec
         self.conv = spec.convention
         self.layout = self.conv.layout
         self.col = self.layout == "column"
         self.query = query
-        self.inputs = {k: _node(m) for k, m in spec.inputs.items()}
+        self.rounded = rounded
+        self.patch = patch or (lambda name, node: node)
+        self.inputs = {k: self.leaf(k, m) for k, m in spec.inputs.items()}
         self.steps: list[Step] = []
         self.q_all = spec.query_labels()
         self.k_labels = spec.key_labels()
@@ -232,6 +244,14 @@ class _Builder:
         self.q_labels = [self.q_all[i] for i in self.rows]
 
     # -- helpers --
+    def leaf(self, name: str, m: Matrix) -> V.Node:
+        """An input value; with ``rounded``, each printed number ± half a unit of its last digit."""
+        if self.rounded and not self.spec.symbolic:
+            ulps = self.spec.input_ulps.get(name)
+            if ulps is not None and any(u for r in ulps for u in r):
+                return V.IntervalNode(m, [[(u or Fraction(0)) / 2 for u in r] for r in ulps])  # type: ignore[arg-type]
+        return _node(m)
+
     def row_input(self, name: str) -> V.Node:
         """An input in row form (tokens as rows, weights (d_in, d_out))."""
         node = self.inputs[name]
@@ -244,54 +264,61 @@ class _Builder:
     def add(self, name: str, title: str, formula: str, text: str, node: V.Node, rows: list[str],
             cols: list[str], example: Example | None = None, tokens_as_columns: bool = False,
             notes: list[str] | None = None) -> V.Node:
-        """Add a step. Row-form ``node``; in the column layout, token-indexed values
-        (Q, K, V, outputs) are shown transposed, as column vectors."""
+        """Add a step and return the value later steps use. ``node`` is in row form; in the
+        column layout, token-indexed values (Q, K, V, outputs) are shown transposed."""
         shown = node
-        if tokens_as_columns and self.col:
+        transposed = tokens_as_columns and self.col
+        if transposed:
             shown = V.transpose(node)
             rows, cols = cols, rows
             if example is not None:
                 example.result = Ref(shown, _flat(shown, *reversed(node.index(example.result.index))))
                 example.target = _swap_target(example.target)
         self.steps.append(Step(name, title, formula, text, shown, rows, cols, example=example,
-                               notes=list(notes or [])))
-        return node
+                               notes=list(notes or []), transposed=transposed))
+        return self.patch(name, node)
+
+    def shown(self, name: str) -> V.Node:
+        for st in self.steps:
+            if st.name == name:
+                return st.node
+        raise KeyError(name)  # pragma: no cover
 
     def label(self, step: str, r: str, c: str) -> str:
         return f"{step}[{r}, {c}]"
+
+    def vec(self, node: V.Node, token: int, t: int) -> Ref:
+        """Entry t of token ``token``'s vector in a shown Q/K/V step (a row, or a column)."""
+        return _ref(node, *((token, t) if not self.col else (t, token)))
 
     # -- projections --
     def projection(self, prefix: str, tgt: str, w: str, b: str, src: str, rows: list[int] | None,
                    labels: list[str], title: str) -> V.Node:
         spec = self.spec
-        sym = {"Q": "Q", "K": "K", "V": "V"}[tgt]
         if tgt in spec.inputs:
             node = V.rows(self.row_input(tgt), rows) if rows is not None else self.row_input(tgt)
             ex = Example("given", self.label(tgt, labels[0], "1"), _ref(node, 0, 0))
-            return self.add(prefix + tgt, title, f"{sym} \\text{{ (given)}}", f"{sym} (given)", node, labels,
+            return self.add(prefix + tgt, title, f"{tgt} \\text{{ (given)}}", f"{tgt} (given)", node, labels,
                             _num_labels(node.shape[1]), ex, tokens_as_columns=True)
         x = self.row_input(src)
         if rows is not None:
             x = V.rows(x, rows)
-        wm = self.row_input(w)
         bias = self.inputs.get(b)
-        node = V.matmul(x, wm, bias)
-        xs = "X" if src == "X" else "X_{kv}"
-        xt = "X" if src == "X" else "X_kv"
-        wl = f"W^{{{sym}}}"
-        formula = {"row": f"{sym} = {xs} {wl}", "torch": f"{sym} = {xs} {{{wl}}}^{{\\top}}",
-                   "column": f"{sym} = {wl} {xs}"}[self.layout]
-        text = {"row": f"{sym} = {xt}·W_{sym.lower()}", "torch": f"{sym} = {xt}·W_{sym.lower()}ᵀ",
-                "column": f"{sym} = W_{sym.lower()}·{xt}"}[self.layout]
+        node = V.matmul(x, self.row_input(w), bias)
+        xs, xt = ("X", "X") if src == "X" else ("X_{kv}", "X_kv")
+        wl = f"W^{{{tgt}}}"
+        formula = {"row": f"{tgt} = {xs} {wl}", "torch": f"{tgt} = {xs} {{{wl}}}^{{\\top}}",
+                   "column": f"{tgt} = {wl} {xs}"}[self.layout]
+        text = {"row": f"{tgt} = {xt}·W_{tgt.lower()}", "torch": f"{tgt} = {xt}·W_{tgt.lower()}ᵀ",
+                "column": f"{tgt} = W_{tgt.lower()}·{xt}"}[self.layout]
         if bias is not None:
-            formula += f" + b^{{{sym}}}"
-            text += f" + b_{sym.lower()}"
+            formula += f" + b^{{{tgt}}}"
+            text += f" + b_{tgt.lower()}"
         # the first entry, term by term, in the file's own orientation
         xin, win = self.inputs[src], self.inputs[w]
         i0 = rows[0] if rows is not None else 0
-        d_in = x.shape[1]
         terms = []
-        for k in range(d_in):
+        for k in range(x.shape[1]):
             if self.layout == "row":
                 terms.append((_ref(xin, i0, k), _ref(win, k, 0)))
             elif self.layout == "torch":
@@ -304,104 +331,102 @@ class _Builder:
                         tokens_as_columns=True)
 
     # -- one head --
-    def head(self, prefix: str, q: V.Node, k: V.Node, v: V.Node, dk: int | None) -> V.Node:
+    def head(self, prefix: str, q: V.Node | None, k: V.Node | None, v: V.Node | None,
+             dk: int | None) -> V.Node | None:
         spec, conv = self.spec, self.conv
         qn, kn = self.q_labels, self.k_labels
-        if q is not None:
-            scores = V.matmul(q, V.transpose(k))
-            # the dot product of the first query and key, from the Q and K steps as shown
-            qs, ks = self._shown(prefix + "Q"), self._shown(prefix + "K")
-            terms = [(_ref(qs, *((0, t) if not self.col else (t, 0))), _ref(ks, *((0, t) if not self.col else (t, 0))))
-                     for t in range(q.shape[1])]
+        if q is not None and k is not None:
+            node = V.matmul(q, V.transpose(k))
+            qs, ks = self.shown(prefix + "Q"), self.shown(prefix + "K")
+            terms = [(self.vec(qs, 0, t), self.vec(ks, 0, t)) for t in range(q.shape[1])]
             formula = "S = Q K^{\\top}" if not self.col else "S = Q^{\\top} K"
             text = "S = Q·Kᵀ" if not self.col else "S = Qᵀ·K"
-            self.add(prefix + "scores", "scores (query · key)", formula, text, scores, qn, kn,
-                     Example("dot", self.label("S", qn[0], kn[0]), _ref(scores, 0, 0), terms=terms))
+            scores = self.add(prefix + "scores", "scores (query · key)", formula, text, node, qn, kn,
+                              Example("dot", self.label("S", qn[0], kn[0]), _ref(node, 0, 0), terms=terms))
         else:
-            scores = V.rows(self.inputs["scores"], self.rows)
-            self.add(prefix + "scores", "scores (given)", "S \\text{ (given)}", "S (given)", scores, qn, kn,
-                     Example("given", self.label("S", qn[0], kn[0]), _ref(scores, 0, 0)))
-        tau = conv.tau(d_k=dk, d_v=spec.d_v, d_model=spec.d_model, h=conv.heads)
-        scaled = V.scale(scores, tau)
+            node = V.rows(self.inputs["scores"], self.rows)
+            scores = self.add(prefix + "scores", "scores (given)", "S \\text{ (given)}", "S (given)", node, qn, kn,
+                              Example("given", self.label("S", qn[0], kn[0]), _ref(node, 0, 0)))
+        tau = conv.tau(d_k=dk, d_v=spec.d_v or None, d_model=spec.d_model, h=conv.heads)
+        node = V.scale(scores, tau)
         f, t = _scale_formula(conv.scale_text, conv.temperature)
-        notes = [f"τ = {_plain(tau)}"] if conv.scale_text.lower() != "none" or conv.temperature != 1 else []
-        self.add(prefix + "scaled", "scaled scores", f, t, scaled, qn, kn,
-                 Example("scale", self.label("S̃", qn[0], kn[0]), _ref(scaled, 0, 0),
-                         operand=_ref(scores, 0, 0), factor=tau), notes=notes)
-        logits = scaled
+        notes = [f"τ = {tau}"] if conv.scale_text.lower() != "none" or conv.temperature != 1 else []
+        scaled_shown = node
+        logits = self.add(prefix + "scaled", "scaled scores", f, t, node, qn, kn,
+                          Example("scale", self.label("S̃", qn[0], kn[0]), _ref(node, 0, 0),
+                                  operand=_ref(self.shown(prefix + "scores"), 0, 0), factor=tau), notes=notes)
+        masked_step = False
         if conv.mask != "none" or spec.score_bias is not None:
+            masked_step = True
             neg_all, rep_all = spec.masked_pairs()
             pos = {orig: new for new, orig in enumerate(self.rows)}
             neg = {(pos[i], j) for (i, j) in neg_all if i in pos}
             rep = {(pos[i], j): conv.mask_value for (i, j) in rep_all if i in pos}
             bias = None
             if spec.score_bias is not None:
-                bias = V.rows(_node([[x if not (isinstance(x, sympy.Expr) and x.is_infinite) else Fraction(0)
-                                      for x in r] for r in spec.score_bias]), self.rows)
-            logits = V.masked(scaled, bias, neg, rep)
-            i0, j0 = _first_masked(neg | set(rep), logits.shape)
+                bias = V.rows(self.leaf("bias", [[x if not (isinstance(x, sympy.Expr) and x.is_infinite) else Fraction(0)
+                                                  for x in r] for r in spec.score_bias]), self.rows)
+            node = V.masked(logits, bias, neg, rep)
+            i0, j0 = min(neg | set(rep)) if (neg or rep) else (0, 0)
             formula = "\\hat S = \\tilde S + M" if bias is None else "\\hat S = \\tilde S + B + M"
             text = "Ŝ = S̃ + M" if bias is None else "Ŝ = S̃ + B + M"
-            mnotes = [_mask_note(conv)]
-            self.add(prefix + "masked", "masked scores", formula, text, logits, qn, kn,
-                     Example("mask", self.label("Ŝ", qn[i0], kn[j0]), _ref(logits, i0, j0),
-                             operand=_ref(scaled, i0, j0),
-                             bias=_ref(bias, i0, j0) if bias is not None else None,
-                             masked=(i0, j0) in neg or (i0, j0) in rep), notes=mnotes)
-        weights = V.softmax(logits, conv.softmax_axis, conv.masked_rows)
+            logits = self.add(prefix + "masked", "masked scores", formula, text, node, qn, kn,
+                              Example("mask", self.label("Ŝ", qn[i0], kn[j0]), _ref(node, i0, j0),
+                                      operand=_ref(scaled_shown, i0, j0),
+                                      bias=_ref(bias, i0, j0) if bias is not None else None,
+                                      masked=(i0, j0) in neg or (i0, j0) in rep), notes=[_mask_note(conv)])
+        logits_shown = self.shown(prefix + ("masked" if masked_step else "scaled"))
+        node = V.normalize(logits, conv.normalization, conv.softmax_axis, conv.masked_rows)
         wrows = qn
         if conv.softmax_axis == "queries" and self.query is not None:
-            weights = V.rows(weights, [self.query])
+            node = V.rows(node, [self.query])
             wrows = [self.q_all[self.query]]
-        src = "\\hat S" if logits is not scaled else "\\tilde S"
-        srct = "Ŝ" if logits is not scaled else "S̃"
+        src, srct = ("\\hat S", "Ŝ") if masked_step else ("\\tilde S", "S̃")
+        op, opt = ("\\operatorname{softmax}", "softmax") if conv.normalization == "softmax" else \
+            ("\\operatorname{normalize}_{\\Sigma}", "divide by the sum")
         if conv.softmax_axis == "keys":
-            formula, text = f"P = \\operatorname{{softmax}}({src})", f"P = softmax({srct}) over keys (each row sums to 1)"
-            exps = [_ref(logits, 0, j) for j in range(logits.shape[1])]
+            formula, text = f"P = {op}({src})", f"P = {opt}({srct}) over keys (each row sums to 1)"
+            exps = [_ref(logits_shown, 0, j) for j in range(logits_shown.shape[1])]
+            pos0 = 0
         else:
-            formula = f"P = \\operatorname{{softmax}}_{{\\text{{queries}}}}({src})"
-            text = f"P = softmax({srct}) over queries (each column sums to 1)"
-            i0 = self.query if self.query is not None else 0
-            exps = [_ref(logits, i, 0) for i in range(logits.shape[0])]
-        pos0 = 0 if conv.softmax_axis == "keys" else (self.query or 0)
-        self.add(prefix + "weights", "attention weights", formula, text, weights, wrows, kn,
-                 Example("softmax", self.label("P", wrows[0], kn[0]), _ref(weights, 0, 0), exponents=exps,
-                         position=pos0))
-        # weighted values and output
-        self.weighted_name = prefix + "weighted"
+            formula = f"P = {op}_{{\\text{{queries}}}}({src})"
+            text = f"P = {opt}({srct}) over queries (each column sums to 1)"
+            exps = [_ref(logits_shown, i, 0) for i in range(logits_shown.shape[0])]
+            pos0 = self.query or 0
+        kind = "softmax" if conv.normalization == "softmax" else "ratio"
+        weights = self.add(prefix + "weights", "attention weights", formula, text, node, wrows, kn,
+                           Example(kind, self.label("P", wrows[0], kn[0]), _ref(node, 0, 0), exponents=exps,
+                                   position=pos0))
+        if v is None:
+            return None
+        weights_shown = self.shown(prefix + "weights")
+        vs = self.shown(prefix + "V")
         wv = V.weighted(weights, v)
-        vs = self._shown(prefix + "V")
-        vref = (lambda j, c: _ref(vs, j, c)) if not self.col else (lambda j, c: _ref(vs, c, j))
         self.steps.append(Step(prefix + "weighted", "weighted values (before summing)", "p_{ij}\\, v_{j}",
                                "p_ij·v_j", wv, wrows, kn, depth_labels=_num_labels(v.shape[1]),
                                example=Example("product", f"p[{wrows[0]}, {kn[0]}]·v[{kn[0]}]",
                                                _ref(wv, 0, 0, 0),
-                                               terms=[(_ref(weights, 0, 0), vref(0, 0))]),
+                                               terms=[(_ref(weights_shown, 0, 0), self.vec(vs, 0, 0))]),
                                axis_names=("query", "key", "dim")))
-        out = V.attend(weights, v)
-        terms = [(_ref(weights, 0, j), vref(j, 0)) for j in range(weights.shape[1])]
+        node = V.attend(weights, v)
+        terms = [(_ref(weights_shown, 0, j), self.vec(vs, j, 0)) for j in range(weights.shape[1])]
         f = "O = P V" if not self.col else "O = V P^{\\top}"
         if self.query is not None:
-            f += f" \\quad (o_i = \\sum_j p_{{ij}} v_j)"
-        self.add(prefix + "output", "attention output", f, "O = P·V" if not self.col else "O = V·Pᵀ", out, wrows,
-                 _num_labels(v.shape[1]), Example("dot", self.label("O", wrows[0], "1"), _ref(out, 0, 0),
-                                                  terms=terms), tokens_as_columns=True)
-        return out
-
-    def _shown(self, name: str) -> V.Node:
-        for s in self.steps:
-            if s.name == name:
-                return s.node
-        raise KeyError(name)  # pragma: no cover
+            f += " \\quad (o_i = \\sum_j p_{ij} v_j)"
+        return self.add(prefix + "output", "attention output", f, "O = P·V" if not self.col else "O = V·Pᵀ", node,
+                        wrows, _num_labels(v.shape[1]),
+                        Example("dot", self.label("O", wrows[0], "1"), _ref(node, 0, 0), terms=terms),
+                        tokens_as_columns=True)
 
     def build(self) -> tuple[list[Step], list[str]]:
         spec, conv = self.spec, self.conv
         h = conv.heads
         multi = h > 1 or "Wo" in spec.inputs
         kv_src = "X_kv" if "X_kv" in spec.inputs else "X"
+        has_v = "V" in spec.inputs or "Wv" in spec.inputs
         if spec.stage == "scores":
-            v = self.projection("", "V", "Wv", "bv", kv_src, None, self.k_labels, "values")
-            self.head("", None, None, v, spec.d_k)  # type: ignore[arg-type]
+            v = self.projection("", "V", "Wv", "bv", kv_src, None, self.k_labels, "values") if has_v else None
+            self.head("", None, None, v, spec.d_k)
         else:
             q = self.projection("", "Q", "Wq", "bq", "X", self.rows, self.q_labels, "queries")
             k = self.projection("", "K", "Wk", "bk", kv_src, None, self.k_labels, "keys")
@@ -409,68 +434,68 @@ class _Builder:
             if not multi:
                 self.head("", q, k, v, spec.d_k)
             else:
-                dk, dv = spec.d_k or 0, spec.d_v
-                outs = []
-                for i in range(h):
-                    p = f"head{i + 1}."
-                    qi, ki, vi = (V.columns(q, i * dk, (i + 1) * dk), V.columns(k, i * dk, (i + 1) * dk),
-                                  V.columns(v, i * dv, (i + 1) * dv))
-                    part = "rows" if self.col else "columns"
-                    for name, node, labels in (("Q", qi, self.q_labels), ("K", ki, self.k_labels),
-                                               ("V", vi, self.k_labels)):
-                        a, b = i * node.shape[1] + 1, (i + 1) * node.shape[1]
-                        sub_ = f"{a}..{b},\\,:" if self.col else f":,\\,{a}..{b}"
-                        self.add(p + name, f"head {i + 1}: {name} ({part} {a}–{b} of {name})",
-                                 f"{name}_{{{i + 1}}} = {name}_{{{sub_}}}", f"{name}{i + 1} = {part} {a}..{b} of {name}",
-                                 node, labels, _num_labels(node.shape[1]), tokens_as_columns=True)
-                    outs.append(self.head(p, qi, ki, vi, dk))
-                cat = V.concat(outs)
-                wrows = self._shown(f"head1.output")
-                rows_l = self.q_labels if not (conv.softmax_axis == "queries" and self.query is not None) \
-                    else [self.q_all[self.query]]
-                self.add("concat", "concatenated heads", "\\operatorname{Concat}(\\text{head}_1, \\dots, "
-                         f"\\text{{head}}_{{{h}}})", f"Concat(head1, …, head{h})", cat, rows_l,
-                         _num_labels(cat.shape[1]), tokens_as_columns=True)
-                del wrows
-                if "Wo" in spec.inputs:
-                    wo = self.row_input("Wo")
-                    bo = self.inputs.get("bo")
-                    final = V.matmul(cat, wo, bo)
-                    formula = {"row": "O = \\operatorname{Concat}(\\dots) W^{O}",
-                               "torch": "O = \\operatorname{Concat}(\\dots) {W^{O}}^{\\top}",
-                               "column": "O = W^{O} \\operatorname{Concat}(\\dots)"}[self.layout]
-                    text = {"row": "O = Concat·W_o", "torch": "O = Concat·W_oᵀ", "column": "O = W_o·Concat"}[self.layout]
-                    if bo is not None:
-                        formula += " + b^{O}"
-                        text += " + b_o"
-                    cs = self._shown("concat")
-                    woin = self.inputs["Wo"]
-                    terms = []
-                    for t in range(cat.shape[1]):
-                        if self.layout == "row":
-                            terms.append((_ref(cs, 0, t), _ref(woin, t, 0)))
-                        elif self.layout == "torch":
-                            terms.append((_ref(cs, 0, t), _ref(woin, 0, t)))
-                        else:
-                            terms.append((_ref(woin, 0, t), _ref(cs, t, 0)))
-                    self.add("output", "output (after W_O)", formula, text, final, rows_l,
-                             _num_labels(final.shape[1]),
-                             Example("dot", self.label("O", rows_l[0], "1"), _ref(final, 0, 0), terms=terms,
-                                     bias=_ref(bo, 0, 0) if bo is not None else None),
-                             tokens_as_columns=True)
-                else:
-                    self.steps.append(Step("output", "output (the concatenated heads)", "O = \\operatorname{Concat}"
-                                           "(\\text{head}_1, \\dots)", "O = Concat(heads)", self._shown("concat"),
-                                           self.steps[-1].row_labels, self.steps[-1].col_labels))
+                self.heads(q, k, v)
         default = []
-        for s in self.steps:
-            base = s.name.split(".")[-1]
-            if base == "weighted":
-                size = s.node.size
-                if not (self.query is not None or size <= WEIGHTED_DEFAULT_MAX):
-                    continue
-            default.append(s.name)
+        for st in self.steps:
+            if st.name.split(".")[-1] == "weighted" and not (self.query is not None
+                                                             or st.node.size <= WEIGHTED_DEFAULT_MAX):
+                continue
+            default.append(st.name)
         return self.steps, default
+
+    def heads(self, q: V.Node, k: V.Node, v: V.Node) -> None:
+        spec, conv = self.spec, self.conv
+        h = conv.heads
+        dk, dv = spec.d_k or 0, spec.d_v
+        outs = []
+        part = "rows" if self.col else "columns"
+        for i in range(h):
+            p = f"head{i + 1}."
+            parts = {}
+            for name, full, width, labels in (("Q", q, dk, self.q_labels), ("K", k, dk, self.k_labels),
+                                              ("V", v, dv, self.k_labels)):
+                a, b = i * width + 1, (i + 1) * width
+                sub_ = f"{a}..{b},\\,:" if self.col else f":,\\,{a}..{b}"
+                parts[name] = self.add(p + name, f"head {i + 1}: {name} ({part} {a}–{b} of {name})",
+                                       f"{name}_{{{i + 1}}} = {name}_{{{sub_}}}",
+                                       f"{name}{i + 1} = {part} {a}..{b} of {name}",
+                                       V.columns(full, i * width, (i + 1) * width), labels, _num_labels(width),
+                                       tokens_as_columns=True)
+            out = self.head(p, parts["Q"], parts["K"], parts["V"], dk)
+            assert out is not None
+            outs.append(out)
+        rows_l = self.steps[-1].row_labels if not self.col else self.steps[-1].col_labels
+        cat = self.add("concat", "concatenated heads",
+                       f"\\operatorname{{Concat}}(\\text{{head}}_1, \\dots, \\text{{head}}_{{{h}}})",
+                       f"Concat(head1, …, head{h})", V.concat(outs), rows_l, _num_labels(h * dv),
+                       tokens_as_columns=True)
+        if "Wo" not in spec.inputs:
+            st = self.steps[-1]
+            self.steps.append(Step("output", "output (the concatenated heads)",
+                                   "O = \\operatorname{Concat}(\\text{head}_1, \\dots)", "O = Concat(heads)",
+                                   st.node, st.row_labels, st.col_labels, transposed=st.transposed))
+            return
+        bo = self.inputs.get("bo")
+        final = V.matmul(cat, self.row_input("Wo"), bo)
+        formula = {"row": "O = \\operatorname{Concat}(\\dots) W^{O}",
+                   "torch": "O = \\operatorname{Concat}(\\dots) {W^{O}}^{\\top}",
+                   "column": "O = W^{O} \\operatorname{Concat}(\\dots)"}[self.layout]
+        text = {"row": "O = Concat·W_o", "torch": "O = Concat·W_oᵀ", "column": "O = W_o·Concat"}[self.layout]
+        if bo is not None:
+            formula += " + b^{O}"
+            text += " + b_o"
+        cs, woin = self.shown("concat"), self.inputs["Wo"]
+        terms = []
+        for t in range(cat.shape[1]):
+            if self.layout == "row":
+                terms.append((_ref(cs, 0, t), _ref(woin, t, 0)))
+            elif self.layout == "torch":
+                terms.append((_ref(cs, 0, t), _ref(woin, 0, t)))
+            else:
+                terms.append((_ref(woin, 0, t), _ref(cs, t, 0)))
+        self.add("output", "output (after W_O)", formula, text, final, rows_l, _num_labels(final.shape[1]),
+                 Example("dot", self.label("O", rows_l[0], "1"), _ref(final, 0, 0), terms=terms,
+                         bias=_ref(bo, 0, 0) if bo is not None else None), tokens_as_columns=True)
 
 
 def _swap_target(t: str) -> str:
@@ -479,14 +504,6 @@ def _swap_target(t: str) -> str:
     head, rest = t.split("[", 1)
     a, b = rest.rstrip("]").split(", ", 1)
     return f"{head}[{b}, {a}]"
-
-
-def _first_masked(pairs: set[tuple[int, int]], shape: tuple[int, ...]) -> tuple[int, int]:
-    return min(pairs) if pairs else (0, 0)
-
-
-def _plain(e: sympy.Expr) -> str:
-    return str(e)
 
 
 def _scale_formula(scale_text: str, temperature: sympy.Expr) -> tuple[str, str]:
@@ -518,14 +535,20 @@ def _mask_note(conv: object) -> str:
     return "; ".join(parts)
 
 
-def derive(spec: Spec, query: str | int | None = None) -> Derivation:
+def derive(spec: Spec, query: str | int | None = None, *, rounded: bool = False,
+           patch: Patch | None = None) -> Derivation:
     """Derive attention for a worked example, step by step.
 
     ``query`` (a token name or a 1-based index) derives one query row only; it
-    overrides the file's ``convention.query``.
+    overrides the file's ``convention.query``. ``rounded`` treats every input as
+    known only to ± half a unit of its last printed digit (the enclosures then hold
+    every value the rounding allows). ``patch(name, value)`` may replace a step's
+    value before later steps use it (the checker's "local" judgment).
     """
+    if not spec.inputs:
+        raise SymattnError(f"{spec.source}: the file has no [inputs], so there is nothing to derive")
     q = spec.resolve_query(query, "--query") if query is not None else spec.resolve_query(spec.convention.query)
-    b = _Builder(spec, q)
+    b = _Builder(spec, q, rounded=rounded, patch=patch)
     steps, default = b.build()
     conv = spec.convention
     echo = conv.echo(d_k=spec.d_k, d_v=spec.d_v, d_model=spec.d_model, h=conv.heads)

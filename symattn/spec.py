@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 import sympy
 
-from .conventions import AXES, LAYOUTS, MASKED_ROWS, Convention, allowed_pattern
+from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
 from .errors import SpecError, SymattnError
 from .limits import MAX_DIM, MAX_HEADS, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
 from .numbers import InputError, did_you_mean, exact_number, parse_expression
@@ -46,7 +46,7 @@ TOP_KEYS = ("title", "description", "tokens", "key_tokens", "inputs", "conventio
             "inputs_rounded")
 INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V", "scores")
 CONVENTION_KEYS = ("layout", "scale", "temperature", "mask", "bias", "mask_value", "masked_rows",
-                   "softmax_axis", "heads", "query", "d_k")
+                   "softmax_axis", "normalization", "heads", "query", "d_k")
 VECTOR_KEYS = ("bq", "bk", "bv", "bo")
 
 
@@ -66,6 +66,8 @@ class Spec:
     claims: dict = field(default_factory=dict)
     inputs_rounded: bool = False
     text: str | None = None
+    raw: dict = field(default_factory=dict)  # the parsed file, to re-validate with other conventions
+    input_ulps: dict[str, list[list[Fraction | None]]] = field(default_factory=dict)  # printed precision
     # derived by validation
     stage: str = ""
     n_queries: int = 0
@@ -266,6 +268,28 @@ def from_dict(data: dict[str, Any], source: str = "<dict>", text: str | None = N
     return _Validator(data, source, text).spec()
 
 
+def printed_ulp(value: Any) -> Fraction | None:
+    """The unit in the last printed place of a number as written (None: exact, e.g. "1/3").
+
+    >>> printed_ulp(Decimal("0.3012")), printed_ulp(7), printed_ulp("6.3379e-02"), printed_ulp("1/3")
+    (Fraction(1, 10000), Fraction(1, 1), Fraction(1, 1000000), None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(1)
+    if isinstance(value, str):
+        t = value.strip()
+        if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t):
+            return None
+        value = Decimal(t)
+    if isinstance(value, Decimal) and value.is_finite():
+        exp = value.as_tuple().exponent
+        assert isinstance(exp, int)
+        return Fraction(10) ** exp
+    return None
+
+
 class _Validator:
     def __init__(self, data: dict[str, Any], source: str, text: str | None) -> None:
         self.data, self.source, self.text = data, source, text
@@ -355,12 +379,17 @@ class _Validator:
         if not isinstance(description, str):
             raise self.err("description", "expected text")
         raw_inputs = d.get("inputs")
-        if not isinstance(raw_inputs, dict) or not raw_inputs:
+        claims_only = raw_inputs is None and isinstance(d.get("claims"), dict) and bool(d.get("claims"))
+        if not claims_only and (not isinstance(raw_inputs, dict) or not raw_inputs):
             raise self.err("inputs", "missing [inputs]: give X with Wq, Wk, Wv; or Q, K, V; or scores with V")
+        raw_inputs = raw_inputs or {}
         self.unknown("inputs", raw_inputs, INPUT_KEYS)
         inputs: dict[str, Matrix] = {}
+        ulps: dict[str, list[list[Fraction | None]]] = {}
         for k, v in raw_inputs.items():
             inputs[k] = self.matrix(v, f"inputs.{k}", vector=k in VECTOR_KEYS)
+            rows_ = [v] if k in VECTOR_KEYS and v and not isinstance(v[0], list) else v
+            ulps[k] = [[printed_ulp(x) for x in r] for r in rows_]
         conv_raw = d.get("convention", {})
         if not isinstance(conv_raw, dict):
             raise self.err("convention", "expected a table [convention]")
@@ -374,7 +403,11 @@ class _Validator:
             raise self.err("claims", "expected a table [claims]")
         spec = Spec(title=title, source=self.source, inputs=inputs, convention=conv,
                     tokens=self.tokens("tokens"), key_tokens=self.tokens("key_tokens"),
-                    description=description, claims=claims, inputs_rounded=inputs_rounded, text=self.text)
+                    description=description, claims=claims, inputs_rounded=inputs_rounded, text=self.text,
+                    raw=d, input_ulps=ulps)
+        if claims_only:
+            spec.stage = "claims"
+            return spec
         self.shapes(spec)
         self.masks(spec, mask_raw, bias_raw)
         spec.symbolic = self.symbolic
@@ -446,6 +479,10 @@ class _Validator:
         if mr not in MASKED_ROWS:
             raise self.err("convention.masked_rows", f"expected one of {', '.join(repr(k) for k in MASKED_ROWS)}")
         conv.masked_rows = mr
+        nz = c.get("normalization", "softmax")
+        if nz not in NORMALIZATIONS:
+            raise self.err("convention.normalization", f"expected one of {', '.join(repr(k) for k in NORMALIZATIONS)}")
+        conv.normalization = nz
         ax = c.get("softmax_axis", "keys")
         if ax not in AXES:
             raise self.err("convention.softmax_axis", f"unknown axis {ax!r}{did_you_mean(str(ax), list(AXES))}")
@@ -496,8 +533,8 @@ class _Validator:
         kv_input = "X_kv" if "X_kv" in has else "X"
         # which matrices make Q, K, V
         for tgt, w, src in (("Q", "Wq", "X"), ("K", "Wk", kv_input), ("V", "Wv", kv_input)):
-            if s.stage == "scores" and tgt in ("Q", "K"):
-                continue
+            if s.stage == "scores" and (tgt in ("Q", "K") or (tgt == "V" and "Wv" not in has)):
+                continue  # from scores, values are optional: without them the steps end at the weights
             if tgt in has and w in has:
                 raise self.err(f"inputs.{w}", f"give either {tgt} or {w} (with {src}), not both")
             if tgt not in has:
@@ -537,14 +574,15 @@ class _Validator:
         for b, w in (("bq", "Wq"), ("bk", "Wk"), ("bv", "Wv")):
             if b in has and w not in has:
                 raise self.err(f"inputs.{b}", f"a bias {b} needs the weights {w}")
-        n_v, dv = projected("V", "Wv", kv_input, "bv")
         h = s.convention.heads
         if s.stage == "scores":
             nq, nk = len(inp["scores"]), len(inp["scores"][0])
+            n_v, dv = projected("V", "Wv", kv_input, "bv") if ("V" in has or "Wv" in has) else (nk, 0)
             if n_v != nk:
                 raise self.err("inputs.V", f"scores has {nk} keys (columns) but V has {n_v} rows")
             s.d_k = s.convention.d_k
         else:
+            n_v, dv = projected("V", "Wv", kv_input, "bv")
             nq, dq = projected("Q", "Wq", "X", "bq")
             nk, dk = projected("K", "Wk", kv_input, "bk")
             if dq != dk:

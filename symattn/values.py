@@ -390,7 +390,7 @@ def transpose(a: Node) -> Node:
 
 
 class ScaleNode(_Derived):
-    """``tau * A`` for an irrational constant ``tau`` and a rational ``A``."""
+    """``tau * A`` for an exact constant ``tau`` (irrational, or ``A`` not rational)."""
 
     def __init__(self, a: Node, tau: sympy.Expr) -> None:
         super().__init__([a])
@@ -400,12 +400,16 @@ class ScaleNode(_Derived):
     def entry(self, i: int, j: int) -> sympy.Expr:
         return self.tau * self.a.entry(i, j)
 
-    def value_key(self, i: int, j: int) -> object:
-        return self.a.value_key(i, j)  # tau is a fixed nonzero constant
-
     def rational(self, k: int) -> Fraction | None:
         q = self.a.rational(k)
-        return Fraction(0) if q == 0 else None
+        if q == 0:
+            return Fraction(0)
+        if q is not None and self.tau.is_Rational:
+            return q * Fraction(int(self.tau.p), int(self.tau.q))
+        return None
+
+    def value_key(self, i: int, j: int) -> object:
+        return self.a.value_key(i, j)  # tau is a fixed nonzero constant
 
     def _compute_ball(self, prec: int) -> arb_mat:
         return self.a.ball_mat(prec) * to_arb(self.tau, prec)
@@ -422,7 +426,7 @@ def scale(a: Node, tau: sympy.Expr) -> Node:
     if tau.is_Rational and isinstance(a, RationalNode):
         t = fmpq(int(tau.p), int(tau.q))
         return RationalNode(a.shape, lambda: a.mat * t)
-    if a.symbolic or tau.free_symbols or not isinstance(a, RationalNode) or tau.is_rational is not False:
+    if a.symbolic or tau.free_symbols:
         return SympyNode(a.exact() * tau)
     return ScaleNode(a, tau)
 
@@ -817,3 +821,165 @@ def columns(a: Node, start: int, stop: int) -> Node:
 def rows(a: Node, which: Sequence[int]) -> Node:
     """The given rows of a value (a focus query)."""
     return _slice(a, which, range(a.shape[1]))
+
+
+# ---------------------------------------------------------------------------------------
+# checking: intervals, the author's own numbers, row sums, a normalisation bug
+
+
+def _interval(mid: Fraction, rad: Fraction) -> arb:
+    if rad == 0:
+        return arb(fmpq(mid.numerator, mid.denominator))
+    lo, hi = mid - rad, mid + rad
+    return arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
+
+
+class IntervalNode(Node):
+    """Rational values known only to ± a radius (inputs printed rounded). Its exact
+    value is the printed one; its enclosures hold every value the rounding allows."""
+
+    def __init__(self, mid: Sequence[Sequence[Fraction]], rad: Sequence[Sequence[Fraction]]) -> None:
+        super().__init__()
+        self.mid = [list(r) for r in mid]
+        self.rad = [list(r) for r in rad]
+        self.shape = (len(self.mid), len(self.mid[0]))
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        q = self.mid[i][j]
+        return sympy.Rational(q.numerator, q.denominator)
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        return self.mid[i][j] if self.rad[i][j] == 0 else None
+
+    def value_key(self, i: int, j: int) -> object:
+        return ("interval", i, j) if self.rad[i][j] else self.mid[i][j]
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        return arb_mat([[_interval(m, r) for m, r in zip(mr, rr)] for mr, rr in zip(self.mid, self.rad)])
+
+
+class PatchNode(_Derived):
+    """A value with some entries replaced by given rationals (optionally ± a radius):
+    the author's printed numbers in place of the exact ones."""
+
+    def __init__(self, base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> None:
+        super().__init__([base])
+        self.base = base
+        self.patches = dict(patches)
+        self.shape = base.shape
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        p = self.patches.get((i, j))
+        if p is None:
+            return self.base.entry(i, j)
+        return sympy.Rational(p[0].numerator, p[0].denominator)
+
+    def is_infinite(self, k: int) -> bool:
+        return self.index(k) not in self.patches and self.base.is_infinite(k)
+
+    def rational(self, k: int) -> Fraction | None:
+        p = self.patches.get(self.index(k))  # type: ignore[arg-type]
+        if p is None:
+            return self.base.rational(k)
+        return p[0] if p[1] == 0 else None
+
+    def value_key(self, i: int, j: int) -> object:
+        p = self.patches.get((i, j))
+        if p is None:
+            return self.base.value_key(i, j)
+        return ("patched", i, j) if p[1] else p[0]
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        rows = self.base.ball_mat(prec).tolist()
+        for (i, j), (v, r) in self.patches.items():
+            rows[i][j] = _interval(v, r)
+        return arb_mat(rows)
+
+
+def patch(base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> Node:
+    """``base`` with some entries replaced (value, radius); exact when possible."""
+    if not patches:
+        return base
+    if isinstance(base, RationalNode) and all(r == 0 for _, r in patches.values()):
+        def compute() -> fmpq_mat:
+            m = fmpq_mat(base.mat)
+            for (i, j), (v, _) in patches.items():
+                m[i, j] = fmpq(v.numerator, v.denominator)
+            return m
+        return RationalNode(base.shape, compute)
+    return PatchNode(base, patches)
+
+
+class RowSumNode(_Derived):
+    """Row sums of a value: shape (rows, 1)."""
+
+    def __init__(self, a: Node) -> None:
+        super().__init__([a])
+        self.a = a
+        self.shape = (a.shape[0], 1)
+
+    def entry(self, i: int, j: int = 0) -> sympy.Expr:
+        return sympy.Add(*[self.a.entry(i, c) for c in range(self.a.shape[1])])
+
+    def rational(self, k: int) -> Fraction | None:
+        a = self.a
+        if isinstance(a, SoftmaxNode):  # rows of a softmax sum to exactly 1 (or 0 when zeroed)
+            return Fraction(0) if k in a.zero_rows else Fraction(1)
+        parts = [a.rational(k * a.shape[1] + c) for c in range(a.shape[1])]
+        if all(p is not None for p in parts):
+            return sum(parts, Fraction(0))  # type: ignore[arg-type]
+        return super().rational(k)
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        rows = self.a.ball_mat(prec).tolist()
+        return arb_mat([[sum(r[1:], r[0])] for r in rows])
+
+
+def row_sums(a: Node) -> Node:
+    """The row sums of a value (``weights_sum`` claims)."""
+    return RowSumNode(a)
+
+
+class SumNormalizeNode(_Derived):
+    """``x_ij / sum_k x_ik``: dividing by the row sum instead of a softmax (a common bug,
+    reproduced on request)."""
+
+    def __init__(self, m: Node) -> None:
+        super().__init__([m])
+        self.m = m
+        self.shape = m.shape
+        self.sums = RowSumNode(m)
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        return self.m.entry(i, j) / self.sums.entry(i, 0)
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        a, b = self.m.rational(k), self.sums.rational(i)
+        if a is not None and b:
+            return a / b
+        return None
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        rows = self.m.ball_mat(prec).tolist()
+        out = []
+        for r in rows:
+            total = sum(r[1:], r[0])
+            out.append([x / total for x in r])
+        return arb_mat(out)
+
+
+def normalize(m: Node, how: str = "softmax", axis: str = "keys", masked_rows: str = "error") -> Node:
+    """Attention weights from logits: ``softmax`` (the standard) or ``sum`` (dividing by
+    the row sum, a bug some pages make)."""
+    if how == "softmax":
+        return softmax(m, axis, masked_rows)
+    if how != "sum":
+        raise ValueError(f"unknown normalization {how!r}")
+    if m.symbolic:
+        node = SumNormalizeNode(m if axis == "keys" else transpose(m))
+        out: Node = SympyNode(node.exact())
+    else:
+        out = SumNormalizeNode(m if axis == "keys" else transpose(m))
+    return out if axis == "keys" else transpose(out)

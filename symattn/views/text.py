@@ -100,6 +100,12 @@ def example_text(ex: Example, digits: int = EXAMPLE_DIGITS) -> str | None:
         if top.node.is_infinite(top.index):
             return f"{ex.target} = 0 (masked)"
         return f"{ex.target} = exp({top.decimal(digits)}) / ({' + '.join(parts)}) {eq} {res}"
+    if ex.kind == "ratio":
+        top = ex.exponents[ex.position]
+        parts = [_num(r, digits) for r in ex.exponents]
+        if len(parts) > 8:
+            parts = parts[:3] + ["…"] + parts[-2:]
+        return f"{ex.target} = {_num(top, digits)} / ({' + '.join(parts)}) {eq} {res}"
     raise ValueError(ex.kind)  # pragma: no cover
 
 
