@@ -8,6 +8,7 @@ Matrix([[279/250, 633/500, 1339/1000]])
 [['0.53847861028073644064', '0.81932177182100748911']]
 """
 
+from .check import Claim, Report, check
 from .derive import Derivation, Step, derive
 from .errors import CertificationError, LimitError, SpecError, SymattnError
 from .numbers import exact_number, parse_expression
@@ -16,7 +17,7 @@ from .spec import Spec, from_dict, list_examples, load, loads
 __version__ = "0.1.0"
 
 __all__ = [
-    "Derivation", "Step", "Spec", "derive", "load", "loads", "from_dict", "list_examples",
+    "Derivation", "Step", "Spec", "derive", "check", "Report", "Claim", "load", "loads", "from_dict", "list_examples",
     "exact_number", "parse_expression",
     "SymattnError", "SpecError", "LimitError", "CertificationError", "__version__",
 ]

@@ -1,7 +1,8 @@
 """The ``symattn`` command.
 
 Exit status: 0 success; 2 bad input (one line on stderr naming the file, the
-field and the problem; no traceback).
+field and the problem; no traceback). ``symattn check`` exits 1 when a printed
+number is wrong.
 """
 
 from __future__ import annotations
@@ -79,6 +80,20 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--exact", action="store_true", help="always include exact closed forms")
     d.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
 
+    c = sub.add_parser("check", help="check a worked example's printed numbers (its [claims])",
+                       description="Check every printed number: a verdict for each, the first step that went "
+                                   "wrong, whether later steps follow from the page's own numbers, and the "
+                                   "convention the author used. Exit status 0: all right; 1: something wrong; "
+                                   "2: bad input.")
+    c.add_argument("file", nargs="?", default=DEFAULT_EXAMPLE,
+                   help=f"example file (TOML) with [claims], or a built-in example name (default: {DEFAULT_EXAMPLE})")
+    c.add_argument("--json", action="store_true", help="print JSON (same as --format json)")
+    c.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="output format")
+    c.add_argument("--inputs-rounded", action="store_true",
+                   help="the page printed its inputs rounded: judge claims against every input within its rounding")
+    c.add_argument("--no-diagnosis", action="store_true", help="skip trying alternative conventions")
+    c.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
+
     e = sub.add_parser("examples", help="list the built-in examples")
     e.add_argument("--json", action="store_true", help="print JSON")
     return p
@@ -100,6 +115,24 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         text = d.text(digits=args.digits, steps=args.steps, exact=exact)
     write_output(text, args.output)
     return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .check import check
+    from .spec import load
+    from .views.data import dumps
+
+    spec = load(args.file)
+    report = check(spec, inputs_rounded=True if args.inputs_rounded else None, diagnose=not args.no_diagnosis)
+    fmt = "json" if args.json else args.format
+    if fmt == "json":
+        text = dumps(report.to_data())
+    elif fmt == "markdown":
+        text = report.markdown()
+    else:
+        text = report.text()
+    write_output(text, args.output)
+    return 0 if report.all_right else 1
 
 
 def _cmd_examples(args: argparse.Namespace) -> int:
@@ -133,6 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "derive":
             return _cmd_derive(args)
+        if args.command == "check":
+            return _cmd_check(args)
         if args.command == "examples":
             return _cmd_examples(args)
     except SymattnError as e:

@@ -149,6 +149,22 @@ class Node:
             got = self._decimals[digits] = _nest(flat, self.shape)
         return got
 
+    def decimal(self, k: int, digits: int = 6) -> str:
+        """Certified decimals of one entry (flat index ``k``), by the same rules as
+        :meth:`decimals`; the exact text when the value has symbols."""
+        if self.is_infinite(k):
+            return "-inf"
+        if self.symbolic:
+            return str(self.entry(*self.index(k)))
+        if isinstance(self, RationalNode):
+            return format_rational(self.rational(k), digits)
+        s = certify(1, digits, lambda p: [self.balls(p)[k]], lambda _: self.rational(k))[0]
+        if _may_terminate(s, digits):
+            q = self.rational(k)
+            if q is not None:
+                s = format_rational(q, digits)
+        return s
+
     def _flat_decimals(self, digits: int) -> list[str]:
         finite = [k for k in range(self.size) if not self.is_infinite(k)]
         out = ["-inf"] * self.size
