@@ -94,6 +94,28 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--no-diagnosis", action="store_true", help="skip trying alternative conventions")
     c.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
 
+    lt = sub.add_parser("latex", help="the derivation as a LaTeX document, a fragment, or Markdown",
+                        description="Write the derivation as LaTeX (a standalone document, or --body-only for a "
+                                    "fragment to \\input) or Markdown with $$ blocks. --pdf also runs pdflatex.")
+    lt.add_argument("file", nargs="?", default=DEFAULT_EXAMPLE,
+                    help=f"example file (TOML) or built-in example name (default: {DEFAULT_EXAMPLE})")
+    lt.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
+    lt.add_argument("--body-only", action="store_true", help="a fragment to \\input, without preamble")
+    lt.add_argument("--format", choices=("latex", "markdown"), default="latex", help="output format")
+    lt.add_argument("--pdf", action="store_true", help="also compile the document with pdflatex (needs -o)")
+    lt.add_argument("--digits", type=_digits, default=6, help="significant digits, each certified (default 6)")
+    lt.add_argument("--query", help="one query row only: a token name or a 1-based index")
+    lt.add_argument("--steps", type=_steps, help="comma-separated steps to include")
+    lt.add_argument("--exact", action="store_true", help="always include exact closed forms")
+    lt.add_argument("--max-rows", type=_digits, default=8, help="rows shown before eliding (default 8)")
+    lt.add_argument("--max-cols", type=_digits, default=8, help="columns shown before eliding (default 8)")
+
+    pf = sub.add_parser("parse-formula", help="recognise an attention formula written in LaTeX",
+                        description="Say whether a LaTeX formula is standard scaled dot-product attention, "
+                                    "unscaled dot-product attention, or something else.")
+    pf.add_argument("formula", help=r"the formula, e.g. '\text{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right)V'")
+    pf.add_argument("--json", action="store_true", help='print {"kind", "scale", "expression", ...}')
+
     e = sub.add_parser("examples", help="list the built-in examples")
     e.add_argument("--json", action="store_true", help="print JSON")
     return p
@@ -135,6 +157,74 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if report.all_right else 1
 
 
+def _cmd_latex(args: argparse.Namespace) -> int:
+    from .certify import check_digits
+    from .derive import derive
+    from .latex.document import Style, body, document, markdown
+    from .spec import load
+
+    check_digits(args.digits)
+    if args.max_rows < 3 or args.max_cols < 3:
+        raise SymattnError("--max-rows and --max-cols must be at least 3")
+    if args.pdf and (not args.output or args.format != "latex" or args.body_only):
+        raise SymattnError("--pdf needs -o FILE.tex and a whole LaTeX document (not --body-only or markdown)")
+    d = derive(load(args.file), query=args.query)
+    style = Style(digits=args.digits, max_rows=args.max_rows, max_cols=args.max_cols,
+                  exact=True if args.exact else None)
+    if args.format == "markdown":
+        text = markdown(d, style, args.steps)
+    elif args.body_only:
+        text = body(d, style, args.steps)
+    else:
+        text = document(d, style, args.steps)
+    write_output(text, args.output)
+    if args.pdf:
+        return _pdf(args.output)
+    return 0
+
+
+def _pdf(tex_path: str) -> int:
+    """Compile with pdflatex in a temporary folder; the PDF lands next to the .tex file."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("pdflatex")
+    tex = Path(tex_path)
+    if exe is None:
+        sys.stderr.write(f"symattn: wrote {tex}, but pdflatex is not installed, so there is no PDF "
+                         "(install TeX Live, e.g. Debian's texlive-latex-base and texlive-latex-recommended)\n")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(tex, Path(tmp) / "doc.tex")
+        for _ in range(2):  # twice, for longtable widths
+            run = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
+                                 cwd=tmp, capture_output=True, text=True, timeout=300)
+            if run.returncode != 0:
+                log = (Path(tmp) / "doc.log").read_text(errors="replace") if (Path(tmp) / "doc.log").exists() else ""
+                first = next((line for line in log.splitlines() if line.startswith("!")), "unknown error")
+                sys.stderr.write(f"symattn: pdflatex failed on {tex}: {first}\n")
+                return 1
+        target = tex.with_suffix(".pdf")
+        partial = target.with_name(f".{target.name}.tmp")
+        shutil.copy(Path(tmp) / "doc.pdf", partial)
+        os.replace(partial, target)
+    sys.stderr.write(f"symattn: wrote {tex} and {target}\n")
+    return 0
+
+
+def _cmd_parse_formula(args: argparse.Namespace) -> int:
+    from .latex.parser import parse_formula
+    from .numbers import InputError
+    from .views.data import dumps
+
+    try:
+        f = parse_formula(args.formula)
+    except InputError as e:
+        raise SymattnError(f"formula: {e}") from None
+    write_output(dumps(f.to_data()) if args.json else f.text(), None)
+    return 0
+
+
 def _cmd_examples(args: argparse.Namespace) -> int:
     from .spec import EXAMPLES_DIR, list_examples
     from .views.data import dumps
@@ -168,6 +258,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_derive(args)
         if args.command == "check":
             return _cmd_check(args)
+        if args.command == "latex":
+            return _cmd_latex(args)
+        if args.command == "parse-formula":
+            return _cmd_parse_formula(args)
         if args.command == "examples":
             return _cmd_examples(args)
     except SymattnError as e:

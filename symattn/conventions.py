@@ -75,6 +75,10 @@ class Convention:
         if self.scale_expr is not None:
             return self.scale_expr
         names = {k: sympy.Integer(v) for k, v in dims.items() if v is not None}
+        if "\\" in self.scale_text:
+            from .latex.parser import parse_latex
+
+            return parse_latex(self.scale_text, names)
         return parse_expression(self.scale_text, names)
 
     def tau(self, **dims: int | None) -> sympy.Expr:
@@ -89,7 +93,7 @@ class Convention:
         """Parse the scale once with placeholder dimensions, to report errors early."""
         if self.scale_text.strip().lower() == "none" or self.scale_expr is not None:
             return
-        parse_expression(self.scale_text, {k: sympy.Integer(1) for k in _SCALE_NAMES})
+        self.scale_value(**{k: 1 for k in _SCALE_NAMES})
 
     def echo(self, **dims: int | None) -> dict:
         """The conventions as they were applied, for every output (stable key order)."""

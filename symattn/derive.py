@@ -26,7 +26,7 @@ from .limits import WEIGHTED_DEFAULT_MAX
 from .numbers import did_you_mean
 from .spec import Matrix, Spec
 
-__all__ = ["Step", "Derivation", "Example", "Ref", "derive", "STEP_NAMES"]
+__all__ = ["Step", "Derivation", "Example", "Ref", "Operand", "Substitution", "derive", "STEP_NAMES"]
 
 #: the base step names, in pipeline order
 STEP_NAMES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weighted", "output")
@@ -86,6 +86,26 @@ class Example:
 
 
 @dataclass
+class Operand:
+    """A matrix a step is computed from, as shown when the step is written out."""
+
+    symbol: str  # LaTeX, e.g. "X", "{W^{Q}}^{\\top}", "\\tilde S"
+    node: V.Node
+    rows: list[str]
+    cols: list[str]
+
+
+@dataclass
+class Substitution:
+    """How a step combines its operands: ``product`` (juxtaposed), ``scale`` (factor · M),
+    ``add`` (M + B), ``softmax`` or ``ratio`` (of M), ``slice`` (a part of M)."""
+
+    kind: str
+    operands: list[Operand]
+    factor: sympy.Expr | None = None
+
+
+@dataclass
 class Step:
     """A named step: its general formula, an entry written out, the exact value, decimals."""
 
@@ -101,6 +121,8 @@ class Step:
     notes: list[str] = field(default_factory=list)
     axis_names: tuple[str, ...] = ("row", "col")
     transposed: bool = False  # shown transposed (column layout): node = (row-form value)ᵀ
+    substitution: Substitution | None = None
+    symbol: str = ""  # LaTeX symbol of the value, e.g. "Q", "\\tilde S", "P"
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -121,6 +143,15 @@ class Step:
 
     def __repr__(self) -> str:
         return f"<Step {self.name} {'×'.join(map(str, self.shape))}: {self.formula_text}>"
+
+    def latex(self, digits: int = 6, env: str = "align*") -> str:
+        """The step as a LaTeX ``align*`` block (see :mod:`symattn.latex.document`)."""
+        from .latex.document import Style, step_block
+
+        return step_block(self, Style(digits=digits), env=env)
+
+    def _repr_latex_(self) -> str:
+        return "$$" + self.latex(env="aligned") + "$$"
 
 
 class Derivation:
@@ -175,7 +206,26 @@ class Derivation:
     def __repr__(self) -> str:
         return f"<Derivation {self.title!r}: {', '.join(self.default_names)}>"
 
-    # views (kept here so that `d.text()` and `d.to_json()` read naturally)
+    # views (kept here so that `d.text()`, `d.latex()` and `d.to_json()` read naturally)
+    def latex(self, digits: int = 6, steps: Sequence[str] | None = None, standalone: bool = False) -> str:
+        """All steps as LaTeX: a fragment to ``\\input``, or a whole document."""
+        from .latex.document import Style, body, document
+
+        style = Style(digits=digits)
+        return document(self, style, steps) if standalone else body(self, style, steps)
+
+    def markdown(self, digits: int = 6, steps: Sequence[str] | None = None) -> str:
+        """Headings and ``$$`` blocks for GitHub, KaTeX and Jupyter."""
+        from .latex.document import Style, markdown
+
+        return markdown(self, Style(digits=digits), steps)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+    def _repr_latex_(self) -> str:
+        return "$$" + " \\\\ ".join(s.latex(env="aligned") for s in self.steps) + "$$"
+
     def text(self, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> str:
         """The derivation as terminal text (see :mod:`symattn.views.text`)."""
         from .views.text import render
@@ -263,7 +313,7 @@ class _Builder:
 
     def add(self, name: str, title: str, formula: str, text: str, node: V.Node, rows: list[str],
             cols: list[str], example: Example | None = None, tokens_as_columns: bool = False,
-            notes: list[str] | None = None) -> V.Node:
+            notes: list[str] | None = None, sub: Substitution | None = None, symbol: str = "") -> V.Node:
         """Add a step and return the value later steps use. ``node`` is in row form; in the
         column layout, token-indexed values (Q, K, V, outputs) are shown transposed."""
         shown = node
@@ -275,8 +325,31 @@ class _Builder:
                 example.result = Ref(shown, _flat(shown, *reversed(node.index(example.result.index))))
                 example.target = _swap_target(example.target)
         self.steps.append(Step(name, title, formula, text, shown, rows, cols, example=example,
-                               notes=list(notes or []), transposed=transposed))
+                               notes=list(notes or []), transposed=transposed, substitution=sub,
+                               symbol=symbol or name.split(".")[-1]))
         return self.patch(name, node)
+
+    def operand(self, symbol: str, name: str) -> Operand:
+        """A previous step as an operand, as it is shown."""
+        for st in self.steps:
+            if st.name == name:
+                return Operand(symbol, st.node, st.row_labels, st.col_labels)
+        raise KeyError(name)  # pragma: no cover
+
+    def input_operand(self, symbol: str, name: str, rows: list[int] | None, labels: list[str] | None,
+                      transpose: bool = False) -> Operand:
+        """An input matrix as written in the file (its focus rows only), optionally transposed."""
+        node = self.inputs[name]
+        token_rows = name in ("X", "X_kv", "Q", "K", "V") and not self.col
+        if rows is not None and token_rows:
+            node = V.rows(node, rows)
+        elif rows is not None and name in ("X", "X_kv") and self.col:
+            node = V.transpose(V.rows(V.transpose(node), rows))
+        r = labels if (token_rows and labels) else _num_labels(node.shape[0])
+        c = labels if (self.col and name in ("X", "X_kv") and labels) else _num_labels(node.shape[1])
+        if transpose:
+            node, r, c = V.transpose(node), c, r
+        return Operand(symbol, node, r, c)
 
     def shown(self, name: str) -> V.Node:
         for st in self.steps:
@@ -327,8 +400,17 @@ class _Builder:
                 terms.append((_ref(win, 0, k), _ref(xin, k, i0)))
         ex = Example("dot", self.label(tgt, labels[0], "1"), _ref(node, 0, 0), terms=terms,
                      bias=_ref(bias, 0, 0) if bias is not None else None)
+        xo = self.input_operand(xs, src, rows, labels)
+        if self.layout == "row":
+            ops = [xo, self.input_operand(wl, w, None, None)]
+        elif self.layout == "torch":
+            ops = [xo, self.input_operand(f"{{{wl}}}^{{\\top}}", w, None, None, transpose=True)]
+        else:
+            ops = [self.input_operand(wl, w, None, None), xo]
+        if bias is not None:
+            ops.append(Operand(f"b^{{{tgt}}}", bias, ["1"], _num_labels(bias.shape[1])))
         return self.add(prefix + tgt, title, formula, text, node, labels, _num_labels(node.shape[1]), ex,
-                        tokens_as_columns=True)
+                        tokens_as_columns=True, sub=Substitution("product", ops), symbol=tgt)
 
     # -- one head --
     def head(self, prefix: str, q: V.Node | None, k: V.Node | None, v: V.Node | None,
@@ -341,12 +423,17 @@ class _Builder:
             terms = [(self.vec(qs, 0, t), self.vec(ks, 0, t)) for t in range(q.shape[1])]
             formula = "S = Q K^{\\top}" if not self.col else "S = Q^{\\top} K"
             text = "S = Q·Kᵀ" if not self.col else "S = Qᵀ·K"
+            ko = self.operand("K", prefix + "K")
+            kt = Operand("K^{\\top}", V.transpose(ko.node), ko.cols, ko.rows)
+            qo = self.operand("Q", prefix + "Q")
+            ops = [qo, kt] if not self.col else [Operand("Q^{\\top}", V.transpose(qo.node), qo.cols, qo.rows), ko]
             scores = self.add(prefix + "scores", "scores (query · key)", formula, text, node, qn, kn,
-                              Example("dot", self.label("S", qn[0], kn[0]), _ref(node, 0, 0), terms=terms))
+                              Example("dot", self.label("S", qn[0], kn[0]), _ref(node, 0, 0), terms=terms),
+                              sub=Substitution("product", ops), symbol="S")
         else:
             node = V.rows(self.inputs["scores"], self.rows)
             scores = self.add(prefix + "scores", "scores (given)", "S \\text{ (given)}", "S (given)", node, qn, kn,
-                              Example("given", self.label("S", qn[0], kn[0]), _ref(node, 0, 0)))
+                              Example("given", self.label("S", qn[0], kn[0]), _ref(node, 0, 0)), symbol="S")
         tau = conv.tau(d_k=dk, d_v=spec.d_v or None, d_model=spec.d_model, h=conv.heads)
         node = V.scale(scores, tau)
         f, t = _scale_formula(conv.scale_text, conv.temperature)
@@ -354,7 +441,9 @@ class _Builder:
         scaled_shown = node
         logits = self.add(prefix + "scaled", "scaled scores", f, t, node, qn, kn,
                           Example("scale", self.label("S̃", qn[0], kn[0]), _ref(node, 0, 0),
-                                  operand=_ref(self.shown(prefix + "scores"), 0, 0), factor=tau), notes=notes)
+                                  operand=_ref(self.shown(prefix + "scores"), 0, 0), factor=tau), notes=notes,
+                          sub=Substitution("scale", [self.operand("S", prefix + "scores")], tau),
+                          symbol="\\tilde S")
         masked_step = False
         if conv.mask != "none" or spec.score_bias is not None:
             masked_step = True
@@ -370,11 +459,18 @@ class _Builder:
             i0, j0 = min(neg | set(rep)) if (neg or rep) else (0, 0)
             formula = "\\hat S = \\tilde S + M" if bias is None else "\\hat S = \\tilde S + B + M"
             text = "Ŝ = S̃ + M" if bias is None else "Ŝ = S̃ + B + M"
+            mask_m = V.SympyNode(sympy.Matrix(len(self.rows), spec.n_keys, lambda i, j: (
+                -sympy.oo if (int(i), int(j)) in neg else (conv.mask_value if (int(i), int(j)) in rep else 0))))
+            ops = [self.operand("\\tilde S", prefix + "scaled")]
+            if bias is not None:
+                ops.append(Operand("B", bias, qn, kn))
+            ops.append(Operand("M", mask_m, qn, kn))
             logits = self.add(prefix + "masked", "masked scores", formula, text, node, qn, kn,
                               Example("mask", self.label("Ŝ", qn[i0], kn[j0]), _ref(node, i0, j0),
                                       operand=_ref(scaled_shown, i0, j0),
                                       bias=_ref(bias, i0, j0) if bias is not None else None,
-                                      masked=(i0, j0) in neg or (i0, j0) in rep), notes=[_mask_note(conv)])
+                                      masked=(i0, j0) in neg or (i0, j0) in rep), notes=[_mask_note(conv)],
+                              sub=Substitution("add", ops), symbol="\\hat S")
         logits_shown = self.shown(prefix + ("masked" if masked_step else "scaled"))
         node = V.normalize(logits, conv.normalization, conv.softmax_axis, conv.masked_rows)
         wrows = qn
@@ -396,7 +492,9 @@ class _Builder:
         kind = "softmax" if conv.normalization == "softmax" else "ratio"
         weights = self.add(prefix + "weights", "attention weights", formula, text, node, wrows, kn,
                            Example(kind, self.label("P", wrows[0], kn[0]), _ref(node, 0, 0), exponents=exps,
-                                   position=pos0))
+                                   position=pos0),
+                           sub=Substitution(kind, [self.operand(src, prefix + ("masked" if masked_step else "scaled"))]),
+                           symbol="P")
         if v is None:
             return None
         weights_shown = self.shown(prefix + "weights")
@@ -413,10 +511,12 @@ class _Builder:
         f = "O = P V" if not self.col else "O = V P^{\\top}"
         if self.query is not None:
             f += " \\quad (o_i = \\sum_j p_{ij} v_j)"
+        po, vo = self.operand("P", prefix + "weights"), self.operand("V", prefix + "V")
+        ops = [po, vo] if not self.col else [vo, Operand("P^{\\top}", V.transpose(po.node), po.cols, po.rows)]
         return self.add(prefix + "output", "attention output", f, "O = P·V" if not self.col else "O = V·Pᵀ", node,
                         wrows, _num_labels(v.shape[1]),
                         Example("dot", self.label("O", wrows[0], "1"), _ref(node, 0, 0), terms=terms),
-                        tokens_as_columns=True)
+                        tokens_as_columns=True, sub=Substitution("product", ops), symbol="O")
 
     def build(self) -> tuple[list[Step], list[str]]:
         spec, conv = self.spec, self.conv
@@ -460,7 +560,7 @@ class _Builder:
                                        f"{name}_{{{i + 1}}} = {name}_{{{sub_}}}",
                                        f"{name}{i + 1} = {part} {a}..{b} of {name}",
                                        V.columns(full, i * width, (i + 1) * width), labels, _num_labels(width),
-                                       tokens_as_columns=True)
+                                       tokens_as_columns=True, symbol=f"{name}_{{{i + 1}}}")
             out = self.head(p, parts["Q"], parts["K"], parts["V"], dk)
             assert out is not None
             outs.append(out)
@@ -468,7 +568,7 @@ class _Builder:
         cat = self.add("concat", "concatenated heads",
                        f"\\operatorname{{Concat}}(\\text{{head}}_1, \\dots, \\text{{head}}_{{{h}}})",
                        f"Concat(head1, …, head{h})", V.concat(outs), rows_l, _num_labels(h * dv),
-                       tokens_as_columns=True)
+                       tokens_as_columns=True, symbol="\\operatorname{Concat}")
         if "Wo" not in spec.inputs:
             st = self.steps[-1]
             self.steps.append(Step("output", "output (the concatenated heads)",
@@ -493,9 +593,19 @@ class _Builder:
                 terms.append((_ref(cs, 0, t), _ref(woin, 0, t)))
             else:
                 terms.append((_ref(woin, 0, t), _ref(cs, t, 0)))
+        co = self.operand("\\operatorname{Concat}", "concat")
+        if self.layout == "row":
+            ops = [co, self.input_operand("W^{O}", "Wo", None, None)]
+        elif self.layout == "torch":
+            ops = [co, self.input_operand("{W^{O}}^{\\top}", "Wo", None, None, transpose=True)]
+        else:
+            ops = [self.input_operand("W^{O}", "Wo", None, None), co]
+        if bo is not None:
+            ops.append(Operand("b^{O}", bo, ["1"], _num_labels(bo.shape[1])))
         self.add("output", "output (after W_O)", formula, text, final, rows_l, _num_labels(final.shape[1]),
                  Example("dot", self.label("O", rows_l[0], "1"), _ref(final, 0, 0), terms=terms,
-                         bias=_ref(bo, 0, 0) if bo is not None else None), tokens_as_columns=True)
+                         bias=_ref(bo, 0, 0) if bo is not None else None), tokens_as_columns=True,
+                 sub=Substitution("product", ops), symbol="O")
 
 
 def _swap_target(t: str) -> str:
@@ -508,6 +618,12 @@ def _swap_target(t: str) -> str:
 
 def _scale_formula(scale_text: str, temperature: sympy.Expr) -> tuple[str, str]:
     t = scale_text.replace(" ", "").lower()
+    if "\\" in scale_text:  # LaTeX: the standard scale written as \frac{1}{\sqrt{d_k}}?
+        from .latex.parser import parse_latex
+
+        dk = sympy.Symbol("d_k", positive=True)
+        if parse_latex(scale_text, {"d_k": dk, "d_v": 1, "d_model": 1, "h": 1}) == 1 / sympy.sqrt(dk):
+            t = "1/sqrt(d_k)"
     temp = temperature != 1
     if t == "none":
         f, x = ("\\tilde S = S", "S̃ = S") if not temp else ("\\tilde S = S / T", "S̃ = S/T")

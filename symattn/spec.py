@@ -15,7 +15,7 @@ can be found, the line:
 >>> loads('[inputs]\\nQ = [[1, "x+"]]\\nK = [[1]]\\nV = [[1]]\\n')
 Traceback (most recent call last):
 ...
-symattn.errors.SpecError: <string>:2: inputs.Q[1][2]: 'x+' ends too early
+symattn.errors.SpecError: <string>:2: inputs.Q[1][2]: 'x+' ends too early (at character 3)
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import sympy
 from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
 from .errors import SpecError, SymattnError
 from .limits import MAX_DIM, MAX_HEADS, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
+from .latex.parser import looks_like_latex, parse_latex
 from .numbers import InputError, did_you_mean, exact_number, parse_expression
 
 __all__ = ["Spec", "load", "loads", "from_dict", "example_path", "list_examples", "EXAMPLES_DIR"]
@@ -312,6 +313,15 @@ class _Validator:
             if abs(value) > 10**300:
                 raise self.err(fieldname, "integer past the limit of 10^300")
             return Fraction(value)
+        if isinstance(value, sympy.Basic):
+            if value.is_Rational:
+                return Fraction(int(value.p), int(value.q))
+            if value.free_symbols:
+                self.symbolic = True
+                return value
+            if not value.is_real:
+                raise self.err(fieldname, f"{value} is not a real number")
+            return value
         if isinstance(value, Decimal) and value.is_finite():
             try:
                 exact_number(value)
@@ -322,9 +332,14 @@ class _Validator:
         if isinstance(value, (list, dict)):
             raise self.err(fieldname, f"expected a number, got a {'list' if isinstance(value, list) else 'table'}")
         try:
-            e = exact_number(value, allow_inf=allow_inf, allow_symbols=True)
+            if isinstance(value, str) and looks_like_latex(value):
+                e = parse_latex(value, allow_symbols=True)
+                if isinstance(e, sympy.MatrixBase):
+                    raise InputError("expected one number, got a matrix")
+            else:
+                e = exact_number(value, allow_inf=allow_inf, allow_symbols=True)
         except InputError as ex:
-            raise self.err(fieldname, ex.message) from None
+            raise self.err(fieldname, str(ex)) from None
         if e.is_Rational:
             return Fraction(int(e.p), int(e.q))
         if e.free_symbols:
@@ -334,6 +349,16 @@ class _Validator:
         return e
 
     def matrix(self, value: Any, fieldname: str, allow_inf: bool = False, vector: bool = False) -> Matrix:
+        if isinstance(value, str) and looks_like_latex(value):
+            try:
+                m = parse_latex(value, allow_symbols=True)
+            except InputError as ex:
+                raise self.err(fieldname, str(ex)) from None
+            if not isinstance(m, sympy.MatrixBase):
+                raise self.err(fieldname, "expected a matrix: \\begin{bmatrix} … \\end{bmatrix}")
+            value = [[x for x in m.row(i)] for i in range(m.rows)]
+            if vector and m.rows > 1 and m.cols == 1:
+                value = [[x for x in m.col(0)]]
         if vector and isinstance(value, list) and value and not isinstance(value[0], list):
             value = [value]
         if not isinstance(value, list) or not value:
@@ -388,8 +413,11 @@ class _Validator:
         ulps: dict[str, list[list[Fraction | None]]] = {}
         for k, v in raw_inputs.items():
             inputs[k] = self.matrix(v, f"inputs.{k}", vector=k in VECTOR_KEYS)
-            rows_ = [v] if k in VECTOR_KEYS and v and not isinstance(v[0], list) else v
-            ulps[k] = [[printed_ulp(x) for x in r] for r in rows_]
+            if isinstance(v, str):  # LaTeX: exact as written
+                ulps[k] = [[None] * len(r) for r in inputs[k]]
+            else:
+                rows_ = [v] if k in VECTOR_KEYS and v and not isinstance(v[0], list) else v
+                ulps[k] = [[printed_ulp(x) for x in r] for r in rows_]
         conv_raw = d.get("convention", {})
         if not isinstance(conv_raw, dict):
             raise self.err("convention", "expected a table [convention]")
@@ -445,13 +473,16 @@ class _Validator:
                     if v.free_symbols or not v.is_real:
                         raise InputError("the scale must be a real number")
             except InputError as e:
-                raise self.err("convention.scale", e.message) from None
+                raise self.err("convention.scale", str(e)) from None
         if "temperature" in c:
             t = c["temperature"]
             try:
-                tv = exact_number(t) if not isinstance(t, str) else parse_expression(t)
+                if isinstance(t, str) and looks_like_latex(t):
+                    tv = parse_latex(t)
+                else:
+                    tv = exact_number(t) if not isinstance(t, str) else parse_expression(t)
             except InputError as e:
-                raise self.err("convention.temperature", e.message) from None
+                raise self.err("convention.temperature", str(e)) from None
             if not tv.is_positive:
                 raise self.err("convention.temperature", f"the temperature must be positive, got {tv}")
             conv.temperature = tv

@@ -15,7 +15,7 @@ from typing import Sequence
 from ..derive import Derivation, Example, Ref, Step
 from ..limits import JSON_EXACT_MAX_ENTRIES, JSON_EXACT_MAX_KEYS
 
-__all__ = ["render", "table", "elide", "example_text", "show_exact_by_default"]
+__all__ = ["render", "table", "elide", "example_text", "show_exact_by_default", "exact_decimals"]
 
 EXAMPLE_DIGITS = 6
 HEAD, TAIL = 4, 2
@@ -199,7 +199,7 @@ def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, e
         dec = step.decimals(digits)
         from ..values import RationalNode
 
-        if dec is not None and isinstance(step.node, RationalNode) and _all_exact_decimal(step, digits):
+        if dec is not None and exact_decimals(step, digits):
             lines += _block(step, dec, "exact (terminating decimals)")
             continue
         if want_exact:
@@ -213,15 +213,16 @@ def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, e
     return "\n".join(lines) + "\n"
 
 
-def _all_exact_decimal(step: Step, digits: int) -> bool:
-    """A rational step whose decimals are all exact needs no separate exact table."""
+def exact_decimals(step: Step, digits: int) -> bool:
+    """Whether a step is rational with every decimal exact (then no separate exact table)."""
     from fractions import Fraction
 
     from ..certify import format_rational
     from ..values import RationalNode
 
     node = step.node
-    assert isinstance(node, RationalNode)
+    if not isinstance(node, RationalNode):
+        return False
     r, c = node.shape
     return all(Fraction(format_rational(node.fraction(i, j), digits)) == node.fraction(i, j)
                for i in range(r) for j in range(c))

@@ -1,0 +1,1 @@
+"""LaTeX out (printer, documents) and in (numbers, matrices, formulas)."""
