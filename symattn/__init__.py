@@ -10,6 +10,7 @@ Matrix([[279/250, 633/500, 1339/1000]])
 
 from .check import Claim, Report, check
 from .derive import Derivation, Step, derive
+from .grad import Gradient, grad
 from .errors import CertificationError, LimitError, SpecError, SymattnError
 from .latex.parser import Formula, parse_formula
 from .numbers import exact_number, parse_expression
@@ -18,7 +19,7 @@ from .spec import Spec, from_dict, list_examples, load, loads
 __version__ = "0.1.0"
 
 __all__ = [
-    "Derivation", "Step", "Spec", "derive", "check", "Report", "Claim", "load", "loads", "from_dict", "list_examples",
+    "Derivation", "Step", "Spec", "derive", "check", "Report", "Claim", "grad", "Gradient", "load", "loads", "from_dict", "list_examples",
     "exact_number", "parse_expression", "parse_formula", "Formula",
     "SymattnError", "SpecError", "LimitError", "CertificationError", "__version__",
 ]

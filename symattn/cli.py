@@ -110,6 +110,26 @@ def build_parser() -> argparse.ArgumentParser:
     lt.add_argument("--max-rows", type=_digits, default=8, help="rows shown before eliding (default 8)")
     lt.add_argument("--max-cols", type=_digits, default=8, help="columns shown before eliding (default 8)")
 
+    g = sub.add_parser("grad", help="the backward pass, derived step by step (and verified)",
+                       description="Derive dO, dV, dP, D, dS, dQ, dK, dτ, and the gradients of the projections and "
+                                   "inputs, for a scalar loss. --verify checks the closed forms against SymPy "
+                                   "differentiation (small sizes) and central differences.")
+    g.add_argument("file", nargs="?", default=DEFAULT_EXAMPLE,
+                   help=f"example file (TOML) or built-in example name (default: {DEFAULT_EXAMPLE})")
+    g.add_argument("--loss", choices=("sum", "mse", "upstream"), help="sum of outputs (default), ½‖O − T‖² "
+                   "with --target, or a given upstream gradient with --upstream")
+    g.add_argument("--target", help="TOML file with the target matrix T (one key, e.g. T = [[...]])")
+    g.add_argument("--upstream", help="TOML file with the upstream gradient dO (one key, e.g. dO = [[...]])")
+    g.add_argument("--wrt", type=_steps, help="gradients to show, e.g. Q,K,V,Wq (default: all)")
+    g.add_argument("--digits", type=_digits, default=6, help="significant digits, each certified (default 6)")
+    g.add_argument("--steps", type=_steps, help="comma-separated steps to show, e.g. dS,dQ")
+    g.add_argument("--json", action="store_true", help="print JSON (the same shape as derive --json)")
+    g.add_argument("--exact", action="store_true", help="always include exact closed forms")
+    g.add_argument("--verify", nargs="?", const="auto", choices=("auto", "exact", "numeric"),
+                   help="check the closed forms: exact (SymPy differentiation, small sizes), numeric (central "
+                        "differences at high precision), or auto (both where possible)")
+    g.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
+
     pf = sub.add_parser("parse-formula", help="recognise an attention formula written in LaTeX",
                         description="Say whether a LaTeX formula is standard scaled dot-product attention, "
                                     "unscaled dot-product attention, or something else.")
@@ -212,6 +232,56 @@ def _pdf(tex_path: str) -> int:
     return 0
 
 
+def _matrix_file(path: str, what: str) -> object:
+    """The one matrix in a small TOML file (``dO = [[...]]``), as written."""
+    import tomllib
+    from decimal import Decimal
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise SymattnError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        data = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as e:
+        raise SymattnError(f"{path}: not valid TOML: {e}") from None
+    if len(data) != 1:
+        raise SymattnError(f"{path}: expected one key holding the {what} matrix, e.g. dO = [[1, 0], [0, 1]]")
+    return next(iter(data.values()))
+
+
+def _cmd_grad(args: argparse.Namespace) -> int:
+    from .certify import check_digits
+    from .derive import derive
+    from .grad import grad
+    from .spec import load
+    from .verify import verify
+    from .views.data import dumps
+
+    check_digits(args.digits)
+    loss = args.loss or ("upstream" if args.upstream else "mse" if args.target else "sum")
+    target = _matrix_file(args.target, "target") if args.target else None
+    upstream = _matrix_file(args.upstream, "upstream gradient") if args.upstream else None
+    g = grad(derive(load(args.file)), loss=loss, target=target, upstream=upstream, wrt=args.wrt)
+    checks = verify(g, wrt=[w for w in (args.wrt or []) if w in ("Q", "K", "V", "X", "X_kv", "Wq", "Wk", "Wv",
+                                                                   "Wo", "bq", "bk", "bv", "bo", "scores")] or None,
+                    method=args.verify) if args.verify else []
+    exact = True if args.exact else None
+    if args.json:
+        data = g.to_json(digits=args.digits, steps=args.steps, exact=exact)
+        if args.verify:
+            data["verification"] = [c.to_data() for c in checks]
+        text = dumps(data)
+    else:
+        text = g.text(digits=args.digits, steps=args.steps, exact=exact)
+        if args.verify:
+            text += "\n── verification\n" + "\n".join(
+                f"  {'✓' if c.ok else '✗'} d{c.wrt} ({c.step}), {c.method}, {c.entries} entries: {c.detail}"
+                for c in checks) + "\n"
+    write_output(text, args.output)
+    return 0 if all(c.ok for c in checks) else 1
+
+
 def _cmd_parse_formula(args: argparse.Namespace) -> int:
     from .latex.parser import parse_formula
     from .numbers import InputError
@@ -262,6 +332,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_latex(args)
         if args.command == "parse-formula":
             return _cmd_parse_formula(args)
+        if args.command == "grad":
+            return _cmd_grad(args)
         if args.command == "examples":
             return _cmd_examples(args)
     except SymattnError as e:

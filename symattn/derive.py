@@ -123,6 +123,12 @@ class Step:
     transposed: bool = False  # shown transposed (column layout): node = (row-form value)ᵀ
     substitution: Substitution | None = None
     symbol: str = ""  # LaTeX symbol of the value, e.g. "Q", "\\tilde S", "P"
+    row_node: V.Node | None = None  # the value in row form (tokens as rows), as later steps use it
+
+    @property
+    def value(self) -> V.Node:
+        """The value in row form (the same as ``node`` except in the column layout)."""
+        return self.row_node if self.row_node is not None else self.node
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -326,7 +332,7 @@ class _Builder:
                 example.target = _swap_target(example.target)
         self.steps.append(Step(name, title, formula, text, shown, rows, cols, example=example,
                                notes=list(notes or []), transposed=transposed, substitution=sub,
-                               symbol=symbol or name.split(".")[-1]))
+                               symbol=symbol or name.split(".")[-1], row_node=node))
         return self.patch(name, node)
 
     def operand(self, symbol: str, name: str) -> Operand:
@@ -573,7 +579,8 @@ class _Builder:
             st = self.steps[-1]
             self.steps.append(Step("output", "output (the concatenated heads)",
                                    "O = \\operatorname{Concat}(\\text{head}_1, \\dots)", "O = Concat(heads)",
-                                   st.node, st.row_labels, st.col_labels, transposed=st.transposed))
+                                   st.node, st.row_labels, st.col_labels, transposed=st.transposed,
+                                   row_node=st.row_node))
             return
         bo = self.inputs.get("bo")
         final = V.matmul(cat, self.row_input("Wo"), bo)

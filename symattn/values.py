@@ -947,13 +947,20 @@ class RowSumNode(_Derived):
             return sum(parts, Fraction(0))  # type: ignore[arg-type]
         return super().rational(k)
 
+    def terms(self) -> int:
+        return self.a.terms() * self.a.shape[1]
+
     def _compute_ball(self, prec: int) -> arb_mat:
         rows = self.a.ball_mat(prec).tolist()
         return arb_mat([[sum(r[1:], r[0])] for r in rows])
 
 
 def row_sums(a: Node) -> Node:
-    """The row sums of a value (``weights_sum`` claims)."""
+    """The row sums of a value (``weights_sum`` claims): shape (rows, 1)."""
+    if isinstance(a, RationalNode):
+        return matmul(a, ones(a.shape[1], 1))
+    if a.symbolic:
+        return SympyNode(RowSumNode(a).exact())
     return RowSumNode(a)
 
 
@@ -999,3 +1006,94 @@ def normalize(m: Node, how: str = "softmax", axis: str = "keys", masked_rows: st
     else:
         out = SumNormalizeNode(m if axis == "keys" else transpose(m))
     return out if axis == "keys" else transpose(out)
+
+
+# ---------------------------------------------------------------------------------------
+# element-wise arithmetic (the backward pass)
+
+
+def _op(op: str, x: object, y: object) -> object:
+    if op == "mul":
+        return x * y  # type: ignore[operator]
+    if op == "sub":
+        return x - y  # type: ignore[operator]
+    return x + y  # type: ignore[operator]
+
+
+class ElementwiseNode(_Derived):
+    """``a (op) b`` element by element, with ``b`` broadcast when it is one row or one column."""
+
+    def __init__(self, op: str, a: Node, b: Node) -> None:
+        super().__init__([a, b])
+        self.op, self.a, self.b = op, a, b
+        self.shape = a.shape
+
+    def _bidx(self, i: int, j: int) -> tuple[int, int]:
+        return (0 if self.b.shape[0] == 1 else i, 0 if self.b.shape[1] == 1 else j)
+
+    def terms(self) -> int:
+        return self.a.terms() + self.b.terms()
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        return _op(self.op, self.a.entry(i, j), self.b.entry(*self._bidx(i, j)))  # type: ignore[return-value]
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        bi, bj = self._bidx(i, j)
+        x = self.a.rational(k)
+        if self.op == "mul" and x == 0:
+            return Fraction(0)
+        y = self.b.rational(bi * self.b.shape[1] + bj)
+        if self.op == "mul" and y == 0:
+            return Fraction(0)
+        if x is not None and y is not None:
+            return _op(self.op, x, y)  # type: ignore[return-value]
+        return None
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        a = self.a.ball_mat(prec).tolist()
+        b = self.b.ball_mat(prec).tolist()
+        r, c = self.shape
+        return arb_mat([[_op(self.op, a[i][j], b[i if len(b) > 1 else 0][j if len(b[0]) > 1 else 0])
+                         for j in range(c)] for i in range(r)])
+
+
+def elementwise(op: str, a: Node, b: Node) -> Node:
+    """``a * b``, ``a - b`` or ``a + b`` element-wise (``op``: mul, sub, add); ``b`` may be a
+    single row or column, broadcast.
+
+    >>> elementwise("mul", rational_matrix([[1, 2], [3, 4]]), rational_matrix([[10], [100]])).exact()
+    Matrix([
+    [ 10,  20],
+    [300, 400]])
+    """
+    ok = b.shape == a.shape or (b.shape[0] in (1, a.shape[0]) and b.shape[1] in (1, a.shape[1]))
+    if not ok:
+        raise ValueError(f"cannot combine {a.shape} with {b.shape}")
+    if isinstance(a, RationalNode) and isinstance(b, RationalNode):
+        def compute() -> fmpq_mat:
+            r, c = a.shape
+            bm = b.mat
+            rows_ = [[_op(op, a.mat[i, j], bm[0 if b.shape[0] == 1 else i, 0 if b.shape[1] == 1 else j])
+                      for j in range(c)] for i in range(r)]
+            return fmpq_mat(rows_)
+        return RationalNode(a.shape, compute)
+    if a.symbolic or b.symbolic:
+        node = ElementwiseNode(op, a, b)
+        return SympyNode(node.exact())
+    return ElementwiseNode(op, a, b)
+
+
+def ones(r: int, c: int) -> RationalNode:
+    """A matrix of ones."""
+    return RationalNode((r, c), lambda: fmpq_mat(r, c, [1] * (r * c)))
+
+
+def col_sums(a: Node) -> Node:
+    """Column sums, as one row (1 x cols)."""
+    return transpose(row_sums(transpose(a)))
+
+
+def total(a: Node) -> Node:
+    """The sum of all entries (1 x 1)."""
+    return row_sums(col_sums(a))

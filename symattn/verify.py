@@ -1,0 +1,232 @@
+"""Verification of the closed-form gradients.
+
+* **exact** (small sizes): the entries of one input become symbols; the forward loss
+  is expanded symbolically and differentiated element by element with SymPy; the
+  closed-form gradient of the same example must equal it exactly at the example's
+  values: their difference, with each exponential an independent atom, cancels to 0.
+* **central differences** (any size): (L(x + h) − L(x − h)) / 2h in ball arithmetic at
+  high precision (h = 2⁻⁸⁰), against the closed form's value, for a sample of entries.
+
+>>> import symattn as sa
+>>> g = sa.grad(sa.derive(sa.load("illustrated_self_attention")))
+>>> [r.ok for r in verify(g, wrt=["V"], method="exact")]
+[True]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import sympy
+from flint import arb, fmpq
+
+from . import values as V
+from .certify import workprec
+from .derive import derive
+from .errors import LimitError, SymattnError
+from .grad import WRT, Gradient, grad
+from .numbers import symbol
+from .spec import Spec
+
+__all__ = ["verify", "Verification", "EXACT_MAX_TOKENS", "EXACT_MAX_DIM"]
+
+#: exact (symbolic) verification up to this many tokens (queries and keys) ...
+EXACT_MAX_TOKENS = 3
+#: ... and this width of any matrix
+EXACT_MAX_DIM = 3
+#: entries checked by central differences per gradient
+SAMPLE = 12
+
+
+@dataclass
+class Verification:
+    """One gradient checked one way."""
+
+    wrt: str
+    step: str
+    method: str  # "exact" or "central differences"
+    ok: bool
+    entries: int
+    detail: str
+
+    def to_data(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _inputs_for(g: Gradient, wrt: Sequence[str] | None) -> list[str]:
+    names = [s.name for s in g.all_steps]
+    inputs = g.spec.inputs
+    cands = [w for w in ("Q", "K", "V", "scores", "X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo")
+             if (w in inputs or w in ("Q", "K", "V")) and WRT[w] in names]
+    if wrt:
+        bad = [w for w in wrt if w not in cands]
+        if bad:
+            raise SymattnError(f"--verify: cannot check the gradient with respect to {bad[0]!r} "
+                               f"(inputs of this example: {', '.join(cands)})")
+        return list(wrt)
+    return cands
+
+
+def _symbolic_spec(spec: Spec, name: str) -> tuple[Spec, list[list[sympy.Symbol]]]:
+    """The same example with every entry of input ``name`` a symbol (the others as given)."""
+    m = spec.inputs[name]
+    base = name.lower().replace("_", "")
+    syms = [[symbol(f"{base}_{i + 1}{j + 1}") for j in range(len(m[0]))] for i in range(len(m))]
+    sym_spec = dataclasses.replace(spec, inputs={**spec.inputs, name: syms}, symbolic=True,
+                                   convention=dataclasses.replace(spec.convention, query=None))
+    return sym_spec, syms
+
+
+def _cancel_zero(expr: sympy.Expr) -> bool:
+    """Whether an expression in exponentials is identically 0 (exp(·) as independent atoms)."""
+    atoms = sorted(expr.atoms(sympy.exp), key=sympy.default_sort_key)
+    dummies = {a: sympy.Dummy(f"e{k}") for k, a in enumerate(atoms)}
+    return sympy.cancel(sympy.together(expr.xreplace(dummies))) == 0
+
+
+def _loss_node(g: Gradient, d) -> V.Node:  # noqa: ANN001
+    """The loss of a (possibly symbolic) forward derivation, as the gradient defines it."""
+    O = d["output"].value
+    if g.loss == "sum":
+        return V.total(O)
+    dO = g["dO"].value  # a constant: the target or the upstream gradient enters it
+    if g.loss == "upstream":
+        return V.total(V.elementwise("mul", dO if not d.spec.symbolic else V.SympyNode(dO.exact()), O))
+    T = V.elementwise("sub", g.forward["output"].value, dO)  # T = O − dO at the example's values
+    diff = V.elementwise("sub", O, V.SympyNode(T.exact()) if d.spec.symbolic else T)
+    return V.scale(V.total(V.elementwise("mul", diff, diff)), sympy.Rational(1, 2))
+
+
+def _exact(g: Gradient, names: list[str]) -> list[Verification]:
+    spec = g.spec
+    if spec.n_queries > EXACT_MAX_TOKENS or spec.n_keys > EXACT_MAX_TOKENS or any(
+            len(m[0]) > EXACT_MAX_DIM or len(m) > max(EXACT_MAX_DIM, EXACT_MAX_TOKENS) for m in spec.inputs.values()):
+        raise LimitError(f"exact verification is limited to {EXACT_MAX_TOKENS} tokens and matrices "
+                         f"{EXACT_MAX_DIM} wide (the expanded expressions grow fast); use --verify numeric")
+    out = []
+    for name in names:
+        sym_spec, syms = _symbolic_spec(spec, name)
+        sd = derive(sym_spec)
+        L = _loss_node(g, sd).exact()[0, 0]
+        step = WRT[name]
+        closed = grad(sd, loss=g.loss, upstream=_upstream_value(g), target=_target_value(g))[step].exact
+        values = {s: sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
+                  for r, vr in zip(syms, spec.inputs[name]) for s, x in zip(r, vr)}
+        bad = count = 0
+        for i, row in enumerate(syms):
+            for j, s in enumerate(row):
+                count += 1
+                # differentiate the expanded expression, then put in the example's numbers
+                if not _cancel_zero((closed[i, j] - sympy.diff(L, s)).xreplace(values)):
+                    bad += 1
+        # and at the example's numbers, the symbolic closed form is the numeric one
+        num = g[step].decimals(30)
+        at = [[str(sympy.N(closed[i, j].xreplace(values), 40)) for j in range(closed.cols)] for i in range(closed.rows)]
+        agree = all(_close(a, b) for ra, rb in zip(at, num) for a, b in zip(ra, rb))
+        out.append(Verification(name, step, "exact", bad == 0 and agree, count,
+                                f"closed form − ∂L/∂{name} (SymPy differentiation of the expanded forward "
+                                f"expression) cancels to 0 for every entry at the example's values"
+                                if bad == 0 else f"{bad} of {count} entries differ"))
+    return out
+
+
+def _close(a: str, b: str) -> bool:
+    x, y = sympy.Float(a, 40), sympy.Float(b, 40)
+    return abs(x - y) <= abs(y) * sympy.Float("1e-28") + sympy.Float("1e-32")
+
+
+def _upstream_value(g: Gradient):  # noqa: ANN202
+    return [[str(x) for x in r] for r in g["dO"].exact.tolist()] if g.loss == "upstream" else None
+
+
+def _target_value(g: Gradient):  # noqa: ANN202
+    if g.loss != "mse":
+        return None
+    T = V.elementwise("sub", g.forward["output"].node, g["dO"].node)
+    return [[str(x) for x in r] for r in T.exact().tolist()]
+
+
+def _central(g: Gradient, names: list[str], prec: int = 400) -> list[Verification]:
+    spec = g.spec
+    base = dataclasses.replace(spec, convention=dataclasses.replace(spec.convention, query=None))
+    h = Fraction(1, 2**80)
+    rng = random.Random(0)
+    out = []
+    for name in names:
+        m = spec.inputs[name]
+        cells = [(i, j) for i in range(len(m)) for j in range(len(m[0]))]
+        sample = cells if len(cells) <= SAMPLE else sorted(rng.sample(cells, SAMPLE))
+        step = g[WRT[name]]
+        worst = 0.0
+        ok = True
+        for i, j in sample:
+            x = m[i][j]
+            if not isinstance(x, Fraction):
+                raise SymattnError("central differences need numeric inputs")
+            losses = []
+            for sign in (1, -1):
+                new = [list(r) for r in m]
+                new[i][j] = x + sign * h
+                d = derive(dataclasses.replace(base, inputs={**spec.inputs, name: new}))
+                losses.append(_loss_node(g, d).balls(prec)[0])
+            with workprec(prec):
+                fd = (losses[0] - losses[1]) / (2 * arb(fmpq(h.numerator, h.denominator)))
+                cf = step.node.balls(prec)[i * step.shape[1] + j]
+                err = abs(fd - cf)
+                scale = max(abs(cf).upper(), arb(1))
+                rel = err.upper() / scale
+            worst = max(worst, float(rel))
+            if not rel < arb("1e-40"):
+                ok = False
+        out.append(Verification(name, step.name, "central differences", ok, len(sample),
+                                f"h = 2^-80 at {prec} bits; worst |difference| / max(1, |gradient|) = {worst:.1e}"))
+    return out
+
+
+def _core(g: Gradient) -> Gradient:
+    """The same attention started from its (exact, rational) Q, K, V: to check dQ, dK, dV
+    of an example that starts from X."""
+    spec, fwd = g.spec, g.forward
+    inputs = {}
+    for name in ("Q", "K", "V"):
+        node = fwd[name].node
+        if not isinstance(node, V.RationalNode):
+            raise SymattnError(f"cannot check d{name}: {name} is not rational")
+        inputs[name] = [[node.fraction(i, j) for j in range(node.shape[1])] for i in range(node.shape[0])]
+    for name in ("Wo", "bo"):
+        if name in spec.inputs:
+            inputs[name] = spec.inputs[name]
+    core = dataclasses.replace(spec, inputs=inputs, stage="qkv",
+                               input_ulps={k: [[None] * len(r) for r in m] for k, m in inputs.items()})
+    return grad(derive(core), loss=g.loss, upstream=_upstream_value(g), target=_target_value(g))
+
+
+def verify(g: Gradient, wrt: Sequence[str] | None = None, method: str = "auto") -> list[Verification]:
+    """Check the closed-form gradients: ``exact`` (symbolic, small sizes), ``numeric``
+    (central differences), or ``auto`` (exact when the sizes allow, and numeric)."""
+    if method not in ("exact", "numeric", "auto"):
+        raise SymattnError(f"unknown verification method {method!r}: exact, numeric or auto")
+    if g.spec.symbolic:
+        raise SymattnError("verification needs a numeric example (this one has symbols)")
+    names = _inputs_for(g, wrt)
+    groups: list[tuple[Gradient, list[str]]] = []
+    direct = [n for n in names if n in g.spec.inputs]
+    core = [n for n in names if n not in g.spec.inputs]
+    if direct:
+        groups.append((g, direct))
+    if core:
+        groups.append((_core(g), core))
+    out: list[Verification] = []
+    for gg, ns in groups:
+        spec = gg.spec
+        small = spec.n_queries <= EXACT_MAX_TOKENS and spec.n_keys <= EXACT_MAX_TOKENS and all(
+            len(m[0]) <= EXACT_MAX_DIM and len(m) <= max(EXACT_MAX_DIM, EXACT_MAX_TOKENS) for m in spec.inputs.values())
+        if method == "exact" or (method == "auto" and small):
+            out += _exact(gg, ns)
+        if method in ("numeric", "auto"):
+            out += _central(gg, ns)
+    return out
