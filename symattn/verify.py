@@ -82,10 +82,15 @@ def _symbolic_spec(spec: Spec, name: str) -> tuple[Spec, list[list[sympy.Symbol]
 
 
 def _cancel_zero(expr: sympy.Expr) -> bool:
-    """Whether an expression in exponentials is identically 0 (exp(·) as independent atoms)."""
+    """Whether an expression in exponentials cancels to 0. First with every exponential an
+    independent atom (fast; zero then is zero), else by :func:`symattn.proofs.is_zero`."""
+    from .proofs import is_zero
+
     atoms = sorted(expr.atoms(sympy.exp), key=sympy.default_sort_key)
     dummies = {a: sympy.Dummy(f"e{k}") for k, a in enumerate(atoms)}
-    return sympy.cancel(sympy.together(expr.xreplace(dummies))) == 0
+    if sympy.cancel(sympy.together(expr.xreplace(dummies))) == 0:
+        return True
+    return is_zero(expr)
 
 
 def _loss_node(g: Gradient, d) -> V.Node:  # noqa: ANN001

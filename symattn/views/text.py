@@ -226,3 +226,34 @@ def exact_decimals(step: Step, digits: int) -> bool:
     r, c = node.shape
     return all(Fraction(format_rational(node.fraction(i, j), digits)) == node.fraction(i, j)
                for i in range(r) for j in range(c))
+
+
+_SYMBOLS = {r"\sum": "Σ", r"\cdot": "·", r"\top": "ᵀ", r"\le": "≤", r"\ge": "≥", r"\in": "∈", r"\Rightarrow": "⇒",
+            r"\tau": "τ", r"\delta": "δ", r"\Pi": "Π", r"\pi": "π", r"\ell": "ℓ", r"\det": "det", r"\infty": "∞",
+            r"\lim": "lim", r"\to": "→", r"\log": "log", r"\sigma": "σ", r"\partial": "∂", r"\odot": "∘",
+            r"\circ": "∘", r"\dots": "…", r"\cdots": "⋯", r"\quad": "   ", r"\;": " ", r"\,": " ", r"\!": "",
+            r"\mathbf": "", r"\left": "", r"\right": "", r"\blacksquare": "∎", r"\approx": "≈", r"\neq": "≠"}
+
+
+def _plain_latex(tex: str) -> str:
+    """LaTeX of a formula as readable plain text (for terminals).
+
+    >>> _plain_latex(r"\sum_j p_{ij} = \frac{e^{x_i}}{\sum_l e^{x_l}}")
+    'Σ_j p_ij = (e^(x_i))/(Σ_l e^(x_l))'
+    """
+    import re
+
+    t = tex
+    for _ in range(6):  # innermost groups first
+        t2 = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", t)
+        t2 = re.sub(r"\\(?:operatorname|text|mathrm|tilde|hat)\{([^{}]*)\}", r"\1", t2)
+        t2 = re.sub(r"\^\{([^{}]*)\}", lambda m: "^" + (m.group(1) if len(m.group(1)) == 1 else f"({m.group(1)})"), t2)
+        t2 = re.sub(r"_\{([^{}]*)\}", r"_\1", t2)
+        t2 = re.sub(r"\\sqrt\{([^{}]*)\}", r"√(\1)", t2)
+        if t2 == t:
+            break
+        t = t2
+    for k in sorted(_SYMBOLS, key=len, reverse=True):
+        t = re.sub(re.escape(k) + r"(?![A-Za-z])", _SYMBOLS[k], t)
+    t = t.replace("^ᵀ", "ᵀ").replace("{", "").replace("}", "")
+    return re.sub(r"\s+", " ", t).strip()
