@@ -232,23 +232,26 @@ def certify(
     balls: Callable[[int], Sequence[arb]],
     rational: Callable[[int], Fraction | None],
     describe: Callable[[int], str] = str,
+    zero: Callable[[int], bool] | None = None,
 ) -> list[str]:
     """Certified decimals of ``count`` values.
 
     ``balls(prec)`` encloses all values at working precision ``prec``;
     ``rational(k)`` returns value ``k`` exactly when it is a rational number
-    (proven), else None. The precision doubles until every value is decided.
+    (proven), else None; ``zero(k)`` proves value ``k`` exactly 0 (or says it cannot).
+    The precision doubles until every value is decided, up to a bound.
     """
     check_digits(digits, count)
     out: list[str | None] = [None] * count
     pending = list(range(count))
     prec = initial_precision(digits, count)
-    tried_rational = False
+    limit = min(MAX_PRECISION_BITS, max(16 * prec, 8192))
+    tried_rational = tried_zero = False
     while pending:
-        if prec > MAX_PRECISION_BITS:
+        if prec > limit:
             raise CertificationError(
-                f"could not certify {digits} digits of {describe(pending[0])} within "
-                f"{MAX_PRECISION_BITS} bits of precision")
+                f"could not certify {digits} digits of {describe(pending[0])} within {limit} bits of "
+                "precision (the value may be exactly 0 or a rounding tie that could not be proved)")
         values = balls(prec)
         still = []
         for k in pending:
@@ -267,6 +270,16 @@ def certify(
                     still.append(k)
                 else:
                     out[k] = format_rational(q, digits)
+            pending = still
+        elif pending and zero is not None and not tried_zero and prec >= 4 * initial_precision(digits, count):
+            # balls still straddling 0 after raising the precision: try to prove an exact 0
+            tried_zero = True
+            still = []
+            for k in pending:
+                if values[k].contains(0) and zero(k):
+                    out[k] = "0"
+                else:
+                    still.append(k)
             pending = still
         prec *= 2
     return out  # type: ignore[return-value]

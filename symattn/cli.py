@@ -130,6 +130,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "differences at high precision), or auto (both where possible)")
     g.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
 
+    sm = sub.add_parser("softmax", help="softmax closed forms: softmax, log-sum-exp, Jacobian, sigmoid, limits",
+                        description="Closed forms of softmax for a size n (1..8) or a symbolic n, each checked "
+                                    "by SymPy.")
+    sm.add_argument("n", nargs="?", default="3", help="a size from 1 to 8, or n for a symbolic size (default 3)")
+    sm.add_argument("--latex", action="store_true", help="print LaTeX")
+    sm.add_argument("--json", action="store_true", help="print JSON")
+
+    pr = sub.add_parser("prove", help="prove an identity of attention (symattn prove --list)",
+                        description="Print a proof (argument and SymPy checks) of an identity.")
+    pr.add_argument("name", nargs="?", help="the identity, e.g. online-softmax")
+    pr.add_argument("--list", action="store_true", help="list the identities")
+    pr.add_argument("--latex", action="store_true", help="print LaTeX")
+    pr.add_argument("--json", action="store_true", help="print JSON")
+
     pf = sub.add_parser("parse-formula", help="recognise an attention formula written in LaTeX",
                         description="Say whether a LaTeX formula is standard scaled dot-product attention, "
                                     "unscaled dot-product attention, or something else.")
@@ -282,6 +296,47 @@ def _cmd_grad(args: argparse.Namespace) -> int:
     return 0 if all(c.ok for c in checks) else 1
 
 
+def _cmd_softmax(args: argparse.Namespace) -> int:
+    from .softmax import closed_forms
+    from .views.data import dumps
+
+    n: int | str = args.n
+    if n != "n":
+        try:
+            n = int(n)
+        except ValueError:
+            raise SymattnError(f"softmax: expected a size from 1 to 8 or n, got {args.n!r}") from None
+        if not 1 <= n <= 8:
+            raise SymattnError(f"softmax: the size must be from 1 to 8 (or n for a symbolic size), got {n}")
+    facts = closed_forms(n)
+    if args.json:
+        text = dumps({"n": str(n), "facts": [f.to_data() for f in facts]})
+    elif args.latex:
+        from .latex.printer import escape_text
+
+        text = "\n".join(f"\\paragraph{{{escape_text(f.title)}.}} \\[ {f.latex} \\] "
+                         f"{escape_text('Checked: ' + f.how + ('.' if f.checked else ' (FAILED).'))}\n"
+                         for f in facts)
+    else:
+        text = f"softmax closed forms, n = {n}\n" + "".join(
+            f"\n── {f.title}\n  {f.text}\n  {'✓' if f.checked else '✗'} {f.how}\n" for f in facts)
+    write_output(text, None)
+    return 0 if all(f.checked for f in facts) else 1
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    from .proofs import IDENTITIES, prove
+    from .views.data import dumps
+
+    if args.list or not args.name:
+        write_output("identities (symattn prove NAME):\n" + "".join(f"  {n}\n" for n in IDENTITIES), None)
+        return 0 if args.list else 2
+    p = prove(args.name)
+    text = dumps(p.to_data()) if args.json else (p.latex() if args.latex else p.text())
+    write_output(text, None)
+    return 0 if p.holds else 1
+
+
 def _cmd_parse_formula(args: argparse.Namespace) -> int:
     from .latex.parser import parse_formula
     from .numbers import InputError
@@ -334,6 +389,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_parse_formula(args)
         if args.command == "grad":
             return _cmd_grad(args)
+        if args.command == "softmax":
+            return _cmd_softmax(args)
+        if args.command == "prove":
+            return _cmd_prove(args)
         if args.command == "examples":
             return _cmd_examples(args)
     except SymattnError as e:

@@ -10,10 +10,11 @@ then through the projections for each layout (row: dW_q = Xᵀ dQ) to dX.
 
 >>> import symattn as sa
 >>> g = sa.grad(sa.derive(sa.load("illustrated_self_attention")), loss="sum")
->>> g["dV"].exact.row(0)
-Matrix([[3, 3, 3]])
->>> g["dS"].decimals(3)[0]
-['0', '0', '0']
+>>> g["dV"].decimals(6)[0]
+['0.0636804', '0.0636804', '0.0636804']
+>>> import sympy   # 1ᵀ dV = 1ᵀ dO: the weights of each row sum to 1
+>>> sympy.simplify(sum(g["dV"].exact.col(0)) - 3)
+0
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ class _Backward:
                          r"D = \mathbf{1}^{\top}(P \odot dP)", "D = colsum(P ∘ dP)",
                          V.col_sums(V.elementwise("mul", P, dP)), None, rows=["1"], cols=w_like.col_labels,
                          symbol="D")
-        dS = V.elementwise("mul", P, V.elementwise("sub", dP, D))
+        dS = V.softmax_backward(P, dP, D)
         keep = self._keep(prefix)
         if keep is not None:
             dS = V.elementwise("mul", dS, keep)
@@ -126,16 +127,16 @@ class _Backward:
                       "dS = P ∘ (dP − D·1ᵀ)", dS, w_like, symbol="dS")
         if self.spec.score_bias is not None:
             self.add(prefix + "dB", "gradient of the score bias", r"dB = dS", "dB = dS", dS, w_like, symbol="dB")
-        d_raw = V.scale(dS, tau)
         if not has_qk:
             self.add("dscores", "gradient of the given scores", r"\frac{\partial L}{\partial S} = \tau\, dS",
-                     "dscores = τ·dS", d_raw, w_like, symbol="dS_{raw}")
+                     "dscores = τ·dS", V.scale(dS, tau), w_like, symbol="dS_{raw}")
             return None, None, dV
         Q, K = self.fwd(q_step).value, self.fwd(prefix + "K").value
+        # τ applied to the (smaller) products, not to dS
         dQ = self.add(prefix + "dQ", "gradient of the queries", r"dQ = \tau\, dS\, K", "dQ = τ·dS·K",
-                      V.matmul(d_raw, K), self.fwd(q_step), symbol="dQ")
+                      V.scale(V.matmul(dS, K), tau), self.fwd(q_step), symbol="dQ")
         dK = self.add(prefix + "dK", "gradient of the keys", r"dK = \tau\, dS^{\top} Q", "dK = τ·dSᵀ·Q",
-                      V.matmul(V.transpose(d_raw), Q), self.fwd(prefix + "K"), symbol="dK")
+                      V.scale(V.matmul(V.transpose(dS), Q), tau), self.fwd(prefix + "K"), symbol="dK")
         raw = self.fwd(prefix + "scores").value
         self.add(prefix + "dtau", "gradient of the scale τ",
                  r"\frac{\partial L}{\partial \tau} = \langle dS,\, Q K^{\top} \rangle",

@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import sympy
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-__all__ = ["Softmax"]
+__all__ = ["Softmax", "Fact", "closed_forms"]
 
 
 class Softmax(MatrixExpr):
@@ -41,7 +43,6 @@ class Softmax(MatrixExpr):
 # ---------------------------------------------------------------------------------------
 # closed forms, for a concrete n or a symbolic n
 
-from dataclasses import dataclass, field  # noqa: E402
 
 
 @dataclass
@@ -88,8 +89,6 @@ def closed_forms(n: int | str = 3) -> list[Fact]:
         return _symbolic_n()
     if not isinstance(n, int) or not 1 <= n <= 8:
         raise ValueError("n must be a whole number from 1 to 8, or 'n'")
-    from .latex.printer import latex
-
     x = sympy.Matrix(sympy.symbols(f"x_1:{n + 1}", real=True))
     Z = sum(sympy.exp(v) for v in x)
     p = x.applyfunc(lambda v: sympy.exp(v) / Z)  # element-wise, not the matrix exponential
@@ -137,7 +136,6 @@ def closed_forms(n: int | str = 3) -> list[Fact]:
     facts.append(Fact("shift", "shift invariance", r"\operatorname{softmax}(x + c\mathbf{1}) = \operatorname{softmax}(x)",
                       "softmax(x + c) = softmax(x)", (ps - p).applyfunc(sympy.simplify) == sympy.zeros(n, 1),
                       "SymPy simplify with symbolic c", None))
-    del latex
     return facts
 
 
@@ -153,7 +151,6 @@ def _symbolic_n() -> list[Fact]:
         sympy.factor_terms(total) - 1) == 0 or _sum_over_z(p, i, n, Z)
     dp = _sift(sympy.diff(p, x[k]))
     jac = sympy.simplify(dp - p * (sympy.KroneckerDelta(i, k) - pk)) == 0
-    m = sympy.Symbol("m", real=True)
     lse_grad = sympy.simplify(_sift(sympy.diff(sympy.log(Z), x[k])) - pk) == 0
     c = sympy.Symbol("c", real=True)
     shifted = sympy.exp(x[i] + c) / sympy.Sum(sympy.exp(x[j] + c), (j, 1, n))
@@ -174,7 +171,7 @@ def _symbolic_n() -> list[Fact]:
         Fact("temperature_infinity", "T → ∞ (symbolic n)", r"\lim_{T\to\infty} p_i(x/T) = \frac{1}{n}",
              "T → ∞: p_i → 1/n",
              sympy.limit(sympy.exp(x[i] / T), T, sympy.oo) == 1, "each e^{x_j/T} → 1, so p_i → 1/n", None),
-    ] + ([] if m is None else [])
+    ]
 
 
 def _sum_over_z(p: sympy.Expr, i: sympy.Symbol, n: sympy.Symbol, Z: sympy.Sum) -> bool:

@@ -107,6 +107,8 @@ class Spec:
         (and bias) when that is finite, as ``masked_fill`` does; a -inf in the bias masks
         the entries the mask leaves alone."""
         conv = self.convention
+        if conv.mask == "none" and self.score_bias is None:
+            return set(), set()
         allowed = allowed_pattern(conv.mask, conv.mask_matrix, self.n_queries, self.n_keys)
         blocked = {(i, j) for i in range(self.n_queries) for j in range(self.n_keys)} - allowed
         neg_inf: set[tuple[int, int]] = set()

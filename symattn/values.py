@@ -35,6 +35,7 @@ from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from .certify import certify, format_rational, to_arb, workprec
 from .errors import CertificationError, SymattnError
+from .limits import EXACT_CHECK_MAX_TERMS
 
 __all__ = [
     "Node", "RationalNode", "SympyNode", "rational_matrix", "sympy_matrix", "matmul", "transpose",
@@ -109,13 +110,32 @@ class Node:
         return False
 
     def rational(self, k: int) -> Fraction | None:
-        """Entry ``k`` exactly, when SymPy's closed form is a rational number."""
+        """Entry ``k`` exactly, when SymPy's closed form is a rational number (only for
+        closed forms of at most ``EXACT_CHECK_MAX_TERMS`` exponentials: None past that)."""
+        if self.terms() > EXACT_CHECK_MAX_TERMS:
+            return None
         e = self.entry(*self.index(k))
         return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
 
     def value_key(self, i: int, j: int) -> object:
         """A hashable key: equal keys imply equal exact values (used for exact ties)."""
         return self.entry(i, j)
+
+    def is_exact_zero(self, k: int) -> bool:
+        """Prove entry ``k`` exactly 0 from its closed form (bounded: small forms only)."""
+        q = self.rational(k)
+        if q is not None:
+            return q == 0
+        if self.terms() > EXACT_CHECK_MAX_TERMS:
+            return False
+        e = self.entry(*self.index(k))
+        if e == 0:
+            return True
+        if sympy.count_ops(e) > 20000:
+            return False
+        from .proofs import is_zero
+
+        return is_zero(e)
 
     def terms(self) -> int:
         """How many exponentials one exact entry may hold (the size of its closed form)."""
@@ -158,7 +178,8 @@ class Node:
             return str(self.entry(*self.index(k)))
         if isinstance(self, RationalNode):
             return format_rational(self.rational(k), digits)
-        s = certify(1, digits, lambda p: [self.balls(p)[k]], lambda _: self.rational(k))[0]
+        s = certify(1, digits, lambda p: [self.balls(p)[k]], lambda _: self.rational(k),
+                    zero=lambda _: self.is_exact_zero(k))[0]
         if _may_terminate(s, digits):
             q = self.rational(k)
             if q is not None:
@@ -171,7 +192,8 @@ class Node:
         if finite:
             values = certify(len(finite), digits, lambda p: _pick(self.balls(p), finite),
                              lambda t: self.rational(finite[t]),
-                             lambda t: f"entry {self.index(finite[t])}")
+                             lambda t: f"entry {self.index(finite[t])}",
+                             lambda t: self.is_exact_zero(finite[t]))
             for k, s in zip(finite, values):
                 if _may_terminate(s, digits):
                     q = self.rational(k)
@@ -1097,3 +1119,42 @@ def col_sums(a: Node) -> Node:
 def total(a: Node) -> Node:
     """The sum of all entries (1 x 1)."""
     return row_sums(col_sums(a))
+
+
+class SoftmaxBackwardNode(_Derived):
+    """dS = P ∘ (dP − D) in one pass, with D one value per row (keys axis) or per column."""
+
+    def __init__(self, p: Node, dp: Node, d: Node) -> None:
+        super().__init__([p, dp, d])
+        self.p, self.dp, self.d = p, dp, d
+        self.shape = p.shape
+        self.per_row = d.shape[1] == 1
+
+    def _d(self, i: int, j: int) -> tuple[int, int]:
+        return (i, 0) if self.per_row else (0, j)
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        return self.p.entry(i, j) * (self.dp.entry(i, j) - self.d.entry(*self._d(i, j)))
+
+    def terms(self) -> int:
+        return self.p.terms() + self.dp.terms() + self.d.terms()
+
+    def rational(self, k: int) -> Fraction | None:
+        if self.p.rational(k) == 0:
+            return Fraction(0)
+        return super().rational(k)
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        P = self.p.ball_mat(prec).tolist()
+        dP = self.dp.ball_mat(prec).tolist()
+        D = self.d.ball_mat(prec).tolist()
+        if self.per_row:
+            return arb_mat([[p * (x - d[0]) for p, x in zip(pr, dr)] for pr, dr, d in zip(P, dP, D)])
+        return arb_mat([[p * (x - d) for p, x, d in zip(pr, dr, D[0])] for pr, dr in zip(P, dP)])
+
+
+def softmax_backward(p: Node, dp: Node, d: Node) -> Node:
+    """dS = P ∘ (dP − D 1ᵀ) (or P ∘ (dP − 1 D) for a softmax over queries)."""
+    if p.symbolic or dp.symbolic or d.symbolic:
+        return SympyNode(SoftmaxBackwardNode(p, dp, d).exact())
+    return SoftmaxBackwardNode(p, dp, d)

@@ -236,7 +236,7 @@ _SYMBOLS = {r"\sum": "Σ", r"\cdot": "·", r"\top": "ᵀ", r"\le": "≤", r"\ge"
 
 
 def _plain_latex(tex: str) -> str:
-    """LaTeX of a formula as readable plain text (for terminals).
+    r"""LaTeX of a formula as readable plain text (for terminals).
 
     >>> _plain_latex(r"\sum_j p_{ij} = \frac{e^{x_i}}{\sum_l e^{x_l}}")
     'Σ_j p_ij = (e^(x_i))/(Σ_l e^(x_l))'
@@ -250,6 +250,7 @@ def _plain_latex(tex: str) -> str:
         t2 = re.sub(r"\^\{([^{}]*)\}", lambda m: "^" + (m.group(1) if len(m.group(1)) == 1 else f"({m.group(1)})"), t2)
         t2 = re.sub(r"_\{([^{}]*)\}", r"_\1", t2)
         t2 = re.sub(r"\\sqrt\{([^{}]*)\}", r"√(\1)", t2)
+        t2 = re.sub(r"\\(?:tilde|hat)\s+([A-Za-z])", r"\1", t2)
         if t2 == t:
             break
         t = t2
