@@ -76,16 +76,54 @@ def compile_pdf(tex: str, tmp_path: Path) -> Path:
     return tmp_path / "doc.pdf"
 
 
+def png_gray_pixels(png: bytes) -> tuple[int, int, list[int]]:
+    """Width, height and gray levels of an 8-bit, non-interlaced grayscale or RGB PNG
+    (as pdftoppm writes), decoded with zlib and the PNG row filters."""
+    import struct
+    import zlib
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w, h, bpp = 8, b"", 0, 0, 1
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        chunk = png[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", chunk[:10])
+            assert depth == 8 and color in (0, 2) and chunk[12] == 0, "expected 8-bit gray or RGB, not interlaced"
+            bpp = 1 if color == 0 else 3
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    stride = w * bpp
+    raw, gray, prev = zlib.decompress(idat), [], bytearray(stride)
+    for r in range(h):
+        f = raw[r * (stride + 1)]
+        line = bytearray(raw[r * (stride + 1) + 1:(r + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        gray += [sum(line[i:i + bpp]) // bpp for i in range(0, stride, bpp)]
+        prev = line
+    return w, h, gray
+
+
 def first_page_has_ink(pdf: Path) -> float:
-    """Render page 1 with pdftoppm (PGM) and return the fraction of dark pixels."""
+    """Render page 1 to PNG with pdftoppm and return the fraction of dark pixels."""
     need("pdftoppm")
-    subprocess.run(["pdftoppm", "-gray", "-r", "40", "-f", "1", "-l", "1", str(pdf), str(pdf.with_suffix(""))],
-                   check=True, timeout=120)
-    pgm = next(pdf.parent.glob("doc-*1.pgm"))
-    data = pgm.read_bytes()
-    parts = data.split(b"\n", 3)  # P5, size, maxval, pixels
-    w, h = map(int, parts[1].split())
-    pixels = parts[3][: w * h]
+    subprocess.run(["pdftoppm", "-png", "-gray", "-r", "40", "-f", "1", "-l", "1", str(pdf),
+                    str(pdf.with_suffix(""))], check=True, timeout=120)
+    png = next(pdf.parent.glob("doc-*1.png"))
+    w, h, pixels = png_gray_pixels(png.read_bytes())
     return sum(1 for b in pixels if b < 128) / (w * h)
 
 
@@ -102,6 +140,28 @@ def test_every_builtin_example_compiles(name, tmp_path):
     assert 0.002 < ink < 0.5, ink
     text = pdf_text(pdf)
     assert d.title.split()[0] in text and "Conventions" in text
+
+
+def test_masks_heads_column_layout_and_gradients_compile(tmp_path):
+    spec = sa.from_dict({"title": "two heads, causal, column layout", "tokens": ["a", "b", "c"],
+                         "inputs": {"X": [["1", "0", "2"], ["0", "1", "1"]],
+                                    "Wq": [["1", "0"], ["0", "1"], ["1", "1"], ["2", "0"]],
+                                    "Wk": [["0", "1"], ["1", "0"], ["1", "-1"], ["0", "2"]],
+                                    "Wv": [["1", "1"], ["0", "1"], ["2", "0"], ["1", "0"]],
+                                    "Wo": [["1", "0", "0", "1"], ["0", "1", "1", "0"]]},
+                         "convention": {"layout": "column", "heads": 2, "mask": "causal",
+                                        "bias": [["0", "0", "-inf"], ["1/2", "0", "0"], ["0", "0", "0"]]}})
+    d = sa.derive(spec)
+    tex = document(d, Style(exact=True))
+    assert r"\hat S" in tex and r"-\infty" in tex
+    pdf = compile_pdf(tex, tmp_path)
+    assert first_page_has_ink(pdf) > 0.002
+    g = sa.grad(d)
+    gtex = g.latex(standalone=True)
+    assert "Printed numbers checked" not in gtex and "dS" in gtex
+    gdir = tmp_path / "grad"
+    gdir.mkdir()
+    compile_pdf(gtex, gdir)
 
 
 def test_document_content_for_the_seed():

@@ -247,7 +247,7 @@ def _tau(d: Derivation) -> object:
 
 
 def _claims_table(d: Derivation, style: Style) -> str | None:
-    if not d.spec.claims:
+    if not d.spec.claims or getattr(d, "forward", None) is not None:  # gradients: no forward claims
         return None
     from ..check import check
 
