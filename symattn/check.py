@@ -18,7 +18,6 @@ the usual alternative conventions are tried.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -455,10 +454,6 @@ def _claim_digits(c: Claim) -> int:
 # the whole check
 
 
-def _unfocused(spec: Spec) -> Spec:
-    return dataclasses.replace(spec, convention=dataclasses.replace(spec.convention, query=None))
-
-
 def _patches(spec: Spec, d: Derivation, claims: list[Claim], rounded: bool) -> dict[str, dict]:
     """Per step, the author's printed numbers as patches in row form (main group only)."""
     out: dict[str, dict] = {}
@@ -493,7 +488,7 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
     conv_echo: dict = {}
     if spec.stage == "claims":
         return _check_without_inputs(spec)
-    base = _unfocused(spec)
+    base = spec.unfocused()
     d = derive(base)
     conv_echo = d.convention
     claims = parse_claims(spec, d)

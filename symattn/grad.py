@@ -19,7 +19,6 @@ then through the projections for each layout (row: dW_q = Xᵀ dQ) to dX.
 
 from __future__ import annotations
 
-import dataclasses
 from fractions import Fraction
 from typing import Sequence
 
@@ -323,25 +322,22 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
     if spec.convention.normalization != "softmax":
         raise SymattnError("gradients are derived for softmax attention (normalization = \"softmax\")")
     if d.query is not None:  # gradients flow through every row: derive without a focus query
-        spec = dataclasses.replace(spec, convention=dataclasses.replace(spec.convention, query=None))
+        spec = spec.unfocused()
         d = derive(spec)
     if "output" not in d:
         raise SymattnError("there is no output to differentiate (the example has no values V)")
     out = d["output"]
-    tgt = up = None
-    if loss == "mse":
-        if target is None:
-            raise SymattnError("loss mse needs a target T (--target FILE or target=...)")
-        tgt = _matrix_input(spec, target, "target", out.shape)
-        if out.transposed:
-            tgt = V.transpose(tgt)
-    if loss == "upstream":
-        if upstream is None:
-            raise SymattnError("loss upstream needs a gradient dO (--upstream FILE or upstream=...)")
-        up = _matrix_input(spec, upstream, "upstream", out.shape)
-        if out.transposed:
-            up = V.transpose(up)
-    steps = _Backward(d).build(loss, tgt, up)
+
+    def given(value: object, name: str, need: str) -> V.Node | None:
+        """A matrix the loss needs, shaped like the output as shown, in row form."""
+        if loss != need:
+            return None
+        if value is None:
+            raise SymattnError(f"loss {need} needs a {name} (--{name} FILE or {name}=...)")
+        node = _matrix_input(spec, value, name, out.shape)
+        return V.transpose(node) if out.transposed else node
+
+    steps = _Backward(d).build(loss, given(target, "target", "mse"), given(upstream, "upstream", "upstream"))
     names = [s.name for s in steps]
     if wrt:
         wanted = set()

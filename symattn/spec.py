@@ -91,6 +91,14 @@ class Spec:
             return m
         return _transpose(m)
 
+    def unfocused(self) -> "Spec":
+        """The same example without a focus query (every query row is derived)."""
+        import dataclasses
+
+        if self.convention.query is None:
+            return self
+        return dataclasses.replace(self, convention=dataclasses.replace(self.convention, query=None))
+
     def query_labels(self) -> list[str]:
         return list(self.tokens) if self.tokens else [str(i + 1) for i in range(self.n_queries)]
 

@@ -76,8 +76,7 @@ def _symbolic_spec(spec: Spec, name: str) -> tuple[Spec, list[list[sympy.Symbol]
     m = spec.inputs[name]
     base = name.lower().replace("_", "")
     syms = [[symbol(f"{base}_{i + 1}{j + 1}") for j in range(len(m[0]))] for i in range(len(m))]
-    sym_spec = dataclasses.replace(spec, inputs={**spec.inputs, name: syms}, symbolic=True,
-                                   convention=dataclasses.replace(spec.convention, query=None))
+    sym_spec = dataclasses.replace(spec.unfocused(), inputs={**spec.inputs, name: syms}, symbolic=True)
     return sym_spec, syms
 
 
@@ -157,7 +156,7 @@ def _target_value(g: Gradient):  # noqa: ANN202
 
 def _central(g: Gradient, names: list[str], prec: int = 400) -> list[Verification]:
     spec = g.spec
-    base = dataclasses.replace(spec, convention=dataclasses.replace(spec.convention, query=None))
+    base = spec.unfocused()
     h = Fraction(1, 2**80)
     rng = random.Random(0)
     out = []
