@@ -124,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--digits", type=_digits, default=6, help="significant digits, each certified (default 6)")
     g.add_argument("--steps", type=_steps, help="comma-separated steps to show, e.g. dS,dQ")
     g.add_argument("--json", action="store_true", help="print JSON (the same shape as derive --json)")
+    g.add_argument("--latex", action="store_true", help="print a standalone LaTeX document of the gradient steps")
     g.add_argument("--exact", action="store_true", help="always include exact closed forms")
     g.add_argument("--verify", nargs="?", const="auto", choices=("auto", "exact", "numeric"),
                    help="check the closed forms: exact (SymPy differentiation, small sizes), numeric (central "
@@ -281,12 +282,16 @@ def _cmd_grad(args: argparse.Namespace) -> int:
                                                                    "Wo", "bq", "bk", "bv", "bo", "scores")] or None,
                     method=args.verify) if args.verify else []
     exact = True if args.exact else None
-    if args.json:
+    if args.latex:
+        from .latex.document import Style, document
+
+        text = document(g, Style(digits=args.digits, exact=exact), args.steps)
+    elif args.json:
         data = g.to_json(digits=args.digits, steps=args.steps, exact=exact)
         if args.verify:
             data["verification"] = [c.to_data() for c in checks]
         text = dumps(data)
-    else:
+    if not args.latex and not args.json:
         text = g.text(digits=args.digits, steps=args.steps, exact=exact)
         if args.verify:
             text += "\n── verification\n" + "\n".join(

@@ -106,6 +106,16 @@ def test_exact_verification_catches_a_wrong_closed_form(monkeypatch):
     assert all(r.ok for r in verify(g, wrt=["Q"], method="exact"))
 
 
+def test_exact_verification_with_a_mask_and_a_bias():
+    spec = sa.from_dict({"inputs": {"Q": [["1", "2/5"], ["-1/2", "1"]], "K": [["3/5", "-1"], ["1", "1/5"]],
+                                    "V": [["1", "-2"], ["1/3", "1"]]},
+                         "convention": {"mask": "causal", "bias": [["1/2", "0"], ["-1", "1/4"]]}})
+    g = sa.grad(sa.derive(spec), loss="upstream", upstream=[["1", "2"], ["-1", "1/2"]])
+    results = verify(g, method="exact")
+    assert [r.wrt for r in results] == ["Q", "K", "V"] and all(r.ok for r in results)
+    assert g["dS"].decimals()[0][1] == "0"  # masked
+
+
 def test_numeric_verification_with_masks_and_heads():
     rng = random.Random(6)
     m = lambda r, c: [[f"{rng.randint(-9, 9)}/10" for _ in range(c)] for _ in range(r)]  # noqa: E731
@@ -168,6 +178,8 @@ def test_grad_command(tmp_path):
     up.write_text("dO = [[1, 0], [0, 1], [1, 1]]\n")
     r = run("grad", "i_love_statistics", "--upstream", str(up), "--verify", "numeric", "--wrt", "V")
     assert r.returncode == 0 and "✓ dV" in r.stdout, r.stdout + r.stderr
+    r = run("grad", "i_love_statistics", "--latex", "--wrt", "Q")
+    assert r.returncode == 0 and r.stdout.startswith(r"\documentclass") and r"dQ &= \tau\, dS\, K" in r.stdout
 
 
 @pytest.mark.parametrize("args,message", [
