@@ -116,6 +116,17 @@ def test_exact_verification_with_a_mask_and_a_bias():
     assert g["dS"].decimals()[0][1] == "0"  # masked
 
 
+def test_softmax_over_queries_with_a_finite_mask_value():
+    # D becomes column sums; the replaced (finite-masked) scores pass no gradient to Q and K
+    spec = sa.from_dict({"inputs": {"Q": [["1", "2/5"], ["-1/2", "1"], ["1/3", "1"]],
+                                    "K": [["3/5", "-1"], ["1", "1/5"], ["0", "1"]],
+                                    "V": [["1", "-2"], ["1/3", "1"], ["2", "1/7"]]},
+                         "convention": {"softmax_axis": "queries", "mask": "causal", "mask_value": "-3"}})
+    g = sa.grad(sa.derive(spec), loss="upstream", upstream=[["1", "2"], ["-1", "1/2"], ["1/5", "3"]])
+    assert g["D"].shape == (1, 3)
+    assert all(r.ok for r in verify(g, method="auto"))
+
+
 def test_numeric_verification_with_masks_and_heads():
     rng = random.Random(6)
     m = lambda r, c: [[f"{rng.randint(-9, 9)}/10" for _ in range(c)] for _ in range(r)]  # noqa: E731
