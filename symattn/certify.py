@@ -296,6 +296,4 @@ def certified(expr: sympy.Expr, digits: int = 6) -> str:
         return format_rational(Fraction(int(expr.p), int(expr.q)), digits)
     if expr is sympy.oo or expr is sympy.S.NegativeInfinity:
         return "inf" if expr is sympy.oo else "-inf"
-    return certify(1, digits, lambda p: [to_arb(expr, p)],
-                   lambda k: Fraction(int(expr.p), int(expr.q)) if expr.is_Rational else None,
-                   lambda k: str(expr))[0]
+    return certify(1, digits, lambda p: [to_arb(expr, p)], lambda k: None, lambda k: str(expr))[0]

@@ -372,6 +372,11 @@ def _cmd_examples(args: argparse.Namespace) -> int:
     return 0
 
 
+COMMANDS = {"derive": _cmd_derive, "check": _cmd_check, "latex": _cmd_latex, "grad": _cmd_grad,
+            "softmax": _cmd_softmax, "prove": _cmd_prove, "parse-formula": _cmd_parse_formula,
+            "examples": _cmd_examples}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -384,22 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        if args.command == "derive":
-            return _cmd_derive(args)
-        if args.command == "check":
-            return _cmd_check(args)
-        if args.command == "latex":
-            return _cmd_latex(args)
-        if args.command == "parse-formula":
-            return _cmd_parse_formula(args)
-        if args.command == "grad":
-            return _cmd_grad(args)
-        if args.command == "softmax":
-            return _cmd_softmax(args)
-        if args.command == "prove":
-            return _cmd_prove(args)
-        if args.command == "examples":
-            return _cmd_examples(args)
+        return COMMANDS[args.command](args)
     except SymattnError as e:
         sys.stderr.write(f"symattn: {e}\n")
         return 2
@@ -408,7 +398,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # pragma: no cover - e.g. `symattn derive | head`
         return 0
-    parser.error(f"unknown command {args.command!r}")
 
 
 def entry() -> None:  # console script

@@ -13,7 +13,7 @@ sqrt(2)/2
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import sympy
@@ -66,7 +66,6 @@ class Convention:
     heads: int = 1
     query: str | int | None = None
     d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
-    extra: dict = field(default_factory=dict)
 
     def scale_value(self, **dims: int | None) -> sympy.Expr:
         """The scale with the example's dimensions substituted (before temperature)."""
@@ -84,10 +83,6 @@ class Convention:
     def tau(self, **dims: int | None) -> sympy.Expr:
         """The factor applied to the scores: scale / temperature."""
         return self.scale_value(**dims) / self.temperature
-
-    def scale_names(self) -> tuple[str, ...]:
-        """Dimension names a scale expression may use."""
-        return _SCALE_NAMES
 
     def check_scale(self) -> None:
         """Parse the scale once with placeholder dimensions, to report errors early."""

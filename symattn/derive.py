@@ -26,10 +26,7 @@ from .limits import WEIGHTED_DEFAULT_MAX
 from .numbers import did_you_mean
 from .spec import Matrix, Spec
 
-__all__ = ["Step", "Derivation", "Example", "Ref", "Operand", "Substitution", "derive", "STEP_NAMES"]
-
-#: the base step names, in pipeline order
-STEP_NAMES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weighted", "output")
+__all__ = ["Step", "Derivation", "Example", "Ref", "Operand", "Substitution", "derive"]
 
 
 @dataclass(frozen=True)

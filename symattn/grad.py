@@ -47,12 +47,15 @@ class Gradient(Derivation):
     """The backward steps of a derivation; ``g["dQ"]`` gives a step. Views (text, JSON,
     LaTeX) are the forward pass's."""
 
-    def __init__(self, forward: Derivation, steps: list[Step], default: list[str], loss: str) -> None:
+    def __init__(self, forward: Derivation, steps: list[Step], default: list[str], loss: str,
+                 target: object = None, upstream: object = None, given: V.Node | None = None) -> None:
         conv = dict(forward.convention)
         conv["loss"] = loss
         super().__init__(forward.spec, steps, default, None, conv)
         self.forward = forward
         self.loss = loss
+        self.target, self.upstream = target, upstream  # as given to grad()
+        self.given = given  # the target T or the upstream dO, in row form
 
     @property
     def title(self) -> str:
@@ -337,7 +340,8 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
         node = _matrix_input(spec, value, name, out.shape)
         return V.transpose(node) if out.transposed else node
 
-    steps = _Backward(d).build(loss, given(target, "target", "mse"), given(upstream, "upstream", "upstream"))
+    t_node, up_node = given(target, "target", "mse"), given(upstream, "upstream", "upstream")
+    steps = _Backward(d).build(loss, t_node, up_node)
     names = [s.name for s in steps]
     if wrt:
         wanted = set()
@@ -351,4 +355,4 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
         default = [n for n in names if n in wanted or n in ("loss", "dO")]
     else:
         default = names
-    return Gradient(d, steps, default, loss)
+    return Gradient(d, steps, default, loss, target, upstream, t_node if t_node is not None else up_node)

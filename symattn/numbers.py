@@ -91,7 +91,7 @@ def _number_token(text: str, column: int) -> sympy.Rational:
     try:
         d = Decimal(text)
     except InvalidOperation:  # pragma: no cover - the regex only lets numbers through
-        raise InputError(f"cannot read number {text!r}", column)
+        raise InputError(f"cannot read number {text!r}", column) from None
     try:
         return decimal_to_rational(d)
     except InputError as e:

@@ -97,11 +97,10 @@ def _loss_node(g: Gradient, d) -> V.Node:  # noqa: ANN001
     O = d["output"].value
     if g.loss == "sum":
         return V.total(O)
-    dO = g["dO"].value  # a constant: the target or the upstream gradient enters it
+    assert g.given is not None  # the upstream gradient dO, or the target T
     if g.loss == "upstream":
-        return V.total(V.elementwise("mul", dO if not d.spec.symbolic else V.SympyNode(dO.exact()), O))
-    T = V.elementwise("sub", g.forward["output"].value, dO)  # T = O − dO at the example's values
-    diff = V.elementwise("sub", O, V.SympyNode(T.exact()) if d.spec.symbolic else T)
+        return V.total(V.elementwise("mul", O, g.given))
+    diff = V.elementwise("sub", O, g.given)
     return V.scale(V.total(V.elementwise("mul", diff, diff)), sympy.Rational(1, 2))
 
 
@@ -117,7 +116,7 @@ def _exact(g: Gradient, names: list[str]) -> list[Verification]:
         sd = derive(sym_spec)
         L = _loss_node(g, sd).exact()[0, 0]
         step = WRT[name]
-        closed = grad(sd, loss=g.loss, upstream=_upstream_value(g), target=_target_value(g))[step].exact
+        closed = grad(sd, loss=g.loss, upstream=g.upstream, target=g.target)[step].exact
         values = {s: sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
                   for r, vr in zip(syms, spec.inputs[name]) for s, x in zip(r, vr)}
         bad = count = 0
@@ -141,17 +140,6 @@ def _exact(g: Gradient, names: list[str]) -> list[Verification]:
 def _close(a: str, b: str) -> bool:
     x, y = sympy.Float(a, 40), sympy.Float(b, 40)
     return abs(x - y) <= abs(y) * sympy.Float("1e-28") + sympy.Float("1e-32")
-
-
-def _upstream_value(g: Gradient):  # noqa: ANN202
-    return [[str(x) for x in r] for r in g["dO"].exact.tolist()] if g.loss == "upstream" else None
-
-
-def _target_value(g: Gradient):  # noqa: ANN202
-    if g.loss != "mse":
-        return None
-    T = V.elementwise("sub", g.forward["output"].node, g["dO"].node)
-    return [[str(x) for x in r] for r in T.exact().tolist()]
 
 
 def _central(g: Gradient, names: list[str], prec: int = 400) -> list[Verification]:
@@ -206,7 +194,7 @@ def _core(g: Gradient) -> Gradient:
             inputs[name] = spec.inputs[name]
     core = dataclasses.replace(spec, inputs=inputs, stage="qkv",
                                input_ulps={k: [[None] * len(r) for r in m] for k, m in inputs.items()})
-    return grad(derive(core), loss=g.loss, upstream=_upstream_value(g), target=_target_value(g))
+    return grad(derive(core), loss=g.loss, upstream=g.upstream, target=g.target)
 
 
 def verify(g: Gradient, wrt: Sequence[str] | None = None, method: str = "auto") -> list[Verification]:

@@ -5,7 +5,6 @@ import random
 import subprocess
 import sys
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 
 import pytest

@@ -1,9 +1,7 @@
 """The built-in examples, checked against values derived by hand and with mpmath."""
 
-from decimal import Decimal
 
 import mpmath
-import pytest
 import sympy
 
 import symattn as sa

@@ -4,7 +4,6 @@ import json
 import random
 import subprocess
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np

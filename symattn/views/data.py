@@ -14,17 +14,9 @@ import json
 from typing import Sequence
 
 from ..derive import Derivation, Step
-from .text import show_exact_by_default
+from .text import exact_cells, show_exact_by_default
 
 __all__ = ["to_data", "dumps", "step_data"]
-
-
-def _exact_strings(step: Step) -> list:
-    e = step.exact
-    if len(step.shape) == 2:
-        return [[str(e[i, j]) for j in range(step.shape[1])] for i in range(step.shape[0])]
-    a, b, c = step.shape
-    return [[[str(e[i, j, l]) for l in range(c)] for j in range(b)] for i in range(a)]
 
 
 def step_data(step: Step, digits: int, exact: bool | None) -> dict:
@@ -40,7 +32,7 @@ def step_data(step: Step, digits: int, exact: bool | None) -> dict:
     }
     if step.depth_labels is not None:
         out["depth"] = list(step.depth_labels)
-    out["exact"] = _exact_strings(step) if want_exact else None
+    out["exact"] = exact_cells(step) if want_exact else None
     out["decimal"] = step.decimals(digits)
     return out
 

@@ -15,7 +15,8 @@ from typing import Sequence
 from ..derive import Derivation, Example, Ref, Step
 from ..limits import JSON_EXACT_MAX_ENTRIES, JSON_EXACT_MAX_KEYS
 
-__all__ = ["render", "table", "elide", "example_text", "show_exact_by_default", "exact_decimals"]
+__all__ = ["render", "table", "elide", "example_text", "show_exact_by_default", "exact_decimals",
+           "exact_cells"]
 
 EXAMPLE_DIGITS = 6
 HEAD, TAIL = 4, 2
@@ -118,14 +119,10 @@ def show_exact_by_default(step: Step) -> bool:
     return step.node.terms() <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
 
 
-def _cells_2d(values: list, shape: tuple[int, ...]) -> list[list[str]]:
-    return [[str(x) for x in row] for row in values]
-
-
 def _block(step: Step, values: list, label: str) -> list[str]:
     out = [f"  {label}"]
     if len(step.shape) == 2:
-        cells = _cells_2d(values, step.shape)
+        cells = [[str(x) for x in row] for row in values]
         if max((len(c) for r in cells for c in r), default=0) > MAX_CELL:
             # long closed forms: one entry a line
             for i in elide(step.shape[0]):
@@ -161,7 +158,8 @@ def _block(step: Step, values: list, label: str) -> list[str]:
     return out
 
 
-def _exact_cells(step: Step) -> list:
+def exact_cells(step: Step) -> list:
+    """Exact values as SymPy-readable strings, nested like the step (2-D or 3-D)."""
     e = step.exact
     if len(step.shape) == 2:
         return [[str(e[i, j]) for j in range(step.shape[1])] for i in range(step.shape[0])]
@@ -197,13 +195,12 @@ def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, e
             lines.append("  " + written)
         want_exact = exact if exact is not None else show_exact_by_default(step)
         dec = step.decimals(digits)
-        from ..values import RationalNode
 
         if dec is not None and exact_decimals(step, digits):
             lines += _block(step, dec, "exact (terminating decimals)")
             continue
         if want_exact:
-            lines += _block(step, _exact_cells(step), "exact")
+            lines += _block(step, exact_cells(step), "exact")
         else:
             lines.append("  exact: closed forms omitted at this size (use --exact)")
         if dec is not None:
