@@ -6,20 +6,59 @@
 Matrix([[279/250, 633/500, 1339/1000]])
 >>> d["output"].decimals(20)
 [['0.53847861028073644064', '0.81932177182100748911']]
+
+The package is layered, read bottom-up: ``read`` (numbers, example files, conventions,
+LaTeX input) → ``exact`` (value nodes, certified decimals) → ``pipeline`` (the forward
+and backward steps) → ``analyses`` (check, verify, proofs, closed forms) → ``views``
+(text, JSON, LaTeX, Markdown) → ``cli``. Names are imported on first use, so that
+``import symattn`` (and the command line) costs little more than SymPy.
 """
 
-from .check import Claim, Report, check
-from .derive import Derivation, Step, derive
-from .grad import Gradient, grad
-from .errors import CertificationError, LimitError, SpecError, SymattnError
-from .latex.parser import Formula, parse_formula
-from .numbers import exact_number, parse_expression
-from .spec import Spec, from_dict, list_examples, load, loads
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from . import display as _display
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Derivation", "Step", "Spec", "derive", "check", "Report", "Claim", "grad", "Gradient", "load", "loads", "from_dict", "list_examples",
-    "exact_number", "parse_expression", "parse_formula", "Formula",
-    "SymattnError", "SpecError", "LimitError", "CertificationError", "__version__",
-]
+#: public name -> the module that defines it
+_EXPORTS = {
+    "load": "symattn.read.spec", "loads": "symattn.read.spec", "from_dict": "symattn.read.spec",
+    "list_examples": "symattn.read.spec", "Spec": "symattn.read.spec",
+    "exact_number": "symattn.read.numbers", "parse_expression": "symattn.read.numbers",
+    "derive": "symattn.pipeline.forward", "Derivation": "symattn.pipeline.steps", "Step": "symattn.pipeline.steps",
+    "grad": "symattn.pipeline.backward", "Gradient": "symattn.pipeline.backward",
+    "check": "symattn.analyses.check", "Report": "symattn.analyses.check", "Claim": "symattn.analyses.check",
+    "verify": "symattn.analyses.verify", "prove": "symattn.analyses.proofs",
+    "parse_formula": "symattn.analyses.formula", "Formula": "symattn.analyses.formula",
+    "text": "symattn.views.render", "to_json": "symattn.views.render", "latex": "symattn.views.render",
+    "markdown": "symattn.views.render",
+    "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
+    "CertificationError": "symattn.errors", "InputError": "symattn.errors",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'symattn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+def _render(obj: object, fmt: str) -> str | None:
+    from .views.render import render
+
+    return render(obj, fmt)
+
+
+_display.install(_render)

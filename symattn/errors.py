@@ -50,3 +50,23 @@ class LimitError(SymattnError):
 
 class CertificationError(SymattnError):
     """The decimals of a value could not be certified within the precision limit."""
+
+
+class InputError(SymattnError):
+    """A number or expression could not be read; ``column`` is 1-based within the text.
+
+    The caller knows the file and the field, and wraps this in a :class:`SpecError`.
+    """
+
+    def __init__(self, message: str, column: int | None = None) -> None:
+        self.message = message
+        self.column = column
+        super().__init__(message if column is None else f"{message} (at character {column})")
+
+
+class FullyMaskedRow(SymattnError):
+    """Every key of a query row is masked, so its softmax is 0/0."""
+
+    def __init__(self, row: int) -> None:
+        self.row = row
+        super().__init__(f"row {row + 1} is fully masked (softmax of a row of -inf is 0/0)")

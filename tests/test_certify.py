@@ -8,7 +8,7 @@ import pytest
 import sympy
 from flint import arb, fmpq
 
-from symattn.certify import certified, decide, format_rational
+from symattn.exact.certify import certified, decide, format_rational
 from symattn.errors import LimitError
 
 

@@ -103,7 +103,7 @@ def test_an_early_slip_is_not_twenty_mistakes():
     assert all(c.local_verdict == "correct" for c in w)
     step = next(s for s in r.steps if s["step"] == "weights")
     assert step["follows_from_printed"] is True
-    assert "follows from the page's own numbers" in r.text()
+    assert "follows from the page's own numbers" in sa.text(r)
 
 
 # -- rounded inputs -------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import mpmath
 import sympy
 
 import symattn as sa
-from symattn.numbers import symbol
+from symattn.read.numbers import symbol
 
 R = sympy.Rational
 

@@ -11,9 +11,10 @@ import pytest
 import sympy
 
 import symattn as sa
-from symattn.proofs import IDENTITIES, is_zero, prove
-from symattn.softmax import closed_forms
-from symattn.verify import verify
+from symattn.analyses.proofs import IDENTITIES, prove
+from symattn.exact.zero import is_zero
+from symattn.analyses.softmax_forms import closed_forms
+from symattn.analyses.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +95,7 @@ def test_exact_verification_on_a_small_example():
 
 def test_exact_verification_catches_a_wrong_closed_form(monkeypatch):
     # break the softmax backward (drop D: dS = P ∘ dP): verification must fail
-    G = sys.modules["symattn.grad"]  # the module (symattn.grad is also the function's name)
+    G = sys.modules["symattn.pipeline.backward"]  # the module that builds the backward steps
     monkeypatch.setattr(G.V, "softmax_backward", lambda p, dp, d: G.V.elementwise("mul", p, dp))
     # an upstream gradient with arbitrary values, so that D matters
     g = sa.grad(sa.derive(small(seed=3)), loss="upstream", upstream=[["1", "2"], ["-1", "1/2"]])
@@ -166,7 +167,7 @@ def test_temperature_zero_shares_ties():
 def test_every_identity_is_proved(name):
     p = prove(name)
     assert p.holds, [c for c in p.checks if not c[1]]
-    assert "∎" in p.text() and r"\blacksquare" in p.latex()
+    assert "∎" in sa.text(p) and r"\blacksquare" in sa.latex(p)
 
 
 def test_is_zero_can_fail():

@@ -10,11 +10,12 @@ import pytest
 import sympy
 
 import symattn as sa
-from symattn.latex.document import Style, document, markdown, matrix
-from symattn.latex.parser import parse_formula, parse_latex
-from symattn.latex.printer import escape_text, latex, latex_decimal
-from symattn.numbers import InputError
-from symattn.softmax import Softmax
+from symattn.views.latex import Style, document, markdown, matrix
+from symattn.analyses.formula import parse_formula
+from symattn.read.latex_numbers import parse_latex
+from symattn.views.printers import escape_text, latex, latex_decimal
+from symattn.errors import InputError
+from symattn.pipeline.notation import Softmax
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI") == "true"
@@ -157,7 +158,7 @@ def test_masks_heads_column_layout_and_gradients_compile(tmp_path):
     pdf = compile_pdf(tex, tmp_path)
     assert first_page_has_ink(pdf) > 0.002
     g = sa.grad(d)
-    gtex = g.latex(standalone=True)
+    gtex = sa.latex(g, standalone=True)
     assert "Printed numbers checked" not in gtex and "dS" in gtex
     gdir = tmp_path / "grad"
     gdir.mkdir()
@@ -165,8 +166,9 @@ def test_masks_heads_column_layout_and_gradients_compile(tmp_path):
 
 
 def test_document_content_for_the_seed():
-    d = sa.derive(sa.load("i_love_statistics"))
-    tex = document(d)
+    spec = sa.load("i_love_statistics")
+    d = sa.derive(spec)
+    tex = document(d, report=sa.check(spec))
     assert r"Q &= X W^{Q}" in tex
     assert r"Q_{\text{love},1} &= 0.4 \cdot 0.1 + 0.8 \cdot 0.2 + 0.6 \cdot 0.5 = 0.5" in tex
     assert r"\begin{align*}" in tex and r"\approx" in tex
@@ -203,9 +205,9 @@ def test_hostile_text_renders_literally(tmp_path):
 
 def test_body_only_and_markdown():
     d = sa.derive(sa.load("i_love_statistics"))
-    body = d.latex()
+    body = sa.latex(d)
     assert not body.startswith(r"\documentclass") and r"\section*{Conventions}" in body
-    assert d.latex(standalone=True).startswith(r"\documentclass")
+    assert sa.latex(d, standalone=True).startswith(r"\documentclass")
     md = markdown(d)
     assert md.startswith("# I love statistics")
     assert md.count("$$") == 2 * len(d.steps) and r"\begin{aligned}" in md and "### Step `weights`" in md

@@ -8,7 +8,7 @@ import sympy
 
 import symattn as sa
 from symattn import limits
-from symattn.values import attend, rational_matrix, scale, softmax
+from symattn.exact.nodes import attend, rational_matrix, scale, softmax
 
 
 def qkv(n, d, seed=0, den=10):
@@ -70,19 +70,19 @@ def test_large_values_keep_their_exactness():
 
 def test_json_omits_large_closed_forms_unless_asked():
     d = sa.derive(sa.from_dict({"inputs": qkv(20, 2)}))
-    data = d.to_json()
+    data = sa.to_json(d)
     by = {s["name"]: s for s in data["steps"]}
     assert by["weights"]["exact"] is None and by["output"]["exact"] is None
     assert by["scores"]["exact"] is not None  # rationals do not grow
     assert len(by["weights"]["decimal"]) == 20  # never elided in JSON
-    full = {s["name"]: s for s in d.to_json(exact=True)["steps"]}
+    full = {s["name"]: s for s in sa.to_json(d, exact=True)["steps"]}
     assert full["weights"]["exact"][0][0].startswith("exp(") or full["weights"]["exact"][0][0].startswith("1/")
     assert "weighted" not in by  # 20·20·2 entries: only on request
-    assert [s["name"] for s in d.to_json(steps=["weighted"])["steps"]] == ["weighted"]
+    assert [s["name"] for s in sa.to_json(d, steps=["weighted"])["steps"]] == ["weighted"]
 
 
 def test_text_elides_large_matrices():
     d = sa.derive(sa.from_dict({"inputs": qkv(30, 2)}))
-    text = d.text(steps=["weights"])
+    text = sa.text(d, steps=["weights"])
     assert "…" in text and "⋮" in text
     assert "exact: closed forms omitted at this size (use --exact)" in text

@@ -6,7 +6,8 @@ from fractions import Fraction
 import pytest
 import sympy
 
-from symattn.numbers import InputError, exact_number, parse_expression
+from symattn.errors import InputError
+from symattn.read.numbers import exact_number, parse_expression
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -1,7 +1,7 @@
 """JSON view: the steps as data with a stable key order, so outputs diff cleanly.
 
 >>> import symattn as sa
->>> data = sa.derive(sa.load("i_love_statistics")).to_json()
+>>> data = sa.to_json(sa.derive(sa.load("i_love_statistics")))
 >>> [s["name"] for s in data["steps"]][:4]
 ['Q', 'K', 'V', 'scores']
 >>> data["steps"][3]["exact"]
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from ..derive import Derivation, Step
+from ..pipeline.steps import Derivation, Step
 from .text import exact_cells, show_exact_by_default
 
 __all__ = ["to_data", "dumps", "step_data"]

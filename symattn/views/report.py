@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..check import Claim, Report
+from ..analyses.check import Claim, Report
 
 __all__ = ["text", "markdown"]
 

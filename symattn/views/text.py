@@ -1,7 +1,7 @@
 """Terminal text view: each step as formula -> one entry term by term -> exact -> decimals.
 
 >>> import symattn as sa
->>> out = sa.derive(sa.load("i_love_statistics")).text()
+>>> out = sa.text(sa.derive(sa.load("i_love_statistics")))
 >>> print(out.splitlines()[0])
 I love statistics
 >>> "Q[love, 1] = 0.4·0.1 + 0.8·0.2 + 0.6·0.5 = 0.5" in out
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..derive import Derivation, Example, Ref, Step
+from ..pipeline.steps import Derivation, Example, Ref, Step
 from ..limits import JSON_EXACT_MAX_ENTRIES, JSON_EXACT_MAX_KEYS
 
 __all__ = ["render", "table", "elide", "example_text", "show_exact_by_default", "exact_decimals",
@@ -112,7 +112,7 @@ def example_text(ex: Example, digits: int = EXAMPLE_DIGITS) -> str | None:
 
 def show_exact_by_default(step: Step) -> bool:
     """Exact closed forms are shown by default only for small steps (see limits)."""
-    from ..values import RationalNode
+    from ..exact.nodes import RationalNode
 
     if isinstance(step.node, RationalNode):
         return True  # rationals do not grow with the number of keys
@@ -214,8 +214,8 @@ def exact_decimals(step: Step, digits: int) -> bool:
     """Whether a step is rational with every decimal exact (then no separate exact table)."""
     from fractions import Fraction
 
-    from ..certify import format_rational
-    from ..values import RationalNode
+    from ..exact.certify import format_rational
+    from ..exact.nodes import RationalNode
 
     node = step.node
     if not isinstance(node, RationalNode):

@@ -28,19 +28,10 @@ from typing import Mapping
 
 import sympy
 
-from .errors import SymattnError
-from .limits import MAX_DEPTH, MAX_EXPONENT, MAX_TEXT
+from ..errors import InputError
+from ..limits import MAX_DEPTH, MAX_EXPONENT, MAX_TEXT
 
 __all__ = ["InputError", "exact_number", "parse_expression", "decimal_to_rational", "symbol"]
-
-
-class InputError(SymattnError):
-    """A number or expression could not be read; ``column`` is 1-based within the text."""
-
-    def __init__(self, message: str, column: int | None = None) -> None:
-        self.message = message
-        self.column = column
-        super().__init__(message if column is None else f"{message} (at character {column})")
 
 
 _INF_WORDS = {"inf": 1, "+inf": 1, "-inf": -1, "infinity": 1, "+infinity": 1, "-infinity": -1,
@@ -256,7 +247,7 @@ def parse_expression(text: str, names: Mapping[str, object] | None = None,
     >>> parse_expression("1/x")
     Traceback (most recent call last):
     ...
-    symattn.numbers.InputError: unknown name 'x' in '1/x'; expected one of 'exp', 'ln', 'log', 'pi', 'sqrt' (at character 3)
+    symattn.errors.InputError: unknown name 'x' in '1/x'; expected one of 'exp', 'ln', 'log', 'pi', 'sqrt' (at character 3)
     """
     if not isinstance(text, str):
         raise InputError(f"expected text, got {type(text).__name__}")
@@ -278,7 +269,7 @@ def exact_number(value: object, allow_inf: bool = False, allow_symbols: bool = F
     >>> exact_number(0.1)
     Traceback (most recent call last):
     ...
-    symattn.numbers.InputError: got the binary float 0.1; write the number as text ("0.1") or as a Decimal
+    symattn.errors.InputError: got the binary float 0.1; write the number as text ("0.1") or as a Decimal
     """
     if isinstance(value, bool):
         raise InputError(f"expected a number, got the boolean {str(value).lower()}")

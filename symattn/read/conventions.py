@@ -18,7 +18,8 @@ from typing import Sequence
 
 import sympy
 
-from .numbers import InputError, parse_expression
+from ..errors import InputError
+from .numbers import parse_expression
 
 __all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern", "LAYOUT_FORMULAS"]
 
@@ -75,7 +76,7 @@ class Convention:
             return self.scale_expr
         names = {k: sympy.Integer(v) for k, v in dims.items() if v is not None}
         if "\\" in self.scale_text:
-            from .latex.parser import parse_latex
+            from .latex_numbers import parse_latex
 
             return parse_latex(self.scale_text, names)
         return parse_expression(self.scale_text, names)

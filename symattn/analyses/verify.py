@@ -24,13 +24,15 @@ from typing import Sequence
 import sympy
 from flint import arb, fmpq
 
-from . import values as V
-from .certify import workprec
-from .derive import derive
-from .errors import LimitError, SymattnError
-from .grad import WRT, Gradient, grad
-from .numbers import symbol
-from .spec import Spec
+from ..errors import LimitError, SymattnError
+from ..exact import nodes as V
+from ..exact.certify import workprec
+from ..exact.zero import cancel_zero
+from ..pipeline.backward import WRT, Gradient, grad
+from ..pipeline.forward import derive
+from ..pipeline.loss import loss_value
+from ..read.numbers import symbol
+from ..read.spec import Spec
 
 __all__ = ["verify", "Verification", "EXACT_MAX_TOKENS", "EXACT_MAX_DIM"]
 
@@ -80,28 +82,9 @@ def _symbolic_spec(spec: Spec, name: str) -> tuple[Spec, list[list[sympy.Symbol]
     return sym_spec, syms
 
 
-def _cancel_zero(expr: sympy.Expr) -> bool:
-    """Whether an expression in exponentials cancels to 0. First with every exponential an
-    independent atom (fast; zero then is zero), else by :func:`symattn.proofs.is_zero`."""
-    from .proofs import is_zero
-
-    atoms = sorted(expr.atoms(sympy.exp), key=sympy.default_sort_key)
-    dummies = {a: sympy.Dummy(f"e{k}") for k, a in enumerate(atoms)}
-    if sympy.cancel(sympy.together(expr.xreplace(dummies))) == 0:
-        return True
-    return is_zero(expr)
-
-
 def _loss_node(g: Gradient, d) -> V.Node:  # noqa: ANN001
     """The loss of a (possibly symbolic) forward derivation, as the gradient defines it."""
-    O = d["output"].value
-    if g.loss == "sum":
-        return V.total(O)
-    assert g.given is not None  # the upstream gradient dO, or the target T
-    if g.loss == "upstream":
-        return V.total(V.elementwise("mul", O, g.given))
-    diff = V.elementwise("sub", O, g.given)
-    return V.scale(V.total(V.elementwise("mul", diff, diff)), sympy.Rational(1, 2))
+    return loss_value(g.loss, d["output"].value, g.given)
 
 
 def _exact(g: Gradient, names: list[str]) -> list[Verification]:
@@ -124,7 +107,7 @@ def _exact(g: Gradient, names: list[str]) -> list[Verification]:
             for j, s in enumerate(row):
                 count += 1
                 # differentiate the expanded expression, then put in the example's numbers
-                if not _cancel_zero((closed[i, j] - sympy.diff(L, s)).xreplace(values)):
+                if not cancel_zero((closed[i, j] - sympy.diff(L, s)).xreplace(values)):
                     bad += 1
         # and at the example's numbers, the symbolic closed form is the numeric one
         num = g[step].decimals(30)

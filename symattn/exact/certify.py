@@ -26,8 +26,8 @@ from typing import Callable, Iterator, Sequence
 import sympy
 from flint import arb, ctx, fmpq, fmpz
 
-from .errors import CertificationError, LimitError
-from .limits import MAX_DIGIT_WORK, MAX_DIGITS, MAX_PRECISION_BITS
+from ..errors import CertificationError, LimitError
+from ..limits import MAX_DIGIT_WORK, MAX_DIGITS, MAX_PRECISION_BITS
 
 __all__ = ["workprec", "to_arb", "format_rational", "decide", "certify", "certified",
            "check_digits", "initial_precision"]

@@ -24,19 +24,15 @@ from typing import Sequence
 
 import sympy
 
-from . import values as V
-from .derive import Derivation, Step, Substitution, _num_labels, derive
-from .errors import SymattnError
-from .numbers import did_you_mean
-from .spec import Matrix, Spec
+from ..errors import SymattnError
+from ..exact import nodes as V
+from ..read.numbers import did_you_mean
+from ..read.spec import GivenMatrix, Matrix, read_matrix
+from .forward import derive, num_labels
+from .loss import LOSSES, loss_value, upstream_gradient
+from .steps import Derivation, Step, Substitution
 
 __all__ = ["grad", "Gradient", "LOSSES", "WRT"]
-
-LOSSES = {
-    "sum": "L = Σ_ij O_ij (dO = 1)",
-    "mse": "L = ½‖O − T‖² with a target T (dO = O − T)",
-    "upstream": "L = ⟨dO, O⟩ for a given upstream gradient dO",
-}
 #: what --wrt may name, and the step that holds its gradient
 WRT = {"O": "dO", "V": "dV", "P": "dP", "S": "dS", "Q": "dQ", "K": "dK", "tau": "dtau", "B": "dB",
        "scores": "dscores", "X": "dX", "X_kv": "dX_kv", "Wq": "dWq", "Wk": "dWk", "Wv": "dWv", "Wo": "dWo",
@@ -171,12 +167,12 @@ class _Backward:
         if src == "X_kv":
             formula, text = formula.replace("X", "X_{kv}"), text.replace("X", "X_kv")
         shown_t = lay != "row"
-        self.add("d" + w, f"gradient of {w}", formula, text, dW, None, rows=_num_labels(dW.shape[0]),
-                 cols=_num_labels(dW.shape[1]), tokens_as_columns=shown_t, symbol=f"dW^{{{tgt}}}")
+        self.add("d" + w, f"gradient of {w}", formula, text, dW, None, rows=num_labels(dW.shape[0]),
+                 cols=num_labels(dW.shape[1]), tokens_as_columns=shown_t, symbol=f"dW^{{{tgt}}}")
         if b in spec.inputs:
             self.add("d" + b, f"gradient of {b}", f"db^{{{tgt}}} = \\mathbf{{1}}^{{\\top}} d{tgt}",
                      f"d{b} = column sums of d{tgt}", V.col_sums(dY), None, rows=["1"],
-                     cols=_num_labels(dY.shape[1]), symbol=f"db^{{{tgt}}}")
+                     cols=num_labels(dY.shape[1]), symbol=f"db^{{{tgt}}}")
         return V.matmul(dY, V.transpose(W))
 
     def _input_row(self, name: str) -> V.Node:
@@ -191,20 +187,13 @@ class _Backward:
         out_step = self.fwd("output")
         O = out_step.value
         # dO and the loss
-        if loss == "sum":
-            d_o = V.ones(*O.shape)
-            L = V.total(O)
-            f, t, lf = r"dO = \mathbf{1}", "dO = 1 (L = Σ O)", r"L = \sum_{ij} O_{ij}"
-        elif loss == "mse":
-            assert target is not None
-            d_o = V.elementwise("sub", O, target)
-            L = V.scale(V.total(V.elementwise("mul", d_o, d_o)), sympy.Rational(1, 2))
-            f, t, lf = r"dO = O - T", "dO = O − T (L = ½‖O − T‖²)", r"L = \tfrac12 \lVert O - T \rVert^2"
-        else:
-            assert upstream is not None
-            d_o = upstream
-            L = V.total(V.elementwise("mul", d_o, O))
-            f, t, lf = r"dO \text{ (given)}", "dO (given upstream gradient)", r"L = \langle dO, O \rangle"
+        given = target if loss == "mse" else upstream
+        d_o = upstream_gradient(loss, O, given)
+        L = loss_value(loss, O, given)
+        f, t, lf = {"sum": (r"dO = \mathbf{1}", "dO = 1 (L = Σ O)", r"L = \sum_{ij} O_{ij}"),
+                    "mse": (r"dO = O - T", "dO = O − T (L = ½‖O − T‖²)", r"L = \tfrac12 \lVert O - T \rVert^2"),
+                    "upstream": (r"dO \text{ (given)}", "dO (given upstream gradient)",
+                                 r"L = \langle dO, O \rangle")}[loss]
         self.add("loss", "the loss", lf, t.split("(")[-1].rstrip(")") if "(" in t else t, L, None, rows=["1"],
                  cols=["1"], symbol="L")
         d_o = self.add("dO", "upstream gradient", f, t, d_o, out_step, symbol="dO")
@@ -221,11 +210,11 @@ class _Backward:
                 self.add("dWo", "gradient of Wo", {"row": r"dW^{O} = \operatorname{Concat}^{\top} dO",
                                                     "torch": r"dW^{O} = dO^{\top} \operatorname{Concat}",
                                                     "column": r"dW^{O} = dO\, \operatorname{Concat}^{\top}"}[lay],
-                         "dWo from the concatenated heads", dWo, None, rows=_num_labels(dWo.shape[0]),
-                         cols=_num_labels(dWo.shape[1]), tokens_as_columns=lay != "row", symbol="dW^{O}")
+                         "dWo from the concatenated heads", dWo, None, rows=num_labels(dWo.shape[0]),
+                         cols=num_labels(dWo.shape[1]), tokens_as_columns=lay != "row", symbol="dW^{O}")
                 if "bo" in spec.inputs:
                     self.add("dbo", "gradient of bo", r"db^{O} = \mathbf{1}^{\top} dO", "dbo = column sums of dO",
-                             V.col_sums(d_o), None, rows=["1"], cols=_num_labels(d_o.shape[1]), symbol="db^{O}")
+                             V.col_sums(d_o), None, rows=["1"], cols=num_labels(d_o.shape[1]), symbol="db^{O}")
                 d_cat = self.add("dConcat", "gradient of the concatenated heads", r"d\operatorname{Concat} = dO\, "
                                  r"{W^{O}}^{\top}", "dConcat = dO·W_oᵀ", V.matmul(d_o, V.transpose(Wo)),
                                  self.fwd("concat"), symbol=r"d\operatorname{Concat}")
@@ -285,29 +274,27 @@ class _Backward:
             node, f = total([("Q", pq), ("K", pk), ("V", pv)])
             if node is not None:
                 self.add("dX", "gradient of the inputs", "dX = " + f, "dX = sum over Q, K, V", node, None,
-                         rows=names, cols=_num_labels(node.shape[1]), tokens_as_columns=lay == "column", symbol="dX")
+                         rows=names, cols=num_labels(node.shape[1]), tokens_as_columns=lay == "column", symbol="dX")
         else:
             node, f = total([("Q", pq)])
             if node is not None:
                 self.add("dX", "gradient of the query inputs", "dX = " + f, "dX from Q", node, None, rows=names,
-                         cols=_num_labels(node.shape[1]), tokens_as_columns=lay == "column", symbol="dX")
+                         cols=num_labels(node.shape[1]), tokens_as_columns=lay == "column", symbol="dX")
             node, f = total([("K", pk), ("V", pv)])
             if node is not None:
                 self.add("dX_kv", "gradient of the key/value inputs", "dX_{kv} = " + f, "dX_kv from K and V", node,
-                         None, rows=spec.key_labels(), cols=_num_labels(node.shape[1]),
+                         None, rows=spec.key_labels(), cols=num_labels(node.shape[1]),
                          tokens_as_columns=lay == "column", symbol="dX_{kv}")
 
 
-def _matrix_input(spec: Spec, value: object, name: str, shape: tuple[int, int]) -> V.Node:
-    from .spec import _Validator
-
-    v = _Validator({}, spec.source, spec.text)
-    m = v.matrix(value, name)
+def _matrix_input(value: object, name: str, shape: tuple[int, int]) -> V.Node:
+    """A matrix the loss needs (validated), shaped like the output as shown; errors name its file."""
+    given = value if isinstance(value, GivenMatrix) else read_matrix(value, "<argument>", name)
+    m = given.rows
     if (len(m), len(m[0])) != shape:
-        raise SymattnError(f"{name}: expected a {shape[0]}×{shape[1]} matrix (the shape of the output O as shown), "
-                           f"got {len(m)}×{len(m[0])}")
-    node = _mx(m)
-    return node
+        raise given.error(f"expected a {shape[0]}×{shape[1]} matrix (the shape of the output O as shown), "
+                          f"got {len(m)}×{len(m[0])}")
+    return _mx(m)
 
 
 def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: object = None,
@@ -337,7 +324,7 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
             return None
         if value is None:
             raise SymattnError(f"loss {need} needs a {name} (--{name} FILE or {name}=...)")
-        node = _matrix_input(spec, value, name, out.shape)
+        node = _matrix_input(value, name, out.shape)
         return V.transpose(node) if out.transposed else node
 
     t_node, up_node = given(target, "target", "mse"), given(upstream, "upstream", "upstream")

@@ -30,15 +30,16 @@ from typing import Any, Sequence
 
 import sympy
 
+from ..errors import InputError, SpecError, SymattnError
+from ..limits import MAX_DIM, MAX_HEADS, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
 from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
-from .errors import SpecError, SymattnError
-from .limits import MAX_DIM, MAX_HEADS, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
-from .latex.parser import looks_like_latex, parse_latex
-from .numbers import InputError, did_you_mean, exact_number, parse_expression
+from .latex_numbers import looks_like_latex, parse_latex
+from .numbers import did_you_mean, exact_number, parse_expression
 
-__all__ = ["Spec", "load", "loads", "from_dict", "example_path", "list_examples", "EXAMPLES_DIR"]
+__all__ = ["Spec", "load", "loads", "from_dict", "example_path", "list_examples", "EXAMPLES_DIR",
+           "GivenMatrix", "read_matrix", "load_matrix"]
 
-EXAMPLES_DIR = Path(__file__).parent / "examples"
+EXAMPLES_DIR = Path(__file__).parent.parent / "examples"
 
 Entry = Fraction | sympy.Expr
 Matrix = list[list[Entry]]
@@ -277,6 +278,60 @@ def loads(text: str, source: str = "<string>") -> Spec:
 def from_dict(data: dict[str, Any], source: str = "<dict>", text: str | None = None) -> Spec:
     """Validate an already-parsed example (``tomllib`` output, or Python data with exact numbers)."""
     return _Validator(data, source, text).spec()
+
+
+@dataclass
+class GivenMatrix:
+    """A matrix given beside an example (a loss target, an upstream gradient), with where it
+    came from so that errors about it name its own file."""
+
+    source: str
+    field: str
+    rows: Matrix
+    text: str | None = None
+
+    def error(self, message: str) -> SpecError:
+        return _error(self.source, self.text, self.field, message)
+
+
+def read_matrix(value: Any, source: str = "<dict>", field: str = "matrix", text: str | None = None) -> GivenMatrix:
+    """Validate a matrix of exact numbers (or symbols) given as Python data or LaTeX.
+
+    >>> read_matrix([[1, "1/2"]]).rows
+    [[Fraction(1, 1), Fraction(1, 2)]]
+    """
+    return GivenMatrix(source, field, _Validator({}, source, text).matrix(value, field), text)
+
+
+def load_matrix(path: str | Path, what: str = "matrix") -> GivenMatrix:
+    """The one matrix in a small TOML file (``dO = [[1, 0], [0, 1]]``); errors name that file.
+
+    ``what`` says in messages what the matrix is for (``"upstream gradient"``).
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise SymattnError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(str(path), None, f"not UTF-8 text (byte {e.start})") from None
+    try:
+        parsed = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = _POS_RE.search(msg)
+        line = col = None
+        if m:
+            line, col = int(m.group(1)), int(m.group(2))
+            msg = msg[: m.start()]
+        raise SpecError(str(path), None, f"not valid TOML: {msg}", line, col) from None
+    if len(parsed) != 1:
+        raise SpecError(str(path), None, f"expected one key holding the {what} matrix, "
+                                         "e.g. dO = [[1, 0], [0, 1]]")
+    key, value = next(iter(parsed.items()))
+    return read_matrix(value, str(path), key, text)
 
 
 def printed_ulp(value: Any) -> Fraction | None:

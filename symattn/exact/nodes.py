@@ -9,7 +9,7 @@ A value is a node in a small graph (a product of two nodes, a softmax of a node,
   enclosures of the nodes it depends on at the same precision;
 * ``rational(k)``: entry ``k`` (flat index) as an exact :class:`Fraction` when it
   is provably rational, else None (used to decide exact ties and zeros);
-* ``decimals(digits)``: certified decimals (:mod:`symattn.certify`).
+* ``decimals(digits)``: certified decimals (:mod:`symattn.exact.certify`).
 
 Rational values (projections, scores) are held as python-flint ``fmpq_mat`` and
 never leave exact arithmetic. Values whose entries contain symbols are plain
@@ -33,9 +33,10 @@ from typing import Callable, Iterable, Sequence
 import sympy
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
-from .certify import certify, format_rational, to_arb, workprec
-from .errors import CertificationError, SymattnError
-from .limits import EXACT_CHECK_MAX_TERMS
+from .certify import certify, check_digits, format_rational, to_arb, workprec
+from ..errors import CertificationError, FullyMaskedRow
+from ..limits import EXACT_CHECK_MAX_TERMS
+from .zero import is_zero
 
 __all__ = [
     "Node", "RationalNode", "SympyNode", "rational_matrix", "sympy_matrix", "matmul", "transpose",
@@ -44,14 +45,6 @@ __all__ = [
 ]
 
 NEG_INF = sympy.S.NegativeInfinity
-
-
-class FullyMaskedRow(SymattnError):
-    """Every key of a query row is masked, so its softmax is 0/0."""
-
-    def __init__(self, row: int) -> None:
-        self.row = row
-        super().__init__(f"row {row + 1} is fully masked (softmax of a row of -inf is 0/0)")
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -133,8 +126,6 @@ class Node:
             return True
         if sympy.count_ops(e) > 20000:
             return False
-        from .proofs import is_zero
-
         return is_zero(e)
 
     def terms(self) -> int:
@@ -263,8 +254,6 @@ class RationalNode(Node):
         return arb_mat(self.mat)
 
     def _flat_decimals(self, digits: int) -> list[str]:
-        from .certify import check_digits
-
         check_digits(digits, self.size)
         r, c = self.shape
         m = self.mat

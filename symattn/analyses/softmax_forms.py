@@ -1,43 +1,12 @@
-"""Softmax as a SymPy matrix expression, so formulas print and compose by SymPy's own mechanisms.
-
->>> import sympy
->>> from symattn.latex.printer import latex
->>> S = sympy.MatrixSymbol("S", 2, 3)
->>> latex(Softmax(S))
-'\\\\operatorname{softmax}\\\\left(S\\\\right)'
->>> Softmax(S).shape
-(2, 3)
-"""
+"""Closed forms of softmax (concrete and symbolic n), each checked by SymPy."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import sympy
-from sympy.matrices.expressions.matexpr import MatrixExpr
 
-__all__ = ["Softmax", "Fact", "closed_forms"]
-
-
-class Softmax(MatrixExpr):
-    """Row-wise softmax of a matrix expression (symbolic; the numbers are computed by
-    :mod:`symattn.values`). Products with it do not commute."""
-
-    def __new__(cls, arg: sympy.Basic) -> "Softmax":
-        if not isinstance(arg, sympy.Basic):
-            raise TypeError("Softmax takes a SymPy matrix expression")
-        return super().__new__(cls, arg)
-
-    @property
-    def arg(self) -> sympy.Basic:
-        return self.args[0]
-
-    @property
-    def shape(self) -> tuple:
-        return self.arg.shape
-
-    def _sympystr(self, printer: object) -> str:
-        return f"softmax({printer._print(self.arg)})"  # type: ignore[attr-defined]
+__all__ = ["Fact", "closed_forms"]
 
 
 # ---------------------------------------------------------------------------------------

@@ -18,8 +18,10 @@ from typing import Callable
 
 import sympy
 
-from .errors import SymattnError
-from .numbers import did_you_mean
+from ..display import render
+from ..errors import SymattnError
+from ..exact.zero import is_zero
+from ..read.numbers import did_you_mean
 
 __all__ = ["Proof", "prove", "IDENTITIES"]
 
@@ -38,27 +40,11 @@ class Proof:
     def holds(self) -> bool:
         return bool(self.checks) and all(ok for _, ok in self.checks)
 
-    def text(self) -> str:
-        from .views.text import _plain_latex
+    def __str__(self) -> str:
+        return render(self, "text") or repr(self)
 
-        lines = [f"{self.title}", f"  claim: {_plain_latex(self.statement)}", "  proof:"]
-        for tex, why in self.argument:
-            lines.append(f"    {_plain_latex(tex)}" + (f"    ({why})" if why else ""))
-        lines.append("  checked with SymPy:")
-        for what, ok in self.checks:
-            lines.append(f"    {'✓' if ok else '✗'} {what}")
-        lines.append("  ∎" if self.holds else "  NOT PROVED")
-        return "\n".join(lines) + "\n"
-
-    def latex(self) -> str:
-        from .latex.printer import escape_text
-
-        body = [f"\\paragraph{{{escape_text(self.title)}.}} ${self.statement}$", "", r"\begin{align*}"]
-        body.append(" \\\\\n".join(f"{tex} && \\text{{{escape_text(why)}}}" for tex, why in self.argument))
-        body += [r"\end{align*}", "Checked with SymPy:", r"\begin{itemize}"]
-        body += [f"  \\item {escape_text(w)}: {'holds' if ok else 'FAILS'}" for w, ok in self.checks]
-        body += [r"\end{itemize}", r"\hfill$\blacksquare$" if self.holds else r"\textbf{not proved}", ""]
-        return "\n".join(body)
+    def _repr_markdown_(self) -> str | None:
+        return render(self, "markdown")
 
     def to_data(self) -> dict:
         return {"name": self.name, "title": self.title, "statement": self.statement, "holds": self.holds,
@@ -66,42 +52,7 @@ class Proof:
                 "checks": [{"check": w, "holds": ok} for w, ok in self.checks]}
 
 
-def is_zero(expr: sympy.Expr) -> bool:
-    """Whether an expression in exponentials is identically zero.
-
-    Each exponential is written as a product of powers of base atoms, one per term of
-    its (expanded) argument, e^{2a + b/3} = A^6 B with A = e^{a/3}, B = e^{b/3}; the bases
-    are then independent symbols, and ``cancel`` decides the rational function. Zero
-    here means zero for every value of the exponents.
-
-    >>> a, b = sympy.symbols("a b", real=True)
-    >>> is_zero(sympy.exp(2 * a) * sympy.exp(b) - sympy.exp(a) ** 2 * sympy.exp(b)), is_zero(sympy.exp(a) - 1)
-    (True, False)
-    """
-    pairs: list[tuple[sympy.Expr, sympy.Rational]] = []
-    exps = expr.atoms(sympy.exp)
-    for e in exps:
-        for t in sympy.Add.make_args(sympy.expand(e.args[0])):
-            c, rest = t.as_coeff_Mul()
-            pairs.append((rest, c) if c.is_Rational else (t, sympy.Integer(1)))
-    denom: dict[sympy.Expr, int] = {}
-    for rest, c in pairs:
-        denom[rest] = int(sympy.ilcm(denom.get(rest, 1), c.q))
-    base = {rest: sympy.Dummy(f"E{k}") for k, rest in enumerate(sorted(denom, key=sympy.default_sort_key))}
-
-    def power(e: sympy.exp) -> sympy.Expr:
-        out = sympy.Integer(1)
-        for t in sympy.Add.make_args(sympy.expand(e.args[0])):
-            c, rest = t.as_coeff_Mul()
-            if not c.is_Rational:
-                c, rest = sympy.Integer(1), t
-            out *= base[rest] ** int(c * denom[rest])
-        return out
-
-    return sympy.cancel(sympy.together(expr.xreplace({e: power(e) for e in exps}))) == 0
-
-
-_zero = is_zero
+_zero = is_zero  # the SymPy check behind every identity
 
 
 def _softmax(x: list[sympy.Expr]) -> list[sympy.Expr]:
@@ -154,9 +105,9 @@ def _jacobian(n: int = 4) -> Proof:
 
 def _attention_grad(nq: int = 2, nk: int = 3, d: int = 2):  # noqa: ANN202
     """A fully symbolic example through symattn's own forward and backward steps."""
-    from .derive import derive
-    from .grad import grad
-    from .spec import from_dict
+    from ..pipeline.backward import grad
+    from ..pipeline.forward import derive
+    from ..read.spec import from_dict
 
     def m(prefix: str, r: int, c: int) -> list[list[str]]:
         return [[f"{prefix}_{i + 1}{j + 1}" for j in range(c)] for i in range(r)]
@@ -263,8 +214,8 @@ def _block_merge() -> Proof:
 
 
 def _permutation() -> Proof:
-    from .derive import derive
-    from .spec import from_dict
+    from ..pipeline.forward import derive
+    from ..read.spec import from_dict
 
     def m(prefix: str, r: int, c: int) -> list[list[str]]:
         return [[f"{prefix}_{i + 1}{j + 1}" for j in range(c)] for i in range(r)]

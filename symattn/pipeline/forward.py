@@ -1,4 +1,4 @@
-"""Spec -> Derivation: the ordered list of named steps of attention.
+"""The forward pass: Spec -> Derivation, the ordered list of named steps of attention.
 
 >>> import symattn as sa
 >>> d = sa.derive(sa.load("i_love_statistics"))
@@ -14,232 +14,18 @@ Matrix([[1/2, 4/5]])
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterator, Sequence
+from typing import Callable
 
 import sympy
 
-from . import values as V
-from .errors import SymattnError
-from .limits import WEIGHTED_DEFAULT_MAX
-from .numbers import did_you_mean
-from .spec import Matrix, Spec
+from ..errors import SymattnError
+from ..exact import nodes as V
+from ..limits import WEIGHTED_DEFAULT_MAX
+from ..read.spec import Matrix, Spec
+from .steps import Derivation, Example, Operand, Ref, Step, Substitution
 
-__all__ = ["Step", "Derivation", "Example", "Ref", "Operand", "Substitution", "derive"]
-
-
-@dataclass(frozen=True)
-class Ref:
-    """One entry of a value: a node and a flat index (for writing a step term by term)."""
-
-    node: V.Node
-    index: int
-
-    def decimal(self, digits: int) -> str:
-        if self.node.is_infinite(self.index):
-            return "-inf"
-        dec = self.node.decimals(digits)
-        if dec is None:
-            return str(self.exact())
-        idx = self.node.index(self.index)
-        for k in idx:
-            dec = dec[k]
-        return dec  # type: ignore[return-value]
-
-    def exact(self) -> sympy.Expr:
-        return self.node.entry(*self.node.index(self.index))
-
-    def is_exact_decimal(self, digits: int) -> bool:
-        """Whether :meth:`decimal` is the exact value (a terminating rational)."""
-        if self.node.is_infinite(self.index):
-            return True
-        q = self.node.rational(self.index)
-        if q is None:
-            return False
-        from .certify import format_rational
-
-        return Fraction(format_rational(q, digits)) == q
-
-
-@dataclass
-class Example:
-    """One entry of a step written out, as worked examples do.
-
-    ``kind`` is ``dot`` (sum of products, plus an optional bias), ``scale``,
-    ``mask``, ``softmax``, ``product`` or ``given``.
-    """
-
-    kind: str
-    target: str  # e.g. "Q[love, 1]"
-    result: Ref
-    terms: list[tuple[Ref, Ref]] = field(default_factory=list)
-    bias: Ref | None = None
-    operand: Ref | None = None  # scale, mask
-    factor: sympy.Expr | None = None  # scale: tau
-    exponents: list[Ref] = field(default_factory=list)  # softmax: the row
-    position: int = 0  # softmax: which exponent is on top
-    masked: bool = False  # mask: the entry is masked
-
-
-@dataclass
-class Operand:
-    """A matrix a step is computed from, as shown when the step is written out."""
-
-    symbol: str  # LaTeX, e.g. "X", "{W^{Q}}^{\\top}", "\\tilde S"
-    node: V.Node
-    rows: list[str]
-    cols: list[str]
-
-
-@dataclass
-class Substitution:
-    """How a step combines its operands: ``product`` (juxtaposed), ``scale`` (factor · M),
-    ``add`` (M + B), ``softmax`` or ``ratio`` (of M), ``slice`` (a part of M)."""
-
-    kind: str
-    operands: list[Operand]
-    factor: sympy.Expr | None = None
-
-
-@dataclass
-class Step:
-    """A named step: its general formula, an entry written out, the exact value, decimals."""
-
-    name: str
-    title: str
-    formula: str  # LaTeX
-    formula_text: str  # plain text
-    node: V.Node
-    row_labels: list[str]
-    col_labels: list[str]
-    depth_labels: list[str] | None = None  # third axis (weighted: d_v)
-    example: Example | None = None
-    notes: list[str] = field(default_factory=list)
-    axis_names: tuple[str, ...] = ("row", "col")
-    transposed: bool = False  # shown transposed (column layout): node = (row-form value)ᵀ
-    substitution: Substitution | None = None
-    symbol: str = ""  # LaTeX symbol of the value, e.g. "Q", "\\tilde S", "P"
-    row_node: V.Node | None = None  # the value in row form (tokens as rows), as later steps use it
-
-    @property
-    def value(self) -> V.Node:
-        """The value in row form (the same as ``node`` except in the column layout)."""
-        return self.row_node if self.row_node is not None else self.node
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.node.shape
-
-    @property
-    def exact(self) -> sympy.Matrix:
-        """Exact value: a SymPy Matrix (a 3-D Array for ``weighted``)."""
-        return self.node.exact()
-
-    @property
-    def symbolic(self) -> bool:
-        return self.node.symbolic
-
-    def decimals(self, digits: int = 6) -> list | None:
-        """Certified decimals to ``digits`` significant digits (None for symbolic values)."""
-        return self.node.decimals(digits)
-
-    def __repr__(self) -> str:
-        return f"<Step {self.name} {'×'.join(map(str, self.shape))}: {self.formula_text}>"
-
-    def latex(self, digits: int = 6, env: str = "align*") -> str:
-        """The step as a LaTeX ``align*`` block (see :mod:`symattn.latex.document`)."""
-        from .latex.document import Style, step_block
-
-        return step_block(self, Style(digits=digits), env=env)
-
-    def _repr_latex_(self) -> str:
-        return "$$" + self.latex(env="aligned") + "$$"
-
-
-class Derivation:
-    """The steps of one worked example, in pipeline order. ``d[name]`` gives a step."""
-
-    def __init__(self, spec: Spec, steps: list[Step], default: list[str], query: int | None,
-                 convention: dict) -> None:
-        self.spec = spec
-        self.all_steps = steps
-        self._by_name = {s.name: s for s in steps}
-        self.default_names = default
-        self.query = query
-        self.convention = convention
-
-    @property
-    def title(self) -> str:
-        return self.spec.title
-
-    @property
-    def steps(self) -> list[Step]:
-        """The steps shown by default (``weighted`` only for a focus query or small sizes)."""
-        return [self._by_name[n] for n in self.default_names]
-
-    @property
-    def names(self) -> list[str]:
-        return [s.name for s in self.all_steps]
-
-    def __getitem__(self, name: str) -> Step:
-        try:
-            return self._by_name[name]
-        except KeyError:
-            raise SymattnError(f"no step {name!r}{did_you_mean(name, self.names)}") from None
-
-    def __contains__(self, name: str) -> bool:
-        return name in self._by_name
-
-    def __iter__(self) -> Iterator[Step]:
-        return iter(self.steps)
-
-    def select(self, names: Sequence[str] | None) -> list[Step]:
-        """Steps by name, in pipeline order (all default steps when ``names`` is None)."""
-        if not names:
-            return self.steps
-        wanted = set()
-        for n in names:
-            if n not in self._by_name:
-                raise SymattnError(f"--steps: no step {n!r} in this example"
-                                   f"{did_you_mean(n, self.names)}")
-            wanted.add(n)
-        return [s for s in self.all_steps if s.name in wanted]
-
-    def __repr__(self) -> str:
-        return f"<Derivation {self.title!r}: {', '.join(self.default_names)}>"
-
-    # views (kept here so that `d.text()`, `d.latex()` and `d.to_json()` read naturally)
-    def latex(self, digits: int = 6, steps: Sequence[str] | None = None, standalone: bool = False) -> str:
-        """All steps as LaTeX: a fragment to ``\\input``, or a whole document."""
-        from .latex.document import Style, body, document
-
-        style = Style(digits=digits)
-        return document(self, style, steps) if standalone else body(self, style, steps)
-
-    def markdown(self, digits: int = 6, steps: Sequence[str] | None = None) -> str:
-        """Headings and ``$$`` blocks for GitHub, KaTeX and Jupyter."""
-        from .latex.document import Style, markdown
-
-        return markdown(self, Style(digits=digits), steps)
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
-
-    def _repr_latex_(self) -> str:
-        return "$$" + " \\\\ ".join(s.latex(env="aligned") for s in self.steps) + "$$"
-
-    def text(self, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> str:
-        """The derivation as terminal text (see :mod:`symattn.views.text`)."""
-        from .views.text import render
-
-        return render(self, digits=digits, steps=steps, exact=exact)
-
-    def to_json(self, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> dict:
-        """The derivation as JSON-ready data (see :mod:`symattn.views.data`)."""
-        from .views.data import to_data
-
-        return to_data(self, digits=digits, steps=steps, exact=exact)
+__all__ = ["derive", "Patch", "num_labels"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -263,7 +49,7 @@ def _ref(node: V.Node, *idx: int) -> Ref:
     return Ref(node, _flat(node, *idx))
 
 
-def _num_labels(n: int) -> list[str]:
+def num_labels(n: int) -> list[str]:
     return [str(i + 1) for i in range(n)]
 
 
@@ -348,8 +134,8 @@ class _Builder:
             node = V.rows(node, rows)
         elif rows is not None and name in ("X", "X_kv") and self.col:
             node = V.transpose(V.rows(V.transpose(node), rows))
-        r = labels if (token_rows and labels) else _num_labels(node.shape[0])
-        c = labels if (self.col and name in ("X", "X_kv") and labels) else _num_labels(node.shape[1])
+        r = labels if (token_rows and labels) else num_labels(node.shape[0])
+        c = labels if (self.col and name in ("X", "X_kv") and labels) else num_labels(node.shape[1])
         if transpose:
             node, r, c = V.transpose(node), c, r
         return Operand(symbol, node, r, c)
@@ -375,7 +161,7 @@ class _Builder:
             node = V.rows(self.row_input(tgt), rows) if rows is not None else self.row_input(tgt)
             ex = Example("given", self.label(tgt, labels[0], "1"), _ref(node, 0, 0))
             return self.add(prefix + tgt, title, f"{tgt} \\text{{ (given)}}", f"{tgt} (given)", node, labels,
-                            _num_labels(node.shape[1]), ex, tokens_as_columns=True)
+                            num_labels(node.shape[1]), ex, tokens_as_columns=True)
         x = self.row_input(src)
         if rows is not None:
             x = V.rows(x, rows)
@@ -411,8 +197,8 @@ class _Builder:
         else:
             ops = [self.input_operand(wl, w, None, None), xo]
         if bias is not None:
-            ops.append(Operand(f"b^{{{tgt}}}", bias, ["1"], _num_labels(bias.shape[1])))
-        return self.add(prefix + tgt, title, formula, text, node, labels, _num_labels(node.shape[1]), ex,
+            ops.append(Operand(f"b^{{{tgt}}}", bias, ["1"], num_labels(bias.shape[1])))
+        return self.add(prefix + tgt, title, formula, text, node, labels, num_labels(node.shape[1]), ex,
                         tokens_as_columns=True, sub=Substitution("product", ops), symbol=tgt)
 
     # -- one head --
@@ -504,7 +290,7 @@ class _Builder:
         vs = self.shown(prefix + "V")
         wv = V.weighted(weights, v)
         self.steps.append(Step(prefix + "weighted", "weighted values (before summing)", "p_{ij}\\, v_{j}",
-                               "p_ij·v_j", wv, wrows, kn, depth_labels=_num_labels(v.shape[1]),
+                               "p_ij·v_j", wv, wrows, kn, depth_labels=num_labels(v.shape[1]),
                                example=Example("product", f"p[{wrows[0]}, {kn[0]}]·v[{kn[0]}]",
                                                _ref(wv, 0, 0, 0),
                                                terms=[(_ref(weights_shown, 0, 0), self.vec(vs, 0, 0))]),
@@ -517,7 +303,7 @@ class _Builder:
         po, vo = self.operand("P", prefix + "weights"), self.operand("V", prefix + "V")
         ops = [po, vo] if not self.col else [vo, Operand("P^{\\top}", V.transpose(po.node), po.cols, po.rows)]
         return self.add(prefix + "output", "attention output", f, "O = P·V" if not self.col else "O = V·Pᵀ", node,
-                        wrows, _num_labels(v.shape[1]),
+                        wrows, num_labels(v.shape[1]),
                         Example("dot", self.label("O", wrows[0], "1"), _ref(node, 0, 0), terms=terms),
                         tokens_as_columns=True, sub=Substitution("product", ops), symbol="O")
 
@@ -562,7 +348,7 @@ class _Builder:
                 parts[name] = self.add(p + name, f"head {i + 1}: {name} ({part} {a}–{b} of {name})",
                                        f"{name}_{{{i + 1}}} = {name}_{{{sub_}}}",
                                        f"{name}{i + 1} = {part} {a}..{b} of {name}",
-                                       V.columns(full, i * width, (i + 1) * width), labels, _num_labels(width),
+                                       V.columns(full, i * width, (i + 1) * width), labels, num_labels(width),
                                        tokens_as_columns=True, symbol=f"{name}_{{{i + 1}}}")
             out = self.head(p, parts["Q"], parts["K"], parts["V"], dk)
             assert out is not None
@@ -570,7 +356,7 @@ class _Builder:
         rows_l = self.steps[-1].row_labels if not self.col else self.steps[-1].col_labels
         cat = self.add("concat", "concatenated heads",
                        f"\\operatorname{{Concat}}(\\text{{head}}_1, \\dots, \\text{{head}}_{{{h}}})",
-                       f"Concat(head1, …, head{h})", V.concat(outs), rows_l, _num_labels(h * dv),
+                       f"Concat(head1, …, head{h})", V.concat(outs), rows_l, num_labels(h * dv),
                        tokens_as_columns=True, symbol="\\operatorname{Concat}")
         if "Wo" not in spec.inputs:
             st = self.steps[-1]
@@ -605,8 +391,8 @@ class _Builder:
         else:
             ops = [self.input_operand("W^{O}", "Wo", None, None), co]
         if bo is not None:
-            ops.append(Operand("b^{O}", bo, ["1"], _num_labels(bo.shape[1])))
-        self.add("output", "output (after W_O)", formula, text, final, rows_l, _num_labels(final.shape[1]),
+            ops.append(Operand("b^{O}", bo, ["1"], num_labels(bo.shape[1])))
+        self.add("output", "output (after W_O)", formula, text, final, rows_l, num_labels(final.shape[1]),
                  Example("dot", self.label("O", rows_l[0], "1"), _ref(final, 0, 0), terms=terms,
                          bias=_ref(bo, 0, 0) if bo is not None else None), tokens_as_columns=True,
                  sub=Substitution("product", ops), symbol="O")
@@ -623,7 +409,7 @@ def _swap_target(t: str) -> str:
 def _scale_formula(scale_text: str, temperature: sympy.Expr) -> tuple[str, str]:
     t = scale_text.replace(" ", "").lower()
     if "\\" in scale_text:  # LaTeX: the standard scale written as \frac{1}{\sqrt{d_k}}?
-        from .latex.parser import parse_latex
+        from ..read.latex_numbers import parse_latex
 
         dk = sympy.Symbol("d_k", positive=True)
         if parse_latex(scale_text, {"d_k": dk, "d_v": 1, "d_model": 1, "h": 1}) == 1 / sympy.sqrt(dk):
@@ -643,7 +429,7 @@ def _scale_formula(scale_text: str, temperature: sympy.Expr) -> tuple[str, str]:
 
 
 def _mask_note(conv: object) -> str:
-    from .conventions import MASKS
+    from ..read.conventions import MASKS
 
     c = conv  # type: ignore[assignment]
     parts = [f"mask: {MASKS[c.mask]}"]  # type: ignore[attr-defined]

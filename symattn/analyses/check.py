@@ -26,12 +26,14 @@ from typing import Any, Callable
 import sympy
 from flint import arb, fmpq
 
-from . import values as V
-from .certify import certify, format_rational, workprec
-from .derive import Derivation, Step, derive
-from .errors import SpecError, SymattnError
-from .numbers import InputError, did_you_mean, exact_number
-from .spec import Spec, from_dict, printed_ulp
+from ..display import render
+from ..errors import InputError, SpecError, SymattnError
+from ..exact import nodes as V
+from ..exact.certify import certify, format_rational, workprec
+from ..pipeline.forward import derive
+from ..pipeline.steps import Derivation, Step
+from ..read.numbers import did_you_mean, exact_number
+from ..read.spec import Spec, from_dict, printed_ulp
 
 __all__ = ["Claim", "Report", "check", "VERDICTS"]
 
@@ -152,18 +154,11 @@ class Report:
             "summary": self.summary(),
         }
 
-    def text(self) -> str:
-        from .views.report import text
+    def __str__(self) -> str:
+        return render(self, "text") or repr(self)
 
-        return text(self)
-
-    def markdown(self) -> str:
-        from .views.report import markdown
-
-        return markdown(self)
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
+    def _repr_markdown_(self) -> str | None:
+        return render(self, "markdown")
 
 
 # ---------------------------------------------------------------------------------------

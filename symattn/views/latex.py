@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..derive import Derivation, Example, Operand, Ref, Step
-from ..views.text import EXAMPLE_DIGITS, exact_decimals
-from .printer import escape_text, label, latex, latex_decimal
+from ..analyses.check import Report
+from ..pipeline.steps import Derivation, Example, Operand, Ref, Step
+from .text import EXAMPLE_DIGITS, exact_decimals
+from .printers import escape_text, label, latex, latex_decimal
 
 __all__ = ["Style", "document", "body", "markdown", "step_block", "matrix"]
 
@@ -169,7 +170,7 @@ def _substitution(step: Step, style: Style) -> str | None:
 
 
 def _show_exact(step: Step, style: Style) -> bool:
-    from ..views.text import show_exact_by_default
+    from .text import show_exact_by_default
 
     return style.exact if style.exact is not None else show_exact_by_default(step)
 
@@ -221,7 +222,7 @@ def step_block(step: Step, style: Style = Style(), env: str = "align*") -> str:
 
 
 def _conventions(d: Derivation, style: Style) -> list[str]:
-    from ..conventions import LAYOUTS, MASKS
+    from ..read.conventions import LAYOUTS, MASKS
 
     c = d.convention
     items = [f"layout \\texttt{{{c['layout']}}}: {escape_text(LAYOUTS[c['layout']])}",
@@ -246,12 +247,10 @@ def _tau(d: Derivation) -> object:
     return spec.convention.tau(d_k=spec.d_k, d_v=spec.d_v or None, d_model=spec.d_model, h=spec.convention.heads)
 
 
-def _claims_table(d: Derivation, style: Style) -> str | None:
-    if not d.spec.claims or getattr(d, "forward", None) is not None:  # gradients: no forward claims
+def _claims_table(r: Report | None) -> str | None:
+    """The checked claims as a table (the report is computed by the caller, never here)."""
+    if r is None or not r.claims:
         return None
-    from ..check import check
-
-    r = check(d.spec)
     rows = []
     for c in r.claims:
         mark = r"$\checkmark$" if c.ok else r"$\times$"
@@ -267,9 +266,10 @@ def _claims_table(d: Derivation, style: Style) -> str | None:
             + "\n".join(rows) + "\n\\bottomrule\n\\end{longtable}")
 
 
-def body(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None) -> str:
+def body(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None,
+         report: Report | None = None) -> str:
     """The derivation as a LaTeX fragment (to ``\\input``): needs amsmath, amssymb,
-    booktabs and longtable."""
+    booktabs and longtable. With a check ``report``, a table of the checked claims follows."""
     out = ["\\section*{Conventions}", "\\begin{itemize}"]
     out += [f"  \\item {item}" for item in _conventions(d, style)]
     out.append("\\end{itemize}")
@@ -280,14 +280,16 @@ def body(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = No
             if not note.startswith("τ ="):  # the substitution line shows the factor
                 out.append(escape_text(note) + "\n")
         out.append(step_block(st, style))
-    table = _claims_table(d, style)
+    table = _claims_table(report)
     if table:
         out += ["", table]
     return "\n".join(out) + "\n"
 
 
-def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None) -> str:
-    """A standalone LaTeX document that compiles with pdflatex."""
+def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None,
+             report: Report | None = None) -> str:
+    """A standalone LaTeX document that compiles with pdflatex (with the claims table when a
+    check ``report`` is given)."""
     title = escape_text(d.title)
     desc = escape_text(d.spec.description)
     return (
@@ -306,7 +308,7 @@ def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None 
         "\\begin{document}\n"
         "\\maketitle\n"
         + (f"{desc}\n\n" if desc else "")
-        + body(d, style, steps)
+        + body(d, style, steps, report)
         + "\\end{document}\n"
     )
 

@@ -1,1 +1,0 @@
-"""LaTeX out (printer, documents) and in (numbers, matrices, formulas)."""
