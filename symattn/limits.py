@@ -35,3 +35,23 @@ WEIGHTED_DEFAULT_MAX = 64
 MAX_PRECISION_BITS = 400_000
 #: exponentials in one closed form up to which exact ties and zeros are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
+#: digits of an exact rational built from what a user wrote (numerator and denominator together);
+#: a power such as (10^10000)^10000 is refused before it is built
+MAX_EXACT_DIGITS = 30_000
+#: decimal orders of magnitude of any number a user writes: |log10 |x|| at most this
+#: (exp(1000000) ≈ 10^434294 is allowed; pi^(pi^(pi^pi)) ≈ 10^(6.7e17) is not)
+MAX_MAGNITUDE = 1_000_000
+#: the exponent of a power is a rational p/q with |p| at most this ...
+MAX_POWER_NUMERATOR = 10_000
+#: ... and q at most this (roots up to the 100th)
+MAX_ROOT = 100
+#: |x| in exp(x) at most this (larger exponentials are refused)
+MAX_EXP_ARGUMENT = 1_000_000
+#: characters of LaTeX in one field (a whole matrix)
+MAX_LATEX = 200_000
+#: characters of a formula given to `parse-formula`
+MAX_FORMULA = 4000
+#: nesting depth of a formula given to `parse-formula`
+MAX_FORMULA_DEPTH = 60
+#: characters of an output path (-o)
+MAX_PATH = 4096
