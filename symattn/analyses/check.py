@@ -434,10 +434,18 @@ def _error_ulps(node: V.Node, k: int, value: Fraction, ulp: Fraction) -> str:
 def _claim_digits(c: Claim) -> int:
     if c.value is None or c.value == 0 or c.ulp is None:
         return 15
-    import math
+    # exact integer logarithms: a claim of 400 digits has an ulp that underflows a float
+    def log10_floor(q: Fraction) -> int:
+        q = abs(q)
+        e = q.numerator.bit_length() - q.denominator.bit_length()
+        e = e * 30103 // 100000  # log10(2), an estimate within 1
+        while Fraction(10) ** (e + 1) <= q:
+            e += 1
+        while Fraction(10) ** e > q:
+            e -= 1
+        return e
 
-    mag = math.floor(math.log10(abs(float(c.value)))) if c.value else 0
-    sig = mag - math.floor(math.log10(float(c.ulp))) + 1
+    sig = log10_floor(c.value) - log10_floor(c.ulp) + 1
     return max(15, sig + 3)
 
 
