@@ -2,43 +2,30 @@
 
 A token name, a key or a path can hold a newline, an ANSI escape or a right-to-left
 override (U+202E); printed raw they would forge lines or colours, or reverse the text on
-the terminal. :func:`escape` writes each such character as a visible escape:
+the terminal. The one escaping function is :func:`symattn.display.escape`:
 
->>> escape("love\\nhate")
-'love\\\\nhate'
->>> escape("\\x1b[31mred")
-'\\\\x1b[31mred'
->>> escape("abc\\u202edef")
-'abc\\\\u202edef'
->>> escape("σ·√2 ≈ 0.7")
-'σ·√2 ≈ 0.7'
+>>> one_line("page.toml: tokens[1]: bad name 'a\\nb'")
+"page.toml: tokens[1]: bad name 'a\\\\nb'"
 """
 
 from __future__ import annotations
 
-import unicodedata
+from ..display import escape
 
-__all__ = ["escape", "one_line"]
-
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _visible(ch: str) -> str:
-    if ch in _NAMED:
-        return _NAMED[ch]
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def escape(text: str) -> str:
-    """``text`` with control, format (bidi overrides, zero-width) and separator characters
-    written as escapes; everything printable is kept."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() or (ch == " ") else
-                   (ch if unicodedata.category(ch) == "Zs" else _visible(ch)) for ch in text)
+__all__ = ["escape", "one_line", "terminal_text"]
 
 
 def one_line(text: str) -> str:
     """An error message as one escaped line."""
     return escape(text.strip())
+
+
+def terminal_text(text: str) -> str:
+    """Text output with every line escaped (its line breaks kept).
+
+    >>> terminal_text("a\\x1b[2J\\nb\\u202e")
+    'a\\\\x1b[2J\\nb\\\\u202e'
+    """
+    if text.isprintable():
+        return text
+    return "\n".join(escape(line) for line in text.split("\n"))
