@@ -14,7 +14,7 @@ building a number of a billion digits:
 >>> ev.power(big, ev.number(10000))
 Traceback (most recent call last):
 ...
-symattn.errors.InputError: the power would be an exact number of about 100005175 digits, past the limit of 30000 digits
+symattn.errors.InputError: the power would be an exact number of about 100000001 digits, past the limit of 30000 digits
 
 Irrational values carry a low-precision ball (python-flint ``arb``) that bounds
 their magnitude, so a tower is refused from the size of its exponent:
@@ -44,24 +44,33 @@ __all__ = ["Evaluator"]
 
 _PREC = 64  # bits of the magnitude balls: enough to bound sizes, never printed
 _LOG10_2 = math.log10(2)
-_MAX_BITS = int(MAX_EXACT_DIGITS / _LOG10_2)
 _MAG_LIMIT = arb(MAX_MAGNITUDE)
 
 
-def _bits(r: sympy.Rational) -> int:
-    return int(r.p).bit_length() + int(r.q).bit_length()
+def _int_digits(n: int) -> int:
+    """Decimal digits of |n| (within one, from the bit length: no int-to-str conversion)."""
+    n = abs(n)
+    return 1 if n < 10 else int(math.log10(n)) + 1 if n.bit_length() < 1000 else int(n.bit_length() * _LOG10_2) + 1
 
 
-def _coeff_bits(x: sympy.Expr) -> int:
+def _digits(r: sympy.Rational) -> int:
+    """Decimal digits of a rational: its numerator's, plus its denominator's when it has one."""
+    q = int(r.q)
+    return _int_digits(int(r.p)) + (_int_digits(q) if q != 1 else 0)
+
+
+def _log10_size(r: sympy.Rational) -> float:
+    """log10 of |numerator| plus log10 of the denominator: the digits of r^e are about e times this."""
+    p, q = abs(int(r.p)), int(r.q)
+    return (math.log10(p) if p > 1 else 0.0) + (math.log10(q) if q > 1 else 0.0)
+
+
+def _coeff_digits(x: sympy.Expr) -> int:
     """Bits of the rational coefficient of a value (all of it for a rational)."""
     if x.is_Rational:
-        return _bits(x)  # type: ignore[arg-type]
+        return _digits(x)  # type: ignore[arg-type]
     c = x.as_coeff_Mul()[0] if isinstance(x, (sympy.Mul, sympy.Pow, sympy.Symbol, sympy.Function)) else None
-    return _bits(c) if c is not None and c.is_Rational else 0  # type: ignore[arg-type]
-
-
-def _digits(bits: float) -> int:
-    return int(bits * _LOG10_2) + 1
+    return _digits(c) if c is not None and c.is_Rational else 0  # type: ignore[arg-type]
 
 
 class Evaluator:
@@ -81,7 +90,7 @@ class Evaluator:
         if q == 0:
             raise InputError("division by zero")
         r = sympy.Rational(p, q)
-        self._check_rational_bits(_bits(r), "number")
+        self._check_digits(_digits(r), "number")
         return r
 
     def constant(self, name: str) -> sympy.Expr:
@@ -100,14 +109,14 @@ class Evaluator:
     def value(self, x: sympy.Expr) -> sympy.Expr:
         """An already-built value (from the API or an earlier evaluation), measured."""
         if x.is_Rational:
-            self._check_rational_bits(_bits(x), "number")  # type: ignore[arg-type]
+            self._check_digits(_digits(x), "number")  # type: ignore[arg-type]
         self.ball(x)
         return x
 
     # -- operations --
     def add(self, a: sympy.Expr, b: sympy.Expr, column: int | None = None) -> sympy.Expr:
         if a.is_Rational and b.is_Rational:
-            self._check_rational_bits(_bits(a) + _bits(b) + 1, "sum", column)  # type: ignore[arg-type]
+            self._check_digits(_digits(a) + _digits(b) + 1, "sum", column)  # type: ignore[arg-type]
         return self._result(a + b, self._op(a, b, lambda x, y: x + y), column)
 
     def sub(self, a: sympy.Expr, b: sympy.Expr, column: int | None = None) -> sympy.Expr:
@@ -118,13 +127,13 @@ class Evaluator:
         return self._keep(-a, None if ba is None else -ba)
 
     def mul(self, a: sympy.Expr, b: sympy.Expr, column: int | None = None) -> sympy.Expr:
-        self._check_rational_bits(_coeff_bits(a) + _coeff_bits(b), "product", column)
+        self._check_digits(_coeff_digits(a) + _coeff_digits(b), "product", column)
         return self._result(a * b, self._op(a, b, lambda x, y: x * y), column)
 
     def div(self, a: sympy.Expr, b: sympy.Expr, column: int | None = None) -> sympy.Expr:
         self._nonzero(b, column)
         if a.is_Rational and b.is_Rational:
-            self._check_rational_bits(_bits(a) + _bits(b), "quotient", column)  # type: ignore[arg-type]
+            self._check_digits(_digits(a) + _digits(b), "quotient", column)  # type: ignore[arg-type]
         return self._result(a / b, self._op(a, b, lambda x, y: x / y), column)
 
     def power(self, base: sympy.Expr, exponent: sympy.Expr, column: int | None = None) -> sympy.Expr:
@@ -137,13 +146,15 @@ class Evaluator:
         p, q = int(exponent.p), int(exponent.q)  # type: ignore[attr-defined]
         if abs(p) > MAX_POWER_NUMERATOR or q > MAX_ROOT:
             raise InputError(f"an exponent must be a rational number p/q with |p| ≤ {MAX_POWER_NUMERATOR} and "
-                             f"q ≤ {MAX_ROOT}; got one of about {_digits(max(_bits(exponent), 1))} digits"
-                             if _bits(exponent) > 64 else
+                             f"q ≤ {MAX_ROOT}; got one of about {_digits(exponent)} digits"
+                             if _digits(exponent) > 20 else
                              f"an exponent must be a rational number p/q with |p| ≤ {MAX_POWER_NUMERATOR} and "
                              f"q ≤ {MAX_ROOT}, got {exponent}", column)
         if base == 0 and p < 0:
             raise InputError("division by zero", column)
-        self._check_rational_bits(_coeff_bits(base) * abs(p), "power", column)
+        c = base if base.is_Rational else base.as_coeff_Mul()[0] if not base.free_symbols else sympy.Integer(1)
+        if c.is_Rational:
+            self._check_digits(int(_log10_size(c) * abs(p)) + 1, "power", column)  # type: ignore[arg-type]
         bb = self.ball(base)
         if q > 1 and not base.free_symbols:
             if base.is_negative or (bb is not None and bb < 0):
@@ -211,7 +222,7 @@ class Evaluator:
     def _result(self, x: sympy.Expr, ball: arb | None, column: int | None) -> sympy.Expr:
         if x.has(sympy.nan, sympy.zoo) or x.is_infinite:
             raise InputError("the value is undefined (a division by zero or an infinite result)", column)
-        self._check_rational_bits(_coeff_bits(x), "result", column)
+        self._check_digits(_coeff_digits(x), "result", column)
         if not x.is_Rational and ball is not None:
             self._check_magnitude(ball, column)
         return self._keep(x, ball)
@@ -230,9 +241,9 @@ class Evaluator:
                 raise InputError("cannot tell whether the divisor is zero", column)
 
     @staticmethod
-    def _check_rational_bits(bits: int, what: str, column: int | None = None) -> None:
-        if bits > _MAX_BITS:
-            raise InputError(f"the {what} would be an exact number of about {_digits(bits)} digits, "
+    def _check_digits(digits: int, what: str, column: int | None = None) -> None:
+        if digits > MAX_EXACT_DIGITS:
+            raise InputError(f"the {what} would be an exact number of about {digits} digits, "
                              f"past the limit of {MAX_EXACT_DIGITS} digits", column)
 
     @staticmethod
