@@ -61,7 +61,7 @@ CASES = [
     ("entry-inf-text", "[inputs]\nQ = [['-inf']]\nK = [[1]]\nV = [[1]]\n", "inputs.Q[1][1]",
      r"only allowed in a bias or as mask_value"),
     ("entry-power-tower", "[inputs]\nQ = [['((10^10000)^10000)^10000']]\nK = [[1]]\nV = [[1]]\n",
-     "inputs.Q[1][1]", r"30000 digits"),
+     "inputs.Q[1][1]", r"past the limit of a decimal exponent within ±300"),
     ("entry-latex-matrix", "[inputs]\nQ = [['\\begin{bmatrix} 1 \\end{bmatrix}']]\nK = [[1]]\nV = [[1]]\n",
      "inputs.Q[1][1]", r"expected one number, got a matrix"),
     ("entry-latex-infinity", "[inputs]\nQ = [['-\\infty']]\nK = [[1]]\nV = [[1]]\n", "inputs.Q[1][1]",

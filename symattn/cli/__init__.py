@@ -41,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
         except (AttributeError, ValueError):  # pragma: no cover - unusual streams
             pass
+    _allow_printed_digits()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -69,6 +70,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _allow_printed_digits() -> None:
+    """Python refuses int-to-str conversions past 4300 digits; certified decimals go up to
+    MAX_DIGITS. Raised for the command only, to just above that limit (the inputs themselves are
+    bounded far below it by the readers)."""
+    from ..limits import MAX_DIGITS
+
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is not None and 0 < get() < MAX_DIGITS + 100:
+        sys.set_int_max_str_digits(MAX_DIGITS + 100)
 
 
 class _Terminated(BaseException):

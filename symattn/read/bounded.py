@@ -10,23 +10,28 @@ building a number of a billion digits:
 >>> ev = Evaluator()
 >>> ev.power(ev.number(10), ev.number(3))
 1000
->>> big = ev.power(ev.number(10), ev.number(10000))
->>> ev.power(big, ev.number(10000))
+>>> ev.power(ev.number(10), ev.number(301))
 Traceback (most recent call last):
 ...
-symattn.errors.InputError: the power would be an exact number of about 100000001 digits, past the limit of 30000 digits
+symattn.errors.InputError: the power would be about 10^301, past the limit of a decimal exponent within ±300
+>>> ev.power(ev.number(1001, 1000), ev.number(10000))
+Traceback (most recent call last):
+...
+symattn.errors.InputError: the power would be an exact number of about 60005 digits, past the limit of 30000 digits
 
-Irrational values carry a low-precision ball (python-flint ``arb``) that bounds
-their magnitude, so a tower is refused from the size of its exponent:
+Every value stays within the range of a number written in a file (a decimal exponent
+within ±300). Irrational values carry a low-precision ball (python-flint ``arb``) that
+bounds their magnitude, so a power or an exponential is refused from its size before it
+is built, and a tower from its exponent:
 
 >>> ev.power(ev.constant("pi"), ev.power(ev.constant("pi"), ev.power(ev.constant("pi"), ev.constant("pi"))))
 Traceback (most recent call last):
 ...
 symattn.errors.InputError: an exponent must be a rational number p/q with |p| ≤ 10000 and q ≤ 100; for e^x write exp(x)
->>> ev.apply("exp", ev.number(10**7))
+>>> ev.apply("exp", ev.number(694))
 Traceback (most recent call last):
 ...
-symattn.errors.InputError: exp of a number larger than 1000000 in absolute value
+symattn.errors.InputError: the exp would be about 10^301, past the limit of a decimal exponent within ±300
 """
 
 from __future__ import annotations
@@ -38,13 +43,13 @@ import sympy
 from flint import arb, ctx
 
 from ..errors import InputError
-from ..limits import (MAX_EXACT_DIGITS, MAX_EXP_ARGUMENT, MAX_MAGNITUDE, MAX_POWER_NUMERATOR, MAX_ROOT)
+from ..limits import MAX_EXACT_DIGITS, MAX_EXPONENT, MAX_POWER_NUMERATOR, MAX_ROOT
 
 __all__ = ["Evaluator"]
 
 _PREC = 64  # bits of the magnitude balls: enough to bound sizes, never printed
 _LOG10_2 = math.log10(2)
-_MAG_LIMIT = arb(MAX_MAGNITUDE)
+_LOG10_E = math.log10(math.e)
 
 
 def _int_digits(n: int) -> int:
@@ -63,6 +68,16 @@ def _log10_size(r: sympy.Rational) -> float:
     """log10 of |numerator| plus log10 of the denominator: the digits of r^e are about e times this."""
     p, q = abs(int(r.p)), int(r.q)
     return (math.log10(p) if p > 1 else 0.0) + (math.log10(q) if q > 1 else 0.0)
+
+
+def _log10_abs(r: sympy.Rational) -> float:
+    """log10 |r| of a nonzero rational (math.log10 takes integers of any size)."""
+    return math.log10(abs(int(r.p))) - math.log10(int(r.q))
+
+
+def _float(b: arb) -> float:
+    """The midpoint of a ball as a float (balls here stay within about 10^±700)."""
+    return float(b.mid().str(20, radius=False).replace("e", "E")) if b.is_finite() else math.inf
 
 
 def _coeff_digits(x: sympy.Expr) -> int:
@@ -160,8 +175,12 @@ class Evaluator:
             if base.is_negative or (bb is not None and bb < 0):
                 raise InputError(f"a negative number to the power {exponent} is not a real number", column)
         ball = None
+        if base.is_Rational and base != 0:
+            self._check_log10(_log10_abs(base) * p / q, "power", column)  # type: ignore[arg-type]
+        elif bb is not None and not bb.contains(0):
+            with _prec():
+                self._check_log10(_float(abs(bb).log()) / math.log(10) * p / q, "power", column)
         if bb is not None:
-            self._check_magnitude_of_power(bb, p, q, column)
             with _prec():
                 ball = bb ** arb(p) if q == 1 else (bb ** arb(p)).root(q) if not bb.contains(0) or p > 0 \
                     else None
@@ -173,13 +192,12 @@ class Evaluator:
             return self.power(arg, sympy.Rational(1, 2), column)
         ba = self.ball(arg)
         if name == "exp":
+            ball = None
             if ba is not None:
                 with _prec():
-                    if not (abs(ba) <= arb(MAX_EXP_ARGUMENT)):
-                        raise InputError(f"exp of a number larger than {MAX_EXP_ARGUMENT} in absolute value", column)
+                    x = _float(ba)
+                    self._check_log10(x * _LOG10_E, "exp", column)  # before exp is built
                     ball = ba.exp()
-            else:
-                ball = None
             return self._result(sympy.exp(arg), ball, column)
         if name in ("log", "ln"):
             if not arg.free_symbols:
@@ -223,7 +241,10 @@ class Evaluator:
         if x.has(sympy.nan, sympy.zoo) or x.is_infinite:
             raise InputError("the value is undefined (a division by zero or an infinite result)", column)
         self._check_digits(_coeff_digits(x), "result", column)
-        if not x.is_Rational and ball is not None:
+        if x.is_Rational:
+            if x != 0:
+                self._check_log10(_log10_abs(x), "value", column)  # type: ignore[arg-type]
+        elif ball is not None:
             self._check_magnitude(ball, column)
         return self._keep(x, ball)
 
@@ -250,21 +271,20 @@ class Evaluator:
     def _check_magnitude(ball: arb, column: int | None) -> None:
         with _prec():
             if not ball.is_finite():
-                raise InputError(f"the value is beyond 10^{MAX_MAGNITUDE} in size", column)
+                raise InputError(f"the value is beyond 10^{MAX_EXPONENT} in size", column)
             if ball.contains(0):
                 return
-            mag = abs(ball)
-            if not (abs(mag.log() / arb(10).log()) <= _MAG_LIMIT):
-                raise InputError(f"the value is beyond 10^±{MAX_MAGNITUDE} in size", column)
+            Evaluator._check_log10(_float(abs(ball).log()) / math.log(10), "value", column)
 
     @staticmethod
-    def _check_magnitude_of_power(bb: arb, p: int, q: int, column: int | None) -> None:
-        with _prec():
-            if bb.contains(0):
-                return
-            log10 = abs(bb).log() / arb(10).log() * arb(p) / arb(q)
-            if not (abs(log10) <= _MAG_LIMIT):
-                raise InputError(f"the power is beyond 10^±{MAX_MAGNITUDE} in size", column)
+    def _check_log10(log10: float, what: str, column: int | None) -> None:
+        """Values a user writes lie within the range of a number written in a file:
+        10^-300 ≤ |x| < 10^301 (a decimal exponent within ±300)."""
+        if not (-MAX_EXPONENT <= math.floor(log10) <= MAX_EXPONENT):
+            size = f"about 10^{math.floor(log10)}" if abs(log10) < 1e15 else "astronomically " + (
+                "large" if log10 > 0 else "small")
+            raise InputError(f"the {what} would be {size}, past the limit of a decimal exponent within "
+                             f"±{MAX_EXPONENT}", column)
 
 
 class _prec:

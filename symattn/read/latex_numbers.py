@@ -58,8 +58,13 @@ _TOKEN = re.compile(r"\\(?P<cs>[A-Za-z]+|.)|(?P<num>[0-9]+\.?[0-9]*|\.[0-9]+)|(?
 
 
 def looks_like_latex(text: str) -> bool:
-    """A string is read as LaTeX when it has a backslash (``\\frac``, ``\\begin``, ...)."""
-    return "\\" in text
+    """A string is read as LaTeX when it has a backslash (``\\frac``, ``\\begin``, ...) or a
+    brace (``2^{10}``), which the text grammar never has.
+
+    >>> looks_like_latex(r"\\frac{1}{2}"), looks_like_latex("2^{10}"), looks_like_latex("2^10")
+    (True, True, False)
+    """
+    return "\\" in text or "{" in text or "}" in text
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:
@@ -273,7 +278,10 @@ class _Parser:
             if rest:  # \frac12 reads 1 and 2: put the rest back as its own number
                 self.toks.insert(self.i, ("num", rest, t[2] + 1))
             return self.ev.value(decimal_to_rational_text(digit, t[2]))
-        return self.primary()
+        self.enter(t[2])  # \sqrt\sqrt2 nests without braces
+        e = self.primary()
+        self.depth -= 1
+        return e
 
     def group(self, open_: str, close: str) -> sympy.Expr:
         _, _, col = self.take(open_)
@@ -301,29 +309,28 @@ class _Parser:
         if kind == "cs":
             self.take()
             if value in _FRACS:
-                self.enter(col)
                 num = self.argument()
                 den = self.argument()
-                self.depth -= 1
                 return self.ev.div(num, den, col)
             if value == "sqrt":
-                self.enter(col)
                 index = None
                 if self.at("["):
                     index = self.group("[", "]")
                 arg = self.argument()
-                self.depth -= 1
                 if index is None:
                     return self.ev.apply("sqrt", arg, col)
                 if not (index.is_Integer and 2 <= index <= 100):
                     raise InputError(f"the root's index must be a whole number from 2 to 100, got {index}", col)
                 return self.ev.power(arg, sympy.Rational(1, int(index)), col)  # type: ignore[arg-type]
             if value in ("exp", "ln", "log"):
-                self.enter(col)
                 if self.at("^"):
                     raise InputError(f"\\{value}^… is ambiguous: write (\\{value} x)^{{n}}", col)
-                arg = self.group("(", ")") if self.at("(") else self.power()
-                self.depth -= 1
+                if self.at("("):
+                    arg = self.group("(", ")")
+                else:
+                    self.enter(col)
+                    arg = self.power()
+                    self.depth -= 1
                 return self.ev.apply(_FUNCS[value], arg, col)
             if value == "pi":
                 return self.ev.constant("pi")

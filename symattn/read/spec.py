@@ -151,8 +151,7 @@ class Spec:
             if len(hits) > 1:
                 raise self.error(fieldname, f"token {query!r} names rows {', '.join(str(h + 1) for h in hits)}; "
                                             "give its 1-based index instead")
-            digits = query.strip().lstrip("-")
-            if digits.isascii() and digits.isdigit() and len(digits) <= 18:
+            if re.fullmatch(r"\s*-?[0-9]{1,18}\s*", query):
                 query = int(query)
             else:
                 raise self.error(fieldname, f"unknown token {query!r}{did_you_mean(query, labels)}")
@@ -577,6 +576,8 @@ class _Validator:
             try:
                 if isinstance(t, str) and looks_like_latex(t):
                     tv = parse_latex(t)
+                    if isinstance(tv, sympy.MatrixBase):
+                        raise InputError("expected one number, got a matrix")
                 else:
                     tv = exact_number(t) if not isinstance(t, str) else parse_expression(t)
             except InputError as e:
@@ -714,6 +715,10 @@ class _Validator:
         if dv % h:
             raise self.err("convention.heads", f"{h} heads do not divide the value width {dv}")
         s.n_queries, s.n_keys, s.d_v = nq, nk, dv // h
+        for what, width, where in (("d_model", d_model, "inputs.X"), ("the value width d_v", dv, "inputs.V"),
+                                   ("the key width d_k", None if s.stage == "scores" else dk, "inputs.K")):
+            if width is not None and width > MAX_DIM:
+                raise self.err(where, f"{what} is {width}, past the limit of {MAX_DIM} (see the README's limits)")
         # output projection
         if "Wo" in has:
             rows_o, cols_o = dims("Wo")
