@@ -119,9 +119,9 @@ def test_latex_per_file():
 
 def test_tokens_and_widths():
     n = limits.MAX_TOKENS
-    assert sa.from_dict({"inputs": {"scores": [["1"]] * n, "V": [["1"]]}}).n_queries == n
+    assert sa.from_dict({"inputs": {"scores": [["1"]] * n, "V": [["1"]]}, "convention": {"scale": "none"}}).n_queries == n
     with pytest.raises(SpecError, match="size limit"):
-        sa.from_dict({"inputs": {"scores": [["1"]] * (n + 1), "V": [["1"]]}})
+        sa.from_dict({"inputs": {"scores": [["1"]] * (n + 1), "V": [["1"]]}, "convention": {"scale": "none"}})
     d = limits.MAX_DIM
     assert sa.from_dict({"inputs": {"Q": [[1] * d], "K": [[1] * d], "V": [[1]]}}).d_k == d
     with pytest.raises(SpecError, match=f"the key width d_k is {d + 1}, past the limit of {d}"):
