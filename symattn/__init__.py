@@ -36,7 +36,7 @@ _EXPORTS = {
     "text": "symattn.views.render", "to_json": "symattn.views.render", "latex": "symattn.views.render",
     "markdown": "symattn.views.render",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
-    "CertificationError": "symattn.errors", "InputError": "symattn.errors",
+    "CertificationError": "symattn.errors", "InputError": "symattn.errors", "OptionError": "symattn.errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
