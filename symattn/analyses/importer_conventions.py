@@ -1,0 +1,152 @@
+"""What a page says about its conventions: whether the scores are scaled by √d_k, a causal
+mask, the layout of the projections (X·W or X·Wᵀ), and which token is the focus query.
+Each finding keeps the line that says it, so a draft can cite it.
+
+>>> from symattn.read.pages.model import Line, Where
+>>> lines = [Line(r"\\[ \\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) V \\]", Where(17), "math"),
+...          Line('The word "love" is the query.', Where(52))]
+>>> scale_evidence(lines).value, scale_evidence(lines).where
+('1/sqrt(d_k)', 'line 17')
+>>> query_evidence(lines, ["I", "love", "statistics"]).value
+'love'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..read.pages.model import Line
+
+__all__ = ["Evidence", "scale_evidence", "mask_evidence", "layout_evidence", "query_evidence", "snippet"]
+
+
+def snippet(text: str, m: re.Match | None = None, width: int = 100) -> str:
+    """The words around a match (or the start of the text), at most ``width`` characters."""
+    t = re.sub(r"\s+", " ", text).strip()
+    if m is None or len(t) <= width:
+        return t[:width]
+    s = re.sub(r"\s+", " ", text[: m.start()]).lstrip()
+    start = max(0, len(s) - width // 3)
+    out = t[start:start + width]
+    return ("…" if start else "") + out + ("…" if start + width < len(t) else "")
+
+
+@dataclass
+class Evidence:
+    """A convention the page states: its value, the line that says it, and the words."""
+
+    value: str
+    where: str
+    text: str
+
+
+_UNSCALED = re.compile(r"without\s+(any\s+)?scal|no\s+scaling|unscaled|not\s+scaled|skip(ping)?\s+(the\s+)?scal|"
+                       r"omit(ting)?\s+(the\s+)?scal|we\s+do\s+not\s+scale|don'?t\s+scale", re.I)
+_SCALED = re.compile(r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\}|√\s*\(?\s*d_?[kK]|sqrt\(\s*(self\.)?d_?k|"
+                     r"(np|math|torch)\.sqrt\(|\*\*\s*-?0\.5|\\sqrt\s*\{\s*\d+\s*\}|√\s*\d|"
+                     r"\bscal(e|ed|ing)\s+(each\s+|the\s+)?(dot[- ]product\s+|attention\s+|raw\s+)?"
+                     r"(scores?\s+|similarit\w*\s+|logits\s+)?by|divid(e|ed|ing)\s+(each\s+|the\s+|them\s+)?"
+                     r"(scores?\s+)?by\s+(the\s+)?(square\s+root|√|sqrt|\\sqrt)|scaled_dot_product_attention|"
+                     r"\bscaled\s+(dot[- ]product|attention\s+scores|scores)", re.I)
+_DMODEL = re.compile(r"sqrt\(\s*d_?model|\\sqrt\s*\{\s*d_?\{?model|√\s*d_?model", re.I)
+
+
+def _joined(lines: list[Line]) -> list[Line]:
+    """Each line read together with the next one (sentences wrap across lines)."""
+    out = []
+    for k, ln in enumerate(lines):
+        text = ln.text
+        if text.strip() and k + 1 < len(lines) and ln.role == lines[k + 1].role and ln.role in ("prose", "heading"):
+            text = text + " " + lines[k + 1].text
+        out.append(Line(text, ln.where, ln.role))
+    return out
+
+
+def _first(lines: list[Line], rx: re.Pattern, joined: bool = True) -> tuple[Line, re.Match] | None:
+    """The first line that matches (read with the next line when ``joined``)."""
+    for ln in (_joined(lines) if joined else lines):
+        m = rx.search(ln.text)
+        if m:
+            return ln, m
+    return None
+
+
+def scale_evidence(lines: list[Line]) -> Evidence | None:
+    """``1/sqrt(d_k)`` or ``none`` when the page says so, else None."""
+    joined = _joined(lines)
+    # "the unscaled dot product, then scale each similarity by √2": a line that says both is scaling
+    un = _first([ln for ln in joined if not _SCALED.search(ln.text)], _UNSCALED, joined=False)
+    if un:
+        return Evidence("none", str(un[0].where), snippet(un[0].text, un[1]))
+    dm = _first(lines, _DMODEL)
+    sc = _first(lines, _SCALED)
+    if dm and (not sc or dm[0] is sc[0]):
+        return Evidence("1/sqrt(d_model)", str(dm[0].where), snippet(dm[0].text, dm[1]))
+    if sc:
+        return Evidence("1/sqrt(d_k)", str(sc[0].where), snippet(sc[0].text, sc[1]))
+    return None
+
+
+_CAUSAL = re.compile(r"\bcausal\b|masked_fill|\btril\b|\btriu\b|look-?ahead\s+mask|future\s+(tokens|positions)|"
+                     r"autoregressive\s+mask|decoder\s+mask|is_causal\s*=\s*True", re.I)
+
+
+def mask_evidence(lines: list[Line]) -> Evidence | None:
+    hit = _first(lines, _CAUSAL)
+    return Evidence("causal", str(hit[0].where), snippet(hit[0].text, hit[1])) if hit else None
+
+
+_TORCH = re.compile(r"@\s*(self\.)?W_?\w*\.T\b|\bW_?\w*\.T\s*\)|nn\.Linear|F\.linear|\.weight\.T|"
+                    r"(matmul|dot|mm)\(\s*\w+\s*,\s*W_?\w*\.T\)", re.I)
+_COLUMN = re.compile(r"(W_?\w*|W\^\{?\w+\}?)\s*(@|\\cdot|·|\*)?\s*(x|X)(_\w+)?\.T\b|W_?[qkv]\s*@\s*x\b", re.I)
+
+
+def layout_evidence(lines: list[Line]) -> Evidence | None:
+    """``torch`` (X·Wᵀ, nn.Linear) or ``column`` (W·x) when the page's code or formulas say so."""
+    hit = _first([ln for ln in lines if ln.role in ("code", "math")], _TORCH)
+    if hit:
+        return Evidence("torch", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    hit = _first([ln for ln in lines if ln.role in ("code", "math")], _COLUMN)
+    if hit:
+        return Evidence("column", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    return None
+
+
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixth": 5, "seventh": 6, "eighth": 7,
+             "ninth": 8, "last": -1}
+
+
+def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | None:
+    """The focus query token a page names ("Focusing on "jumps"", "the word "love" is the query",
+    ``query = inputs[1]``)."""
+    if not tokens:
+        return None
+    lower = {t.lower(): t for t in tokens}
+    q = r"[\"“‘'`]?([\w<>]+)[\"”’'`]?"
+    pats = [
+        re.compile(r"focus(?:ing|ed|es)?\s+on\s+(?:the\s+)?(?:word\s+|token\s+)?" + q, re.I),
+        re.compile(r"(?:word|token)\s+" + q + r"\s+(?:is|as)\s+(?:the|our)\s+query", re.I),
+        re.compile(r"[\"“‘']([\w<>]+)[\"”’']\s+(?:is|as)\s+(?:the|our)\s+query", re.I),
+        re.compile(r"query\s+(?:word|token)\s+(?:is\s+)?" + q, re.I),
+        re.compile(r"(?:use|take|consider|choose)\s+" + q + r"\s+as\s+(?:the|our)\s+query", re.I),
+    ]
+    for ln in lines:
+        if ln.role == "code":
+            m = re.search(r"\bquery\w*\s*=\s*(?:inputs|x|X|embeddings|emb|E)\[\s*(-?\d+)\s*\]", ln.text)
+            if m:
+                i = int(m.group(1))
+                if -len(tokens) <= i < len(tokens):
+                    return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
+            continue
+        for p in pats:
+            m = p.search(ln.text)
+            if m and m.group(1).lower() in lower:
+                return Evidence(lower[m.group(1).lower()], str(ln.where), snippet(ln.text, m))
+        m = re.search(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|last)\s+(?:input\s+)?"
+                      r"(?:token|word|input)\b[^.]{0,40}\bas\s+(?:the\s+|a\s+)?query", ln.text, re.I)
+        if m:
+            i = _ORDINALS[m.group(1).lower()]
+            if -len(tokens) <= i < len(tokens):
+                return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
+    return None
