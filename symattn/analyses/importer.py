@@ -56,6 +56,8 @@ LOOKED_FOR = ("inputs (embeddings X with weights Wq/Wk/Wv, or Q, K and V, or att
 WEIGHT_NAMES = ("Wq", "Wk", "Wv")
 CLAIM_ORDER = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weights_sum", "weighted", "output")
 _MAX_VALUE_ENTRIES = 20_000  # entries of a derivation compared with printed numbers
+_FAMILIES = {"scores": ("scores", "scaled", "masked"), "scaled": ("scores", "scaled", "masked"),
+             "masked": ("scores", "scaled", "masked")}
 
 
 # ---------------------------------------------------------------------------------------
@@ -126,6 +128,8 @@ class ImportedExample:
     spec: Spec | None = None
     first_line: str = ""
     last_line: str = ""
+    first_index: int = 0  # index of its first line in the page
+    inputs_rounded: bool = False
 
     @property
     def assumptions(self) -> list[Note]:
@@ -150,6 +154,8 @@ class ImportedExample:
             d["tokens"] = list(self.tokens)
         if self.key_tokens:
             d["key_tokens"] = list(self.key_tokens)
+        if self.inputs_rounded:
+            d["inputs_rounded"] = True
         d["inputs"] = {k: [[toml_value(x) for x in r] for r in g.rows] for k, g in self.inputs.items()}
         d["convention"] = {k: c.value for k, c in self.convention.items()}
         claims: dict[str, Any] = {}
@@ -260,6 +266,12 @@ def _same_rows(a: list[list[str]], b: list[list[str]]) -> bool:
     return len(a) == len(b) and all(len(x) == len(y) and all(_eq(u, v) for u, v in zip(x, y)) for x, y in zip(a, b))
 
 
+def _same_values(a: list[list[str]], b: list[list[str]]) -> bool:
+    """The same numbers, however they are printed ("1." and "1.0")."""
+    return len(a) == len(b) and all(len(x) == len(y) and all(_num(u) is not None and _num(u) == _num(v)
+                                                              for u, v in zip(x, y)) for x, y in zip(a, b))
+
+
 def _eq(u: str, v: str) -> bool:
     if u == v:
         return True
@@ -281,6 +293,8 @@ class _Segment:
     items: list[Item] = field(default_factory=list)
     first: int = 0
     last: int = 0
+    hidden: list[tuple[int, str, str]] = field(default_factory=list)  # weights made in code, not printed
+    random: list[str] = field(default_factory=list)  # inputs made in code and printed (rounded)
 
 
 class _Importer:
@@ -508,7 +522,25 @@ class _Importer:
     def segments(self) -> list[_Segment]:
         segs: list[_Segment] = []
         cur: _Segment | None = None
+        hidden = sorted(self.col.hidden)
         for it in self.items:
+            # weights made in code (random, nn.Linear) before this item: what follows uses numbers
+            # the page does not print, unless the page prints those weights
+            while hidden and hidden[0][0] < it.line:
+                h = hidden.pop(0)
+                if cur is not None and h[1] in cur.inputs:
+                    continue
+                worked = cur is not None and any(
+                    _numeric(c.rows) and not any(_same_values(v.rows, c.rows) for v in cur.inputs.values())
+                    for c in cur.items)
+                if cur is None or worked:
+                    keep = {"X": cur.inputs["X"]} if cur is not None and "X" in cur.inputs else {}
+                    if cur is not None and cur.hidden and not cur.items:
+                        cur.hidden.append(h)
+                        continue
+                    cur = _Segment(inputs=keep, first=h[0])
+                    segs.append(cur)
+                cur.hidden.append(h)
             name = it.step if (it.step in INPUT_NAMES and it.strength >= 1 and it.kind in ("matrix", "vector")
                                and (not it.operand or it.strength == 3)) else None
             if name == "X" and it.kind == "vector":
@@ -518,12 +550,19 @@ class _Importer:
                     cur = _Segment(first=it.line)
                     segs.append(cur)
                 old = cur.inputs.get(name)
+                if cur.hidden and name in [h[1] for h in cur.hidden]:
+                    cur.hidden = [h for h in cur.hidden if h[1] != name]  # printed after all
+                    cur.random.append(name)
                 if old is not None:
-                    if _same_rows(old.rows, it.rows):
+                    if _same_values(old.rows, it.rows):
+                        if it.row_labels and not old.row_labels:
+                            cur.inputs[name] = it  # the printing that names the tokens
+                            it, old = old, it
                         cur.items.append(it)  # printed again: an echo
-                        cur.last = it.end
+                        cur.last = max(cur.last, it.end)
                         continue
-                    keep = {k: v for k, v in cur.inputs.items() if k != name and (name != "X" or k != "X")}
+                    # new inputs: a new example (a new X does not keep the old weights)
+                    keep = {} if name == "X" else {k: v for k, v in cur.inputs.items() if k != name}
                     cur = _Segment(inputs=keep, first=it.line)
                     segs.append(cur)
                 elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
@@ -538,11 +577,17 @@ class _Importer:
                     segs.append(cur)
                 cur.items.append(it)
             cur.last = max(cur.last, it.end)
-        return segs
+        # an embedding matrix with nothing worked on it is not an example
+        return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden]
 
     # -- one example --------------------------------------------------------------------
     def example(self, seg: _Segment, index: int) -> tuple[ImportedExample | None, str]:
         notes: list[Note] = []
+        made = [h for h in seg.hidden if h[1] in WEIGHT_NAMES and h[1] not in seg.inputs]
+        if made:
+            k, _, code = made[0]
+            return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
+                          "not print them, so its numbers cannot be reproduced")
         inputs = seg.inputs
         x = inputs.get("X")
         ws = {k: inputs[k] for k in ("Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv") if k in inputs}
@@ -729,7 +774,8 @@ class _Importer:
         tokens = _unique(tokens, notes)
         key_tokens = _unique(key_tokens, notes)
         # conventions the page states
-        sc = scale_evidence(lines)
+        region = lines[max(0, seg.first - 30): seg.last + 1]
+        sc = scale_evidence(region) or scale_evidence(lines)
         if stage == "scores":
             if sc is not None and sc.value == "none":
                 conv["scale"] = Choice("none", f"the page says so: {sc.text!r}", where=sc.where)
@@ -769,18 +815,29 @@ class _Importer:
         if query is not None:
             conv["query"] = Choice(query.value, f"the page says so: {query.text!r}", where=query.where)
         else:
-            rows_used = {c.row for c in placer.claims if c.step in ("scores", "scaled", "masked", "weights", "output",
+            rows_used = {c.row for c in placer.claims if c.step in ("scores", "scaled", "masked", "weights",
                                                                      "weighted", "weights_sum")}
             if len(rows_used) == 1 and spec.n_queries > 1:
                 q = next(iter(rows_used))
-                conv["query"] = Choice(q, "the page works this query's row only")
+                conv["query"] = Choice(q, "the page works the attention of this query only")
         if stage == "scores" and tokens and len(tokens) == 1 and "query" not in conv:
             conv["query"] = Choice(tokens[0], "the page's scores are for this query only")
+        if seg.random and stage == "x":
+            notes.append(Note("assumed", f"inputs_rounded = true: the page makes {', '.join(seg.random)} with random "
+                                         "numbers in code and prints them rounded, so each input is known only to "
+                                         "its printed digits"))
+            conv_rounded = True
+        else:
+            conv_rounded = False
+        if not placer.claims and not (stage == "x" and not given):
+            return None, "nothing printed on the page could be placed in it"
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index)
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
+                             inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,
                              claims=placer.ordered(), notes=notes + placer.notes,
+                             first_index=seg.first,
                              first_line=str(lines[seg.first].where) if seg.first < len(lines) else "",
                              last_line=str(lines[min(seg.last, len(lines) - 1)].where) if lines else "")
         for key, ch in conv.items():
@@ -825,6 +882,7 @@ class _Importer:
         segs = self.segments()
         out: list[ImportedExample] = []
         reasons: list[str] = []
+        skipped: list[tuple[_Segment, str]] = []
         for seg in segs:
             if len(out) >= MAX_PAGE_EXAMPLES:
                 raise LimitError(f"{self.page.source}: more than {MAX_PAGE_EXAMPLES} worked examples on one page "
@@ -833,12 +891,22 @@ class _Importer:
             if ex is None:
                 if why and why != "no inputs":
                     reasons.append(why)
+                    skipped.append((seg, why))
                 continue
             out.append(ex)
         if not out:
-            extra = f" ({reasons[0]})" if reasons else ""
+            reasons.sort(key=lambda r: "makes its weights" not in r)
+            extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
                                f"{LOOKED_FOR}")
+        for seg, why in skipped:
+            # what a part of the page that is not a worked example prints is listed, not dropped
+            near = min(out, key=lambda e: abs(e.first_index - seg.first))
+            for it in seg.items:
+                if _numeric(it.rows):
+                    shown = ", ".join(", ".join(r) for r in it.rows[:2])
+                    near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                           f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
         for ex in out:
             ex.count = len(out)
             if len(out) > 1:
@@ -992,6 +1060,7 @@ class _Placer:
         self.steps = [s.name for s in d.all_steps if s.name not in self.input_names]
         self.row_of_item: dict[int, str] = {}
         self.query_hint: str | None = None
+        self.pending: tuple[str, Note] | None = None  # an assumption made while fitting, kept if placed
         self.dropped: list[str] = []  # tokens left out (rows of X the attention steps do not use)
         self.full_x: Item | None = None
 
@@ -1020,6 +1089,7 @@ class _Placer:
 
     # -- one item --
     def place(self, it: Item) -> None:
+        self.pending = None
         if it.batches > 1:
             self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch); import each head's page "
                               "part separately")
@@ -1060,6 +1130,10 @@ class _Placer:
 
     def commit(self, it: Item, step: str, cells: list[tuple]) -> None:
         """cells: (row label, key label or None, column, text[, index of the item's row])."""
+        if self.pending is not None:
+            self.query_hint = self.pending[0]
+            self.notes.append(self.pending[1])
+            self.pending = None
         conflict = False
         new = False
         src: dict[str, int] = {}
@@ -1142,7 +1216,7 @@ class _Placer:
     # -- echoes and repeats --
     def echo_of(self, it: Item) -> str | None:
         """An input printed again (an operand of a product, a row label): 'X[love]'."""
-        if self.full_x is not None and _same_rows(self.full_x.rows, it.rows):
+        if self.full_x is not None and _same_values(self.full_x.rows, it.rows):
             return "input X (with the rows left out)"
         for name, src in list(self.inputs.items()) + list(self.given.items()):
             if name in self.given and src is not self.given[name]:
@@ -1150,10 +1224,10 @@ class _Placer:
             if it.step is not None and it.strength >= 2 and it.step != name and not it.operand \
                     and not (name in ("Q", "K", "V") and it.step in ("Q", "K", "V", "X")):
                 continue  # named as another step: a claim that happens to print the same numbers
-            if _same_rows(src.rows, it.rows) and it is not src:
+            if _same_values(src.rows, it.rows) and it is not src:
                 return f"input {name}"
             if it.shape[0] == 1 and it.kind in ("vector", "matrix") and src.shape[1] == it.shape[1]:
-                hits = [i for i, r in enumerate(src.rows) if _same_rows([r], it.rows)]
+                hits = [i for i, r in enumerate(src.rows) if _same_values([r], it.rows)]
                 if len(hits) == 1 and (it.operand or it.step in (None, name) or it.strength < 3):
                     labels = src.row_labels or self.spec.query_labels() if name == "X" else None
                     lab = labels[hits[0]] if labels and hits[0] < len(labels) else str(hits[0] + 1)
@@ -1252,9 +1326,8 @@ class _Placer:
         if q is not None:
             return labels.index(q.value)
         if step in ("scores", "scaled", "masked", "weights", "output") and it.kind in ("matrix", "vector"):
-            self.query_hint = labels[0]
-            self.notes.append(Note("assumed", f"the page does not say which query's row this is; taken as the "
-                                              f"first token, {labels[0]!r}", it.at()))
+            self.pending = (labels[0], Note("assumed", f"the page does not say which query's row this is; taken "
+                                                       f"as the first token, {labels[0]!r}", it.at()))
             return 0
         return None
 
@@ -1288,6 +1361,17 @@ class _Placer:
                 fits[s] = f
         pfit = self.fits(it, primary) if primary else None
         if pfit is not None:
+            family = _FAMILIES.get(primary)  # type: ignore[arg-type]
+            if family:
+                # pages call scaled and masked scores "scores" too: the numbers decide within the family
+                pm = self.match(primary, pfit)  # type: ignore[arg-type]
+                alt = [(self.match(s, fits[s]), s) for s in family if s in fits and s != primary]
+                if alt and pm < 0.2:
+                    best_m, best_s = max(alt)
+                    if best_m >= 0.9:
+                        self.notes.append(Note("info", f"named like {primary} but its numbers are {best_s}'s",
+                                               it.at()))
+                        return best_s, fits[best_s], ""
             if it.strength >= 2:
                 return primary, pfit, ""
             pm = self.match(primary, pfit)  # type: ignore[arg-type]

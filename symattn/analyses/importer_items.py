@@ -81,6 +81,7 @@ class Collected:
     horizontal_lists: list[tuple[int, list[str]]]  # (line, words) of a line of words
     operators: dict[int, str]  # line index -> "=" or "×" for lines that hold only an operator
     result_lines: dict[int, str]  # line index -> number for lines "= 1.0"
+    hidden: list[tuple[int, str, str]] = field(default_factory=list)  # (line, step, code): weights made in code
 
 
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
@@ -240,6 +241,21 @@ class _Collector:
             tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
             if tok and (tok != ident or not step):
                 it.token = tok
+        if not step and b.role == "output":
+            # the variable the code printed names it better than the text printed beside it
+            name = self.printed_name(b)
+            if name:
+                st = _ident_step(name)
+                if st:
+                    step, strength, it.label = st, 3, name
+                    it.transposed = is_transposed(name)
+            if not step:
+                own = self.output_label(b)
+                if own:
+                    st = step_of_ident(own.strip(" :")) or step_of_text(own)
+                    if st:
+                        step, strength, it.label = st, 2, own
+                        it.transposed = it.transposed or is_transposed(own)
         if not step:
             ctx, s = self.context_label(b.start)
             if ctx:
@@ -251,14 +267,6 @@ class _Collector:
                         it.label = ctx
                     if not transposed and is_transposed(ctx):
                         it.transposed = True
-        if not step and b.role == "output":
-            name = self.printed_name(b)
-            if name:
-                step = _ident_step(name)
-                if step:
-                    strength = 3
-                    it.label = name
-                    it.transposed = is_transposed(name)
         if b.suffix:
             g = re.search(r"grad_fn=<(\w+?)Backward", b.suffix)
             if g and not step:
@@ -269,6 +277,22 @@ class _Collector:
         if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
             it.row_labels = notes
         self.items.append(it)
+
+    def output_label(self, b: Numbers) -> str:
+        """Text printed just before a block in the same output ("Attention Weights:")."""
+        w = b.where[0]
+        k = b.start - 1
+        while k >= 0:
+            ln = self.lines[k]
+            if ln.where.cell != w.cell or ln.where.output != w.output:
+                return ""
+            if k in self.block_lines:
+                return ""
+            t = ln.text.strip()
+            if t:
+                return t if len(t) <= 100 else ""
+            k -= 1
+        return ""
 
     def printed_name(self, b: Numbers) -> str | None:
         """For a notebook output with no text of its own: the name its code cell printed."""
@@ -288,7 +312,8 @@ class _Collector:
         if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last):
             names.append(last)
         # which printed block of this output is b?
-        outs = [x for x in self.page.blocks if isinstance(x, Numbers) and x.where[0].cell == cell and x.where[0].output]
+        outs = [x for x in self.page.blocks if (isinstance(x, Numbers) and x.where[0].cell == cell and x.where[0].output)
+                or (isinstance(x, Words) and x.where.cell == cell and x.where.output)]
         idx = next((i for i, x in enumerate(outs) if x is b), None)
         if idx is None or not names:
             return None
@@ -371,8 +396,18 @@ class _Collector:
                              r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
         sum_re = re.compile(r"^\s*[-•*]?\s*((?:[+-]?\d*\.?\d+\s*\+\s*)+[+-]?\d*\.?\d+)\s*(?:=|≈)\s*"
                             r"([+-]?(?:\d+\.?\d*|\.\d+))\s*$")
+        eye_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_][\w.]*)\s*=\s*(?:np|numpy|torch|jnp)\.(?:eye|identity)\(\s*(\d{1,3})\s*\)")
         for k, ln in enumerate(self.lines):
             if ln.role == "code":
+                m = eye_re.match(ln.text)
+                if m and 1 <= int(m.group(2)) <= 64:
+                    n = int(m.group(2))
+                    step = _ident_step(m.group(1))
+                    rows = [["1" if i == j else "0" for j in range(n)] for i in range(n)]
+                    it = Item(rows=rows, where=[ln.where] * n, line=k, end=k, kind="matrix", label=m.group(1),
+                              step=step, strength=3 if step else 0, role="code", form="code")
+                    it.notes.append(f"{m.group(0).strip()}: the {n}×{n} identity")
+                    self.items.append(it)
                 continue
             t = ln.text.replace("−", "-")
             m = pair_re.match(t)
@@ -432,9 +467,21 @@ def collect(page: Page) -> Collected:
         m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",
                       ln.text)
         if m and ln.role == "code":
-            words = m.group(2).split()
+            words = [w.strip(".,;:!?\"()") for w in m.group(2).split()]
+            words = [w for w in words if w]
             if 1 < len(words) <= 64:
                 token_lists.append((words, ln.where, "sentence"))
+    hidden: list[tuple[int, str, str]] = []
+    made_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*(?:torch\.)?(?:nn\.)?(?:Parameter\(\s*)?"
+                         r"(?:torch\.(?:rand|randn|randint|empty|normal)\b|np\.random\.|numpy\.random\.|"
+                         r"(?:torch\.)?nn\.Linear\b|Linear\(|rng\.|random\.)")
+    for k, ln in enumerate(page.lines):
+        if ln.role == "code":
+            m = made_re.match(ln.text)
+            if m:
+                st = step_of_ident(m.group(1))
+                if st in ("Wq", "Wk", "Wv", "Q", "K", "V", "X"):
+                    hidden.append((k, st, ln.text.strip()[:100]))
     vertical: list[tuple[int, int, list[str]]] = []
     horizontal: list[tuple[int, list[str]]] = []
     operators: dict[int, str] = {}
@@ -466,7 +513,7 @@ def collect(page: Page) -> Collected:
                 horizontal.append((k, ws))
         k += 1
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
-    return Collected(page, c.items, token_lists, vertical, horizontal, operators, results)
+    return Collected(page, c.items, token_lists, vertical, horizontal, operators, results, hidden)
 
 
 def label_text(it: Item) -> str:

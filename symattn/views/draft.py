@@ -105,6 +105,8 @@ def draft(ex: ImportedExample, name: str | None = None) -> str:
         out.append(f"tokens = {_tokens(ex.tokens)}")
     if ex.key_tokens:
         out.append(f"key_tokens = {_tokens(ex.key_tokens)}")
+    if ex.inputs_rounded:
+        out.append("inputs_rounded = true  # the page prints random inputs rounded")
     out.append("")
     out.append("[inputs]")
     for k, g in ex.inputs.items():

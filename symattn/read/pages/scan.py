@@ -366,6 +366,8 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     if kind == "reject":
         return None, i + 1
     before, _ = _context(seg, i, end)
+    if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
+        return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
     if kind == "words":
         after_end = end
         words = [w[1:-1] for w in rows[0]] if depth == 1 else []
