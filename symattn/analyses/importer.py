@@ -43,7 +43,7 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
-from .importer_conventions import layout_evidence, mask_evidence, query_evidence, scale_evidence
+from .importer_conventions import layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_items import Collected, Item, collect, split_glued
 from .importer_names import INPUT_NAMES, step_of_text
 
@@ -295,6 +295,7 @@ class _Segment:
     last: int = 0
     hidden: list[tuple[int, str, str]] = field(default_factory=list)  # weights made in code, not printed
     random: list[str] = field(default_factory=list)  # inputs made in code and printed (rounded)
+    masked: bool = False  # the page has introduced a causal mask by this part
 
 
 class _Importer:
@@ -303,6 +304,7 @@ class _Importer:
         self.col = col
         self.items = col.items
         self.page_notes: list[Note] = []
+        self.last_tokens: tuple[list[str], str] | None = None
 
     # -- page-wide passes -------------------------------------------------------------
     def same_line_chains(self) -> None:
@@ -504,6 +506,14 @@ class _Importer:
         return None
 
     def tokens_for(self, n: int, seg: _Segment, x: Item | None) -> tuple[list[str] | None, str]:
+        got, how = self._tokens_for(n, seg, x)
+        if got is None and self.last_tokens is not None and len(self.last_tokens[0]) == n:
+            return list(self.last_tokens[0]), f"the previous worked example ({self.last_tokens[1]})"
+        if got is not None:
+            self.last_tokens = (got, how)
+        return got, how
+
+    def _tokens_for(self, n: int, seg: _Segment, x: Item | None) -> tuple[list[str] | None, str]:
         if x is not None and x.row_labels and len(x.row_labels) == n:
             return list(x.row_labels), f"the labels of X ({x.at()})"
         for words, where, how in self.col.token_lists:
@@ -523,7 +533,17 @@ class _Importer:
         segs: list[_Segment] = []
         cur: _Segment | None = None
         hidden = sorted(self.col.hidden)
+        masks = mask_lines(self.page.lines)
         for it in self.items:
+            # a causal mask introduced after attention was worked without one: a new example
+            while masks and masks[0] < it.line:
+                k = masks.pop(0)
+                if cur is not None and not cur.masked and any(
+                        c.step in ("weights", "output", "scores", "scaled") and c.numbers for c in cur.items):
+                    cur = _Segment(inputs=dict(cur.inputs), first=k, masked=True)
+                    segs.append(cur)
+                elif cur is not None:
+                    cur.masked = True
             # weights made in code (random, nn.Linear) before this item: what follows uses numbers
             # the page does not print, unless the page prints those weights
             while hidden and hidden[0][0] < it.line:
@@ -784,7 +804,7 @@ class _Importer:
                                        "applies softmax to the printed scores as they are", assumed=True)
         elif sc is not None:
             conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
-        mk = mask_evidence(lines[max(0, seg.first - 5): seg.last + 1])
+        mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
         if mk is not None and stage != "scores":
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
@@ -832,7 +852,7 @@ class _Importer:
         if not placer.claims and not (stage == "x" and not given):
             return None, "nothing printed on the page could be placed in it"
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
-        title = self.title(index)
+        title = self.title(index, seg.first)
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,
@@ -843,8 +863,10 @@ class _Importer:
         for key, ch in conv.items():
             if ch.assumed:
                 ex.notes.insert(0, Note("assumed", f"{key} = {_show(ch.value)}: {ch.reason}"))
-            else:
+            elif ch.where:
                 ex.notes.append(Note("stated", f"{key} = {_show(ch.value)}: {ch.reason}", ch.where))
+            else:
+                ex.notes.append(Note("found", f"{key} = {_show(ch.value)}: {ch.reason}"))
         return ex, ""
 
     def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
@@ -858,11 +880,15 @@ class _Importer:
         d["convention"] = {k: c.value for k, c in conv.items()}
         return d
 
-    def title(self, index: int) -> str:
+    def title(self, index: int, first: int = 0) -> str:
+        if index > 1:
+            for k in range(min(first, len(self.page.lines) - 1), -1, -1):
+                ln = self.page.lines[k]
+                if ln.role == "heading" and ln.text.strip():
+                    return _clean_title(ln.text)
         for ln in self.page.lines:
             if ln.role == "heading" and ln.text.strip() and not re.match(r"(step|part)\s*\d", ln.text.strip(), re.I):
-                t = re.sub(r"[*_`#]+", "", ln.text).strip()
-                return t[:200]
+                return _clean_title(ln.text)
         if self.page.format == "text":
             first = next((ln.text.strip() for ln in self.page.lines if ln.text.strip()), "")
             if 3 <= len(first) <= 80 and re.search(r"[A-Za-z]{3}", first) and not re.search(r"[\[\]=|]", first) \
@@ -933,6 +959,11 @@ class _Importer:
         del lines
 
 
+def _clean_title(text: str) -> str:
+    t = text.replace("``", "“").replace("''", "”")
+    return re.sub(r"[*_`#]+", "", t).strip()[:200]
+
+
 def _show(v: Any) -> str:
     return f'"{v}"' if isinstance(v, str) else str(v)
 
@@ -962,6 +993,14 @@ def _index(token: str | None, labels: list[str] | None) -> int | None:
     if not hits:
         hits = [i for i, t in enumerate(labels) if t.lower() == token.lower()]
     return hits[0] if len(hits) == 1 else None
+
+
+def _pair_index(token: str, labels: list[str]) -> int | None:
+    """A token, or a 1-based index written "#2" (ω_{21})."""
+    if token.startswith("#") and token[1:].isdigit():
+        i = int(token[1:]) - 1
+        return i if 0 <= i < len(labels) else None
+    return _index(token, labels)
 
 
 def _unique(tokens: list[str] | None, notes: list[Note]) -> list[str] | None:
@@ -1307,11 +1346,13 @@ class _Placer:
             if i is not None:
                 return i
         if it.pair:
-            i = _index(it.pair[0], labels)
+            i = _pair_index(it.pair[0], labels)
             if i is not None:
                 return i
         if len(labels) == 1:
             return 0
+        if it.row_index is not None and 1 <= it.row_index <= len(labels):
+            return it.row_index - 1
         vals = self.vals(step)
         if vals is not None:
             hits = [i for i, row in enumerate(vals)
@@ -1403,7 +1444,7 @@ class _Placer:
         cands = [it.step] if it.step in self.steps else [s for s in ("scores", "scaled", "weights") if s in self.steps]
         for s in cands:
             st = self.d[s]
-            i, j = _index(q, st.row_labels), _index(k, st.col_labels)
+            i, j = _pair_index(q, st.row_labels), _pair_index(k, st.col_labels)
             if i is None or j is None:
                 continue
             if len(cands) > 1 and self.match(s, [(st.row_labels[i], None, j, it.rows[0][0])]) < 1:

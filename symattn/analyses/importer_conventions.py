@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..read.pages.model import Line
 
-__all__ = ["Evidence", "scale_evidence", "mask_evidence", "layout_evidence", "query_evidence", "snippet"]
+__all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "query_evidence", "snippet"]
 
 
 def snippet(text: str, m: re.Match | None = None, width: int = 100) -> str:
@@ -90,6 +90,11 @@ def scale_evidence(lines: list[Line]) -> Evidence | None:
 
 _CAUSAL = re.compile(r"\bcausal\b|masked_fill|\btril\b|\btriu\b|look-?ahead\s+mask|future\s+(tokens|positions)|"
                      r"autoregressive\s+mask|decoder\s+mask|is_causal\s*=\s*True", re.I)
+
+
+def mask_lines(lines: list[Line]) -> list[int]:
+    """Indices of the lines that introduce a causal mask."""
+    return [k for k, ln in enumerate(lines) if _CAUSAL.search(ln.text)]
 
 
 def mask_evidence(lines: list[Line]) -> Evidence | None:

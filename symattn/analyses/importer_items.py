@@ -52,6 +52,7 @@ class Item:
     products: list[list[str]] | None = None  # the products it is the result of ("0.3012 * 0.66")
     chain_of: list["Item"] | None = None  # the operands of the product it is the result of
     col_index: int | None = None  # a column printed alone: which column
+    row_index: int | None = None  # a 1-based query index the name gives (attn_scores_2, z^{(2)})
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -94,6 +95,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     b = before.rstrip()
     if not b:
         return "", None, False
+    m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
+    if m:  # weights[0] = [...]: a row of a named matrix
+        return f"{m.group(1)}[{m.group(2)}]", m.group(1), False
     if "[" in b or b.count("=") > 1 or re.search(r"\\end\{", b):
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
@@ -115,8 +119,15 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
             return head, name, is_transposed(head)
         return "", None, False
     s = b.strip(" \t:=→->–—,;$`*")
-    m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\.]*)\$?", s)
+    m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\.]*)(\[\s*-?\d+\s*\])?\$?", s)
     return s, (m.group(1) if m else None), is_transposed(s)
+
+
+def _name_index(label: str) -> int | None:
+    """A query index written in a name: attn_scores_2, context_vec_2, z^{(2)}, x^(2), ω_2."""
+    m = re.search(r"(?:_|\^\{?\()(\d{1,3})\)?\}?\s*[:=]?\s*$", label.strip()) or \
+        re.fullmatch(r"\s*[A-Za-z_]+?_?(\d{1,3})\s*", label)
+    return int(m.group(1)) if m and int(m.group(1)) >= 1 else None
 
 
 def _ident_step(name: str | None) -> str | None:
@@ -273,6 +284,10 @@ class _Collector:
                 step = {"Softmax": "weights", "Div": "scaled", "MaskedFill": "masked"}.get(g.group(1))
                 strength = 1 if step else 0
         it.step, it.strength = step, strength
+        it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") else None
+        sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
+        if sub and it.kind in ("vector", "scalar"):
+            it.row_index = int(sub.group(1)) + 1  # code indexes from 0
         notes = [t for t in (_note_token(n) for n in b.row_notes)] if b.row_notes else []
         if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
             it.row_labels = notes
@@ -394,6 +409,8 @@ class _Collector:
         pair_re = re.compile(r"^\s*[-•*]?\s*\$?([A-Za-z\\][\w\\{}^]*)\s*\(\s*([\"'“‘]?)([^,()\"'“”‘’]{1,40})\2[”’]?\s*,\s*"
                              r"([\"'“‘]?)([^,()\"'“”‘’]{1,40})\4[”’]?\s*\)\$?\s*(?:=|≈|:)\s*"
                              r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
+        idx_re = re.compile(r"^\s*[-•*]?\s*\$?\\?(ω|omega|α|alpha|a|s|e)_\{?(?:(\d)(\d)|(\d+)\s*,\s*(\d+))\}?\$?"
+                            r"\s*(?:=|≈|:)\s*\$?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\$?\s*$")
         sum_re = re.compile(r"^\s*[-•*]?\s*((?:[+-]?\d*\.?\d+\s*\+\s*)+[+-]?\d*\.?\d+)\s*(?:=|≈)\s*"
                             r"([+-]?(?:\d+\.?\d*|\.\d+))\s*$")
         eye_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_][\w.]*)\s*=\s*(?:np|numpy|torch|jnp)\.(?:eye|identity)\(\s*(\d{1,3})\s*\)")
@@ -422,6 +439,17 @@ class _Collector:
                           role=ln.role)
                 self.items.append(it)
                 continue
+            m = idx_re.match(t)
+            if m and k not in self.block_lines:
+                sym = m.group(1)
+                st = {"ω": "scores", "omega": "scores", "α": "weights", "alpha": "weights", "a": "weights",
+                      "s": "scores", "e": "scores"}.get(sym.lstrip("\\").lower())
+                if st:
+                    i, j = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
+                    it = Item(rows=[[m.group(6)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip(),
+                              step=st, strength=2, pair=("#" + i, "#" + j), role=ln.role)
+                    self.items.append(it)
+                    continue
             m = sum_re.match(t)
             if m and k not in self.block_lines:
                 terms = [x.strip() for x in m.group(1).split("+")]

@@ -85,6 +85,8 @@ _PHRASES = [
     (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?keys?", "Wk"),
     (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?values?", "Wv"),
     (r"(query|key|value)\s+projection\s+(matrix|weights?)", "W?"),
+    (r"(projection\s+|learn(ed|able)\s+)?weights?\s+matri(x|ces)", "W*"),
+    (r"(?<![a-z])w[_^ ]?\{?(q|k|v|query|key|value)\}?(?![a-z])", "W?"),
     (r"output\s+projection", "Wo"),
     (r"context(ual)?\s+(vectors?|embeddings?|representations?|matrix)", "output"),
     (r"attention\s+outputs?", "output"),
@@ -93,6 +95,7 @@ _PHRASES = [
     (r"contextuali[sz]ed", "output"),
     (r"outputs?\b", "output"),
     (r"(attention\s+)?scores?\b", "scores"),
+    (r"weights?\b", "weights"),
     (r"dot[- ]products?", "scores"),
     (r"similarit(y|ies)(\s+scores?)?", "scores"),
     (r"logits?\b", "scores"),
@@ -124,10 +127,21 @@ def is_transposed(name: str) -> bool:
 
 
 def step_of_ident(name: str) -> str | None:
-    """The step an identifier names (a code variable or a math symbol), or None."""
+    """The step an identifier names (a code variable or a math symbol), or None.
+    A short trailing part after an underscore is a variant's tag: ``weights_c``, ``out_2``."""
     ident = normalise_ident(name)
     if not ident:
         return None
+    parts = re.sub(r"\.T\b|\^.*$", "", name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
+    parts_l = [p for p in parts.split("_") if p]
+    while len(parts_l) > 1 and len(parts_l[-1]) <= 6:
+        parts_l = parts_l[:-1]
+        base = normalise_ident("_".join(parts_l))
+        if base in _IDENT_TO_STEP and len(base) > 1:
+            if base == "w":  # W_q, W_k: the tag is the point
+                break
+            full = _IDENT_TO_STEP.get(ident)
+            return full or _IDENT_TO_STEP[base]
     step = _IDENT_TO_STEP.get(ident)
     if step:
         return step
@@ -152,7 +166,7 @@ def clean_label(text: str) -> str:
 _GENERIC = {r"outputs?\b", r"(query|queries)(\s+(vectors?|matrix))?\b", r"keys?(\s+(vectors?|matrix))?\b",
             r"values?(\s+(vectors?|matrix))?\b", r"(word\s+|token\s+|input\s+)?embeddings?",
             r"inputs?(\s+(matrix|vectors?|sequence|tokens?))?\b", r"encod(ing|ed)\b", r"(attention\s+)?scores?\b",
-            r"similarit(y|ies)(\s+scores?)?", r"probabilit\w*"}
+            r"similarit(y|ies)(\s+scores?)?", r"probabilit\w*", r"weights?\b"}
 _WEAK = {id(rx) for (p, _), (rx, _) in zip(_PHRASES, _PHRASE_RES) if p in _GENERIC}
 SHORT_LABEL = 60
 
@@ -162,7 +176,8 @@ def step_of_text(text: str) -> str | None:
     In a long sentence, generic words ("values", "output", "input") do not count.
     A ``W?`` result (a projection matrix of unknown kind) is resolved by its word."""
     s = clean_label(text)
-    long = len(s) > SHORT_LABEL
+    # a long sentence names what follows when it ends with a colon ("…, one token per column:")
+    long = len(s) > SHORT_LABEL and not s.rstrip().endswith(":")
     best: tuple[int, int, str] | None = None
     for rx, step in _PHRASE_RES:
         if long and id(rx) in _WEAK:
@@ -176,8 +191,15 @@ def step_of_text(text: str) -> str | None:
         return None
     step = best[2]
     if step == "W?":
-        seg = s[best[0]:]
-        step = "Wq" if seg.startswith("quer") else "Wk" if seg.startswith("key") else "Wv"
+        seg = re.sub(r"^w[_^ ]?\{?", "", s[best[0]:])
+        step = "Wq" if seg.startswith("q") else "Wk" if seg.startswith("k") else "Wv"
+    elif step == "W*":
+        # "Weight matrix W_q", "weight matrices for the keys": the kind is named later in the label
+        m = re.search(r"(?<![a-z])w[_^ ]?\{?(q|k|v)(?![a-z])|\b(quer|key|value)", s[best[0]:])
+        if not m:
+            return None
+        ch = (m.group(1) or m.group(2))[0]
+        step = {"q": "Wq", "k": "Wk", "v": "Wv"}[ch]
     return step
 
 

@@ -24,6 +24,7 @@ ROLES = {
     "output": "what a notebook printed (stream, execute_result, display_data)",
     "math": "display math ($$ … $$, \\[ … \\], math environments, MathJax and KaTeX sources)",
     "table": "a table row (pipe tables, HTML tables)",
+    "comment": "a comment line in code (# …), read like text while finding numbers",
 }
 #: how a block of numbers was written
 FORMS = {

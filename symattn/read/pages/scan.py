@@ -38,6 +38,7 @@ MAX_GROUP_DEPTH = 3
 PLACEHOLDERS = {"..", "...", "…", "?", "⋯", "⋮", "⋱"}
 _INF = {"-inf", "inf", "+inf", "-∞", "∞", "nan", "-nan"}
 _EXPR_RE = re.compile(r"[\d.\s+\-*/×·^()eE]+")
+_FRACTION_RE = re.compile(r"[+-]?\d{1,300}/\d{1,300}")  # an exact claim, \frac{1}{3} → 1/3
 
 
 class _Budget:
@@ -53,10 +54,10 @@ class _Budget:
 def entry_kind(text: str) -> str:
     """``number``, ``placeholder``, ``inf``, ``expr`` (such as ``0.3012 * 0.66``) or ``other``.
 
-    >>> [entry_kind(t) for t in ("0.5", "..", "-inf", "0.3012 * 0.66", "x_1")]
-    ['number', 'placeholder', 'inf', 'expr', 'other']
+    >>> [entry_kind(t) for t in ("0.5", "1/3", "..", "-inf", "0.3012 * 0.66", "x_1")]
+    ['number', 'number', 'placeholder', 'inf', 'expr', 'other']
     """
-    if is_number(text):
+    if is_number(text) or _FRACTION_RE.fullmatch(text):
         return "number"
     if text in PLACEHOLDERS:
         return "placeholder"
@@ -317,7 +318,7 @@ def _scan_segment(seg: _Segment, budget: _Budget) -> list:
     out: list = []
     text = seg.text
     pos = 0
-    code = seg.role == "code"
+    code = seg.role in ("code", "comment")
     while True:
         m = _START_RE.search(text, pos)
         if not m:
@@ -394,6 +395,9 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     if pm:
         before2 = before
     where = [seg.lines[k].where for k in row_lines]
+    tail = re.search(r"(?:#|←|<--?|//)\s*(.+)$", after)
+    if tail and notes and not notes[-1] and depth == 2:
+        notes = list(notes[:-1]) + [tail.group(1).strip()]  # the last row's comment follows "]])"
     block = Numbers(rows=[list(r) for r in rows], where=where, form=form,
                     start=seg.first + seg.index(i), end=seg.first + seg.index(end2 - 1), depth=depth,
                     before=before2, after=after, row_notes=notes, suffix=suffix, role=seg.role)
@@ -518,7 +522,7 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
     n = len(lines)
 
     def numeric(k: int) -> list[str] | None:
-        if k in taken or lines[k].role not in ("prose", "output", "table"):
+        if k in taken or lines[k].role not in ("prose", "output", "table", "comment"):
             return None
         cells = _split_row(lines[k].text)
         if not cells or any(entry_kind(c) not in ("number", "placeholder", "inf") for c in cells):
@@ -611,6 +615,9 @@ def scan(lines: list[Line]) -> list:
     budget = _Budget()
     taken: set[int] = set()
     blocks: list = []
+    # comment lines in code are read like text (numbers written there: "# [[2 0 1]" …)
+    lines = [Line(re.sub(r"^(\s*)#", r"\1 ", ln.text), ln.where, "comment")
+             if ln.role == "code" and re.match(r"\s*#", ln.text) else ln for ln in lines]
     blocks += _pipe_tables(lines, taken)
     # bracket groups, printouts and LaTeX matrices, per run of lines with one role
     i = 0
