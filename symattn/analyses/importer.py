@@ -795,7 +795,9 @@ class _Importer:
         key_tokens = _unique(key_tokens, notes)
         # conventions the page states
         region = lines[max(0, seg.first - 30): seg.last + 1]
-        sc = scale_evidence(region) or scale_evidence(lines)
+        # what the page says before or within this example (a formula at the top counts;
+        # what a later part says does not)
+        sc = scale_evidence(region) or scale_evidence(lines[: seg.last + 1])
         if stage == "scores":
             if sc is not None and sc.value == "none":
                 conv["scale"] = Choice("none", f"the page says so: {sc.text!r}", where=sc.where)
@@ -830,8 +832,7 @@ class _Importer:
         if "scale" not in conv:
             choice = placer.choose_scale(self.spec_data(ex_inputs, tokens, key_tokens, conv))
             conv["scale"] = choice
-        query = query_evidence(lines[max(0, seg.first - 40): seg.last + 1], spec.query_labels()) \
-            or query_evidence(lines, spec.query_labels())
+        query = query_evidence(lines[max(0, seg.first - 5): seg.last + 1], spec.query_labels())
         if query is not None:
             conv["query"] = Choice(query.value, f"the page says so: {query.text!r}", where=query.where)
         else:
@@ -1162,6 +1163,8 @@ class _Placer:
             step, cells, why = self.choose_scalar(it)
         else:
             step, cells, why = self.choose(it)
+        if why == "__done__":
+            return
         if cells is None or step is None:
             self.unplaced(it, why or "no step of this example fits it")
             return

@@ -157,9 +157,9 @@ def _note_token(note: str) -> str | None:
     q = quoted(note)
     if q:
         return q[0]
-    m = re.match(r"([A-Za-z<>][\w<>'-]*)", note.strip())
-    if m and m.group(1).lower() not in ("word", "token", "row", "the", "query", "key", "value", "weights",
-                                         "step", "shape", "input", "dim"):
+    m = re.match(r"([A-Za-z<>][\w<>'-]*)(\s*\d)?", note.strip())
+    if m and not m.group(2) and m.group(1).lower() not in ("word", "token", "row", "query", "key", "value",
+                                                            "weights", "shape", "input", "dim", "e.g"):
         return m.group(1)
     return None
 

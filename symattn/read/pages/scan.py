@@ -311,7 +311,9 @@ class _Segment:
         return s, s + len(self.lines[i].text)
 
 
-_START_RE = re.compile(r"\[|\\begin\s*\{[A-Za-z]+\}|\b(?:tensor|np\.float(?:16|32|64)|float(?:32|64))\(\s*[+-]?[\d.]")
+_START_RE = re.compile(r"\[|\\begin\s*\{[A-Za-z]+\}|\b(?:tensor|np\.float(?:16|32|64)|float(?:32|64))\(\s*[+-]?[\d.]"
+                       r"|\((?=\s*[+-]?[\d.]+\s*,)")
+_TUPLE_RE = re.compile(r"\(\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:\s*,\s*[+-]?(?:\d+\.?\d*|\.\d+)){1,63})\s*\)")
 
 
 def _scan_segment(seg: _Segment, budget: _Budget) -> list:
@@ -328,6 +330,8 @@ def _scan_segment(seg: _Segment, budget: _Budget) -> list:
         tok = m.group(0)
         if tok.startswith("\\begin"):
             block, end = _latex_block(seg, i, budget)
+        elif tok == "(":
+            block, end = _tuple_block(seg, i) if not code or seg.role == "comment" else (None, i + 1)
         elif tok == "[":
             block, end = _bracket_block(seg, i, code, budget)
         else:
@@ -367,6 +371,9 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     if kind == "reject":
         return None, i + 1
     before, _ = _context(seg, i, end)
+    k = seg.index(i)
+    if not before.strip() and k > 0 and re.search(r"[(=]\s*$", seg.lines[k - 1].text):
+        before = seg.lines[k - 1].text.rstrip() + " "  # X = torch.tensor(\n  [[…
     if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
         return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
     if kind == "words":
@@ -392,7 +399,7 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     elif not g.commas and not any(c.commas for c in g.children) and (depth > 1 or len(rows[0]) > 1):
         form = "numpy"
     before2, after = _context(seg, i, end2)
-    if pm:
+    if pm or not before2.strip():
         before2 = before
     where = [seg.lines[k].where for k in row_lines]
     tail = re.search(r"(?:#|←|<--?|//)\s*(.+)$", after)
@@ -405,6 +412,21 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
         block.batches = batches  # type: ignore[attr-defined]
     block.alone = not before2.strip(" \t=:") and not after.strip(" \t,;)")
     return block, end2
+
+
+def _tuple_block(seg: _Segment, i: int):
+    """A vector written as a tuple after a label: "The new representation of bank: (0.59, 0.67)"."""
+    m = _TUPLE_RE.match(seg.text, i)
+    if not m:
+        return None, i + 1
+    before, after = _context(seg, i, m.end())
+    if not re.search(r"(?:[:=→]|\bis|\bare)\s*$", before) or after.strip(" .,;") != "":
+        return None, i + 1
+    k = seg.index(i)
+    entries = [x.strip() for x in m.group(1).split(",")]
+    blk = Numbers(rows=[entries], where=[seg.lines[k].where], form="list", start=seg.first + k, end=seg.first + k,
+                  depth=1, before=before, after=after, row_notes=[""], role=seg.role)
+    return blk, m.end()
 
 
 def _scalar_block(seg: _Segment, i: int):
