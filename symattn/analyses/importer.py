@@ -650,12 +650,14 @@ class _Importer:
                         layout = layout or ("row", f"X is {n}×{dm} and {w} is {r}×{c}: Q = X·W")
                     elif c == dm and r != dm:
                         layout = layout or ("torch", f"X is {n}×{dm} and {w} is {r}×{c}: Q = X·Wᵀ")
+            where = ""
             if layout is None and lay_ev is not None:
-                layout = (lay_ev.value, f"the page writes {lay_ev.text!r} ({lay_ev.where})")
+                layout = (lay_ev.value, f"the page writes {lay_ev.text!r}")
+                where = lay_ev.where
             if layout is None:
                 layout = ("row", "")
             conv["layout"] = Choice(layout[0], layout[1] or "the page multiplies the embeddings by the weights "
-                                    "as written (Q = X·W)", assumed=not layout[1])
+                                    "as written (Q = X·W)", assumed=not layout[1], where=where)
             for w in ("Wq", "Wk", "Wv"):
                 if w not in ws:
                     tgt = {"Wq": "Q", "Wk": "K", "Wv": "V"}[w]

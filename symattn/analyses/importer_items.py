@@ -193,10 +193,13 @@ class _Collector:
                     break
             if t and not re.fullmatch(r"[=×xX*·\-–—]+|\$\$|\\\[|\\\]|```\w*", t):
                 if ln.role == "code":
-                    # a print statement's text, or an assignment
+                    # a print statement's text or variable, or an assignment
                     m = re.search(r"print\(\s*f?[\"']([^\"'{]*)", t)
+                    pv = re.fullmatch(r"print\(\s*([A-Za-z_][\w.]*)\s*\)", t)
                     if m and m.group(1).strip():
                         texts.append((m.group(1), 2))
+                    elif pv and step_of_ident(pv.group(1)):
+                        texts.append((pv.group(1), 3))
                     elif t.startswith("#"):
                         texts.append((t.lstrip("# "), 1))
                     seen += 1
@@ -206,7 +209,7 @@ class _Collector:
                         seen += 1
             k -= 1
         for t, s in texts:
-            if step_of_text(t[-160:]) or step_of_ident(t.strip(" :")):
+            if step_of_ident(t.strip(" :")) or step_of_text(t[-160:]):
                 return t, s
         head = self.heading_above(start, max(0, start - 40))
         if head:
@@ -387,6 +390,9 @@ class _Collector:
                 st = step_of_ident(corner) or (step_of_text(corner) if corner else None)
                 it.step = step or st
                 it.strength = 1 if it.step else 0
+                if it.step is None and label_col and cols and corner.lower() in ("word", "words", "token", "tokens", "") \
+                        and all(_DIM_RE.fullmatch(c.strip().lower()) for c in cols):
+                    it.step, it.strength = "X", 1  # words down the side, dimensions across: embeddings
                 # a transposed table: tokens across, dimensions down ("dim 1", "x", "d1")
                 if label_col and all(re.fullmatch(r"(dim(ension)?|d|x|feature|f|e)?\s*_?\d+|[xyzw]", c.strip().lower())
                                      for c in first_col if c):
@@ -455,6 +461,9 @@ class _Collector:
                 terms = [x.strip() for x in m.group(1).split("+")]
                 it = Item(rows=[terms], where=[ln.where], line=k, end=k, kind="sum", label=m.group(2), role=ln.role)
                 self.items.append(it)
+
+
+_DIM_RE = re.compile(r"(dim(ension)?|d|x|e|feature|f|emb)?\s*_?\d+|[xyzw]|x_?\{?\d+\}?")
 
 
 def split_glued(text: str, n: int) -> list[str] | None:

@@ -64,6 +64,7 @@ _PHRASES = [
     (r"raw\s+(attention\s+)?scores?", "scores"),
     (r"scaled\s+(dot[- ]product\s+)?(attention\s+)?(scores?|logits|similarit\w*)", "scaled"),
     (r"scores?\s+(after|with)\s+scaling", "scaled"),
+    (r"scaled\s+(by|with)\b", "scaled"),
     (r"(after|with)\s+scaling", "scaled"),
     (r"masked\s+(attention\s+)?(scores?|logits|similarit\w*)", "masked"),
     (r"(scores?|logits)\s+(after|with)\s+(the\s+)?(causal\s+)?mask(ing)?", "masked"),

@@ -85,8 +85,22 @@ _INF_CODE_RE = re.compile(r"""float\(\s*['"]([+-]?)inf(?:inity)?['"]\s*\)|([+-]?
 _ATOM_OK_RE = re.compile(r"[\d.+\-*/×·^()eE…⋯?]+|[+-]?inf|[+-]?nan|[+-]?∞")
 
 
+def _skip_to_close(text: str, i: int, end: int) -> int:
+    """The offset after the bracket closing the one at ``text[i]`` (or ``i + 1``), counting only brackets."""
+    depth = 0
+    for k in range(i, end):
+        if text[k] == "[":
+            depth += 1
+        elif text[k] == "]":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return i + 1
+
+
 def _match_bracket(text: str, i: int, budget: _Budget) -> int | None:
-    """The offset after the bracket closing the one at ``text[i]``, or None."""
+    """The offset after the bracket closing the one at ``text[i]``; None when it is not a group
+    of numbers; minus the offset to resume at for a group nested too deep."""
     depth = 0
     k = i
     end = min(len(text), i + MAX_GROUP_CHARS)
@@ -104,7 +118,7 @@ def _match_bracket(text: str, i: int, budget: _Budget) -> int | None:
             depth += 1
             if depth > MAX_GROUP_DEPTH:
                 budget.spend(k - i)
-                return None
+                return -_skip_to_close(text, i, end)
         elif ch == "]":
             depth -= 1
             if depth == 0:
@@ -337,7 +351,7 @@ def _scan_segment(seg: _Segment, budget: _Budget) -> list:
         else:
             block, end = _scalar_block(seg, i)
         if block is None:
-            pos = i + 1
+            pos = max(end, i + 1)
             continue
         out.append(block)
         pos = end
@@ -353,11 +367,13 @@ def _context(seg: _Segment, start: int, end: int) -> tuple[str, str]:
 def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     text = seg.text
     prev = text[i - 1] if i > 0 else ""
-    if code and (prev.isalnum() or prev in "_)]"):
+    if code and prev and (prev.isalnum() or prev in "_)]"):
         return None, i + 1  # indexing: inputs[1], x[0, 1]
     end = _match_bracket(text, i, budget)
     if end is None:
         return None, i + 1
+    if end < 0:
+        return None, -end  # nested deeper than a batch of matrices: skipped whole
     if end < len(text) and text[end] == "(" and not code:
         return None, i + 1  # a Markdown link [1](…)
     g = _parse_group(text[i:end], i, lambda off: seg.index(off))
@@ -365,7 +381,7 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
         return None, i + 1
     shaped = _group_rows(g)
     if shaped is None:
-        return None, i + 1
+        return None, end  # ragged or mixed: not a matrix, and its parts are not either
     depth, rows, row_lines, notes, batches = shaped
     kind = _classify_entries(rows)
     if kind == "reject":
