@@ -305,6 +305,7 @@ class _Importer:
         self.items = col.items
         self.page_notes: list[Note] = []
         self.last_tokens: tuple[list[str], str] | None = None
+        self.random_x = False
 
     # -- page-wide passes -------------------------------------------------------------
     def same_line_chains(self) -> None:
@@ -540,7 +541,8 @@ class _Importer:
                 k = masks.pop(0)
                 if cur is not None and not cur.masked and any(
                         c.step in ("weights", "output", "scores", "scaled") and c.numbers for c in cur.items):
-                    cur = _Segment(inputs=dict(cur.inputs), first=k, masked=True)
+                    cur = _Segment(inputs=dict(cur.inputs), first=k, masked=True, hidden=list(cur.hidden),
+                                   random=list(cur.random))
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
@@ -548,6 +550,9 @@ class _Importer:
             # the page does not print, unless the page prints those weights
             while hidden and hidden[0][0] < it.line:
                 h = hidden.pop(0)
+                if h[1] == "X":
+                    self.random_x = True  # embeddings drawn at random: printed rounded
+                    continue
                 if cur is not None and h[1] in cur.inputs:
                     continue
                 worked = cur is not None and any(
@@ -641,7 +646,8 @@ class _Importer:
                     inputs = dict(inputs, X=x)
                     tokens = sub
                     n = len(sub)
-            lay_ev = layout_evidence(lines)
+            lay_ev = layout_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or \
+                layout_evidence(lines[: seg.last + 1])
             layout = None
             for w in WEIGHT_NAMES:
                 if w in ws:
@@ -651,7 +657,7 @@ class _Importer:
                     elif c == dm and r != dm:
                         layout = layout or ("torch", f"X is {n}×{dm} and {w} is {r}×{c}: Q = X·Wᵀ")
             where = ""
-            if layout is None and lay_ev is not None:
+            if lay_ev is not None and (layout is None or layout[0] == lay_ev.value):
                 layout = (lay_ev.value, f"the page writes {lay_ev.text!r}")
                 where = lay_ev.where
             if layout is None:
@@ -825,15 +831,26 @@ class _Importer:
                     return None, f"the inputs do not fit together: {e}"
             else:
                 return None, f"the inputs do not fit together: {e}"
-        placer = _Placer(self, spec, d, tokens, key_tokens, stage, given, inputs, notes)
-        if dropped:
-            placer.dropped, placer.full_x = dropped[0], dropped[1]
-        for it in claims_items:
-            placer.place(it)
+        def place_all(spec: Spec, d: Derivation) -> _Placer:
+            placer = _Placer(self, spec, d, tokens, key_tokens, stage, given, inputs, notes)
+            if dropped:
+                placer.dropped, placer.full_x = dropped[0], dropped[1]
+            for it in claims_items:
+                placer.place(it)
+            return placer
+
+        placer = place_all(spec, d)
         # conventions decided by values when the page is silent
         if "scale" not in conv:
             choice = placer.choose_scale(self.spec_data(ex_inputs, tokens, key_tokens, conv))
             conv["scale"] = choice
+            if choice.value != spec.convention.scale_text:
+                # place again with the scale the numbers follow (values decide some placements)
+                try:
+                    spec = from_dict(self.spec_data(ex_inputs, tokens, key_tokens, conv), self.page.source)
+                    placer = place_all(spec, derive(spec.unfocused()))
+                except SymattnError:  # pragma: no cover - the same inputs derived a moment ago
+                    pass
         query = query_evidence(lines[max(0, seg.first - 5): seg.last + 1], spec.query_labels())
         if query is not None:
             conv["query"] = Choice(query.value, f"the page says so: {query.text!r}", where=query.where)
@@ -845,8 +862,9 @@ class _Importer:
                 conv["query"] = Choice(q, "the page works the attention of this query only")
         if stage == "scores" and tokens and len(tokens) == 1 and "query" not in conv:
             conv["query"] = Choice(tokens[0], "the page's scores are for this query only")
-        if seg.random and stage == "x":
-            notes.append(Note("assumed", f"inputs_rounded = true: the page makes {', '.join(seg.random)} with random "
+        made = list(seg.random) + (["X"] if self.random_x else [])
+        if made:
+            notes.append(Note("assumed", f"inputs_rounded = true: the page makes {', '.join(made)} with random "
                                          "numbers in code and prints them rounded, so each input is known only to "
                                          "its printed digits"))
             conv_rounded = True
@@ -920,7 +938,8 @@ class _Importer:
             if ex is None:
                 if why and why != "no inputs":
                     reasons.append(why)
-                    skipped.append((seg, why))
+                skipped.append((seg, why if why != "no inputs" else
+                                "printed before the page gives the inputs of a worked example"))
                 continue
             out.append(ex)
         if not out:
@@ -931,7 +950,10 @@ class _Importer:
         for seg, why in skipped:
             # what a part of the page that is not a worked example prints is listed, not dropped
             near = min(out, key=lambda e: abs(e.first_index - seg.first))
-            for it in seg.items:
+            used = {(k, g.where[0]) for e in out for k, g in e.inputs.items()}
+            extra = [i for k, i in seg.inputs.items() if (k, str(i.where[0])) not in used
+                     and not any(str(i.where[0]) == w for _, w in used)]
+            for it in seg.items + extra:
                 if _numeric(it.rows):
                     shown = ", ".join(", ".join(r) for r in it.rows[:2])
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
@@ -1483,7 +1505,8 @@ class _Placer:
                 continue
             for i, r in enumerate(vals):
                 for j, v in enumerate(r):
-                    if _num(text) is not None and _ulp(text) and abs(_num(text) - v) <= _ulp(text) / 2 * 1.0001:  # type: ignore[operator]
+                    x = _num(text)
+                    if x is not None and _ulp(text) and abs(x - v) <= max(_ulp(text) / 2 * 1.0001, 1e-6 * abs(v)):
                         hits.append((s, i, j))
         if len(hits) == 1:
             s, i, j = hits[0]

@@ -72,8 +72,28 @@ def _first(lines: list[Line], rx: re.Pattern, joined: bool = True) -> tuple[Line
     return None
 
 
+_SCALE_CODE = re.compile(r"/\s*\(?\s*(?:np|math|torch)\.sqrt\(|/\s*\(?\s*[\w.\[\]-]+\s*\*\*\s*0?\.5|"
+                         r"\*\s*\(?\s*[\w.\[\]-]+\s*\*\*\s*-0?\.5|\*\s*scale\b|/\s*scale\b|"
+                         r"scale\s*=\s*1(?:\.0)?\s*/\s*(?:np\.|math\.|torch\.)?sqrt|scaled_dot_product_attention")
+
+
 def scale_evidence(lines: list[Line]) -> Evidence | None:
-    """``1/sqrt(d_k)`` or ``none`` when the page says so, else None."""
+    """``1/sqrt(d_k)`` or ``none`` when the page says so, else None. What its code computes
+    counts first (``/ np.sqrt(d_k)``, ``d_k**0.5``), then what its text says, then comments."""
+    code = [ln for ln in lines if ln.role == "code" and not ln.text.lstrip().startswith("#")]
+    hit = _first([Line(re.sub(r"\s#.*$", "", ln.text), ln.where, ln.role) for ln in code], _SCALE_CODE, joined=False)
+    if hit:
+        return Evidence("1/sqrt(d_k)", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    text = [ln for ln in lines if ln.role != "code"]
+    found = _scale_statement(text)
+    if found is not None:
+        return found
+    comments = [Line(ln.text.lstrip().lstrip("#"), ln.where, "prose") for ln in lines
+                if ln.role == "code" and ln.text.lstrip().startswith("#")]
+    return _scale_statement(comments)
+
+
+def _scale_statement(lines: list[Line]) -> Evidence | None:
     joined = _joined(lines)
     # "the unscaled dot product, then scale each similarity by √2": a line that says both is scaling
     un = _first([ln for ln in joined if not _SCALED.search(ln.text)], _UNSCALED, joined=False)
@@ -107,14 +127,34 @@ _TORCH = re.compile(r"@\s*(self\.)?W_?\w*\.T\b|\bW_?\w*\.T\s*\)|nn\.Linear|F\.li
 _COLUMN = re.compile(r"(W_?\w*|W\^\{?\w+\}?)\s*(@|\\cdot|·|\*)?\s*(x|X)(_\w+)?\.T\b|W_?[qkv]\s*@\s*x\b", re.I)
 
 
+_PROJ = re.compile(r"(?:^|[\s$;,(])(?:self\.)?(?:Q|K|V|q|k|v|quer\w*|key\w*|value\w*)\s*=\s*(?P<rhs>[^=#\n]*)")
+_ROW_RHS = re.compile(r"^\s*(?:x\w*|X\w*|inputs?\w*|emb\w*|E|h|H)\s*(?:@|\\cdot|·|\*)?\s*(?:self\.)?"
+                      r"(?:W|w)(?:_?\w*|\^\{?\w+\}?)\s*$|^\s*(?:np\.)?(?:dot|matmul)\(\s*(?:x|X|inputs?)\w*\s*,\s*"
+                      r"(?:self\.)?W_?\w*\s*\)")
+_TORCH_RHS = re.compile(r"(?:W|w)_?\w*\.(?:T\b|t\(\)|transpose)|(?:self\.)?W_?\w*\(\s*(?:x|X|inputs?)\w*\s*\)|"
+                        r"F\.linear\(")
+_COLUMN_RHS = re.compile(r"^\s*(?:self\.)?(?:W|w)_?\w*\s*(?:@|\\cdot|·)\s*(?:x|X|inputs?)\w*(?:\.T)?\s*$")
+
+
 def layout_evidence(lines: list[Line]) -> Evidence | None:
-    """``torch`` (X·Wᵀ, nn.Linear) or ``column`` (W·x) when the page's code or formulas say so."""
-    hit = _first([ln for ln in lines if ln.role in ("code", "math")], _TORCH)
+    """``row`` (Q = X·W), ``torch`` (X·Wᵀ, nn.Linear) or ``column`` (W·x) from the lines that
+    compute the projections (not, say, a gradient's formula that transposes W)."""
+    for ln in lines:
+        if ln.role not in ("code", "math"):
+            continue
+        text = re.sub(r"\s#.*$", "", ln.text)
+        for m in _PROJ.finditer(text):
+            rhs = m.group("rhs").split(",")[0] if ln.role == "math" else m.group("rhs")
+            rhs = rhs.replace("{", "").replace("}", "")
+            if _TORCH_RHS.search(rhs):
+                return Evidence("torch", str(ln.where), snippet(text, m))
+            if _COLUMN_RHS.search(rhs):
+                return Evidence("column", str(ln.where), snippet(text, m))
+            if _ROW_RHS.search(rhs):
+                return Evidence("row", str(ln.where), snippet(text, m))
+    hit = _first([ln for ln in lines if ln.role == "code"], re.compile(r"nn\.Linear\(|F\.linear\("), joined=False)
     if hit:
         return Evidence("torch", str(hit[0].where), snippet(hit[0].text, hit[1]))
-    hit = _first([ln for ln in lines if ln.role in ("code", "math")], _COLUMN)
-    if hit:
-        return Evidence("column", str(hit[0].where), snippet(hit[0].text, hit[1]))
     return None
 
 
@@ -136,12 +176,18 @@ def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | No
         re.compile(r"query\s+(?:word|token)\s+(?:is\s+)?" + q, re.I),
         re.compile(r"(?:use|take|consider|choose)\s+" + q + r"\s+as\s+(?:the|our)\s+query", re.I),
     ]
+    ints: dict[str, int] = {}
     for ln in lines:
         if ln.role == "code":
-            m = re.search(r"\bquery\w*\s*=\s*(?:inputs|x|X|embeddings|emb|E)\[\s*(-?\d+)\s*\]", ln.text)
+            a = re.match(r"\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*(?:#.*)?$", ln.text)
+            if a:
+                ints[a.group(1)] = int(a.group(2))
+            m = re.search(r"\b(?:query|q|x_q|q_vec)\w*\s*=\s*(?:inputs?|x|X|embeddings|emb|E|embedded\w*)\[\s*(-?\d+|[A-Za-z_]\w*)"
+                          r"\s*(?:,\s*:\s*)?\]", ln.text)
             if m:
-                i = int(m.group(1))
-                if -len(tokens) <= i < len(tokens):
+                ref = m.group(1)
+                i = int(ref) if re.fullmatch(r"-?\d+", ref) else ints.get(ref)
+                if i is not None and -len(tokens) <= i < len(tokens):
                     return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
             continue
         for p in pats:

@@ -207,6 +207,8 @@ class _Collector:
                     texts.append((t, 2 if len(t) <= 100 else 1))
                     if len(t.split()) > 3 or step_of_text(t):
                         seen += 1
+                    if t.endswith(":") and len(t) <= 100:
+                        break  # the label of what follows: what is above it names other things
             k -= 1
         for t, s in texts:
             if step_of_ident(t.strip(" :")) or step_of_text(t[-160:]):
@@ -241,7 +243,8 @@ class _Collector:
         kinds = {entry_kind(x) for r in b.rows for x in r}
         it = Item(rows=[list(r) for r in b.rows], where=list(b.where), line=b.start, end=b.end, role=b.role,
                   form=b.form, suffix=b.suffix, transposed=transposed, after=b.after)
-        it.kind = "scalar" if b.depth == 0 else ("vector" if b.depth == 1 else "matrix")
+        it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
+            ("vector" if b.depth == 1 else "matrix")
         if "expr" in kinds:
             it.exprs = it.rows
             it.operand = True
@@ -319,8 +322,9 @@ class _Collector:
             return None
         code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
         names: list[str] = []
+        code = [re.sub(r"\s+#.*$", "", t) if not t.lstrip().startswith("#") else "" for t in code]
         for t in code:
-            for m in re.finditer(r"print\((.*)\)\s*$", t):
+            for m in re.finditer(r"print\((.*)\)\s*;?\s*$", t):
                 args = m.group(1)
                 parts = [p.strip() for p in re.split(r",(?![^(\[]*[)\]])", args)]
                 nonstr = [p for p in parts if p and not re.match(r"^[fbr]?[\"']", p) and "=" not in p]
@@ -515,9 +519,11 @@ def collect(page: Page) -> Collected:
     for k, ln in enumerate(page.lines):
         if ln.role == "code":
             m = made_re.match(ln.text)
-            if m:
+            # a top-level assignment, or a module's attribute (self.W_query = nn.Linear(…)); not a
+            # helper's local variable
+            if m and (not ln.text[:1].isspace() or m.group(1).startswith("self.")):
                 st = step_of_ident(m.group(1))
-                if st in ("Wq", "Wk", "Wv", "Q", "K", "V", "X"):
+                if st in ("Wq", "Wk", "Wv", "X"):
                     hidden.append((k, st, ln.text.strip()[:100]))
     vertical: list[tuple[int, int, list[str]]] = []
     horizontal: list[tuple[int, list[str]]] = []

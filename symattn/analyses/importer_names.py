@@ -131,8 +131,8 @@ def step_of_ident(name: str) -> str | None:
     """The step an identifier names (a code variable or a math symbol), or None.
     A short trailing part after an underscore is a variant's tag: ``weights_c``, ``out_2``."""
     ident = normalise_ident(name)
-    if not ident:
-        return None
+    if not ident or re.search(r"grad", ident) or re.match(r"d[A-Z]|d_[A-Za-z]", name.split(".")[-1]):
+        return None  # dQ, dW_q, grads_auto[…]: gradients, not forward steps
     parts = re.sub(r"\.T\b|\^.*$", "", name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
     parts_l = [p for p in parts.split("_") if p]
     while len(parts_l) > 1 and len(parts_l[-1]) <= 6:
@@ -146,6 +146,8 @@ def step_of_ident(name: str) -> str | None:
     step = _IDENT_TO_STEP.get(ident)
     if step:
         return step
+    if ident.endswith("s") and _IDENT_TO_STEP.get(ident[:-1]) and len(ident) > 3:
+        return _IDENT_TO_STEP[ident[:-1]]  # contexts, outputs, queries' plural forms
     # attn_scores_2, attn_weights_2, context_vec_2, W_query1, Q1: a name with an index
     base = re.sub(r"\d+$", "", ident)
     if base != ident and base in _IDENT_TO_STEP and len(base) > 1:
@@ -177,6 +179,8 @@ def step_of_text(text: str) -> str | None:
     In a long sentence, generic words ("values", "output", "input") do not count.
     A ``W?`` result (a projection matrix of unknown kind) is resolved by its word."""
     s = clean_label(text)
+    if re.search(r"\bgrad(ient)?s?\b|\bdl\s*/\s*d|∂\s*l|\bd\s*l\s*/", s):
+        return None  # a gradient, not a forward step
     # a long sentence names what follows when it ends with a colon ("…, one token per column:")
     long = len(s) > SHORT_LABEL and not s.rstrip().endswith(":")
     best: tuple[int, int, str] | None = None

@@ -390,6 +390,10 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     k = seg.index(i)
     if not before.strip() and k > 0 and re.search(r"[(=]\s*$", seg.lines[k - 1].text):
         before = seg.lines[k - 1].text.rstrip() + " "  # X = torch.tensor(\n  [[…
+    call = re.search(r"([A-Za-z_][\w.]*)\(\s*$", before)
+    if code and call and not re.search(r"(?:^|\.)(tensor|Tensor|array|asarray|matrix|Parameter|FloatTensor|"
+                                       r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy)$", call.group(1)):
+        return None, end  # an argument of some other call in code (ax.set_xlim([0, 1]))
     if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
         return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
     if kind == "words":
@@ -634,6 +638,7 @@ def _merge_vectors(blocks: list, lines: list[Line]) -> list:
     for b in blocks:
         prev = out[-1] if out else None
         if (isinstance(b, Numbers) and isinstance(prev, Numbers) and b.depth == 1 and b.alone and prev.alone
+                and b.form == "list" and b.role != "output"
                 and prev.depth in (1, 2) and getattr(prev, "merged", prev.depth == 1) and b.form == prev.form
                 and b.start == prev.end + 1 and len(b.rows[0]) == len(prev.rows[0]) and b.role == prev.role):
             prev.rows.append(b.rows[0])
