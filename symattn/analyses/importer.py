@@ -475,8 +475,13 @@ class _Importer:
             if it.kind == "vector" and it.token and not it.operand and not it.products:
                 grp = [it]
                 j = i + 1
+                skipped: list[Item] = []
                 while j < len(items):
                     nx = items[j]
+                    if nx.kind == "scalar" and re.fullmatch(r"\d{1,3}", nx.rows[0][0]):
+                        skipped.append(nx)  # a position number between the rows of a flattened table
+                        j += 1
+                        continue
                     if not (nx.kind == "vector" and nx.token and not nx.operand and not nx.products
                             and len(nx.rows[0]) == len(it.rows[0]) and nx.line <= grp[-1].end + 3
                             and (nx.step == it.step or nx.step is None or it.step is None)
@@ -485,12 +490,16 @@ class _Importer:
                     grp.append(nx)
                     j += 1
                 if len(grp) >= 2:
+                    while skipped and skipped[-1].line > grp[-1].line:
+                        skipped.pop()
+                        j -= 1
                     step = next((g.step for g in grp if g.step), None)
                     m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line,
                              end=grp[-1].end, kind="matrix", label=grp[0].label, step=step,
                              strength=max(g.strength for g in grp), role=it.role, form=it.form,
                              row_labels=[g.token for g in grp])  # type: ignore[misc]
                     out.append(m)
+                    out += skipped  # listed as not placed, never dropped
                     i = j
                     continue
             out.append(it)
@@ -615,6 +624,19 @@ class _Importer:
                           "not print them, so its numbers cannot be reproduced")
         inputs = seg.inputs
         x = inputs.get("X")
+        if x is not None:
+            for w in ("Wq", "Wk", "Wv"):
+                it = inputs.get(w)
+                dm = x.shape[1]
+                if it is not None and 1 in it.shape and it.shape != (1, 1) and max(it.shape) % dm == 0 \
+                        and max(it.shape) > dm:
+                    flat = [e for r in it.rows for e in r]
+                    cols = len(flat) // dm
+                    inputs[w] = Item(rows=[flat[r * cols:(r + 1) * cols] for r in range(dm)],
+                                     where=[it.where[min(r * cols, len(it.where) - 1)] for r in range(dm)],
+                                     line=it.line, end=it.end, step=w, strength=it.strength, label=it.label, role=it.role)
+                    notes.append(Note("assumed", f"{w} is printed as {len(flat)} numbers in a row; read row by row "
+                                                 f"as {dm}×{cols} (X has {dm} columns)", it.at()))
         ws = {k: inputs[k] for k in ("Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv") if k in inputs}
         lines = self.page.lines
         region = lines[max(0, seg.first - 30): seg.last + 1]
@@ -1295,7 +1317,7 @@ class _Placer:
             if it.shape[0] == 1 and it.kind in ("vector", "matrix") and src.shape[1] == it.shape[1]:
                 hits = [i for i, r in enumerate(src.rows) if _same_values([r], it.rows)]
                 if len(hits) == 1 and (it.operand or it.step in (None, name) or it.strength < 3):
-                    labels = src.row_labels or self.spec.query_labels() if name == "X" else None
+                    labels = src.row_labels or self.spec.query_labels()
                     lab = labels[hits[0]] if labels and hits[0] < len(labels) else str(hits[0] + 1)
                     return f"input {name}[{lab}]"
         return None

@@ -175,6 +175,7 @@ def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | No
         re.compile(r"[\"“‘']([\w<>]+)[\"”’']\s+(?:is|as)\s+(?:the|our)\s+query", re.I),
         re.compile(r"query\s+(?:word|token)\s+(?:is\s+)?" + q, re.I),
         re.compile(r"(?:use|take|consider|choose)\s+" + q + r"\s+as\s+(?:the|our)\s+query", re.I),
+        re.compile(r"(?:we\s+)?(?:follow|track|trace)\s+(?:how\s+)?(?:the\s+)?(?:word|token)\s+" + q, re.I),
     ]
     ints: dict[str, int] = {}
     for ln in lines:

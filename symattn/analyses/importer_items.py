@@ -188,7 +188,7 @@ class _Collector:
                                               ln.where.cell == cell - 1):
                 break
             t = ln.text.strip()
-            if k in self.block_lines and not t.startswith(("#",)):
+            if k in self.block_lines and not t.startswith(("#",)) and not re.fullmatch(r"\d{1,3}", t):
                 if ln.role != "code":
                     break
             if t and not re.fullmatch(r"[=×xX*·\-–—]+|\$\$|\\\[|\\\]|```\w*", t):
@@ -210,6 +210,10 @@ class _Collector:
                     if t.endswith(":") and len(t) <= 100:
                         break  # the label of what follows: what is above it names other things
             k -= 1
+        near = texts[:3]
+        for t, s in near:  # a symbol (WQ, W_q, K^T) names it better than a sentence beside it
+            if any(step_of_ident(w) in ("Wq", "Wk", "Wv", "Wo") for w in re.findall(r"[A-Za-z][\w^{}]*", t)):
+                return t, s
         for t, s in texts:
             if step_of_ident(t.strip(" :")) or step_of_text(t[-160:]):
                 return t, s
@@ -258,6 +262,16 @@ class _Collector:
             tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
             if tok and (tok != ident or not step):
                 it.token = tok
+        if it.kind == "vector" and not label and not b.before.strip() and b.start > 0:
+            # a web page's table flattened one cell per line: "apple" on one line, its vector on the next
+            prev = self.lines[b.start - 1].text.strip()
+            if re.fullmatch(r"[A-Za-z<>][\w<>'’-]{0,30}", prev) and not step_of_ident(prev) and not step_of_text(prev):
+                it.token = prev
+                if not step:
+                    ctx, s_ = self.context_label(b.start - 1)
+                    st = step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:]) if ctx else None
+                    if st:
+                        step, strength, it.label = st, 1, ctx
         if not step and b.role == "output":
             # the variable the code printed names it better than the text printed beside it
             name = self.printed_name(b)
@@ -421,11 +435,20 @@ class _Collector:
                              r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
         idx_re = re.compile(r"^\s*[-•*]?\s*\$?\\?(ω|omega|α|alpha|a|s|e)_\{?(?:(\d)(\d)|(\d+)\s*,\s*(\d+))\}?\$?"
                             r"\s*(?:=|≈|:)\s*\$?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\$?\s*$")
+        elem_re = re.compile(r"^\s*[-•*]?\s*([A-Za-z_]\w*)\[(\d{1,3})\]\s*\[(\d{1,3})\]\s*=\s*(?:.*=\s*)?"
+                             r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
         sum_re = re.compile(r"^\s*[-•*]?\s*((?:[+-]?\d*\.?\d+\s*\+\s*)+[+-]?\d*\.?\d+)\s*(?:=|≈)\s*"
                             r"([+-]?(?:\d+\.?\d*|\.\d+))\s*$")
         eye_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_][\w.]*)\s*=\s*(?:np|numpy|torch|jnp)\.(?:eye|identity)\(\s*(\d{1,3})\s*\)")
         for k, ln in enumerate(self.lines):
             if ln.role == "code":
+                m = elem_re.match(ln.text)
+                if m and step_of_ident(m.group(1)) in ("scores", "scaled", "masked", "weights"):
+                    it = Item(rows=[[m.group(4)]], where=[ln.where], line=k, end=k, kind="pair", label=m.group(1),
+                              step=step_of_ident(m.group(1)), strength=3,
+                              pair=("#" + str(int(m.group(2)) + 1), "#" + str(int(m.group(3)) + 1)), role=ln.role)
+                    self.items.append(it)
+                    continue
                 m = eye_re.match(ln.text)
                 if m and 1 <= int(m.group(2)) <= 64:
                     n = int(m.group(2))
@@ -458,6 +481,15 @@ class _Collector:
                     i, j = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
                     it = Item(rows=[[m.group(6)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip(),
                               step=st, strength=2, pair=("#" + i, "#" + j), role=ln.role)
+                    self.items.append(it)
+                    continue
+            m = elem_re.match(t)
+            if m:
+                st = step_of_ident(m.group(1))
+                if st in ("scores", "scaled", "masked", "weights"):
+                    it = Item(rows=[[m.group(4)]], where=[ln.where], line=k, end=k, kind="pair", label=m.group(1),
+                              step=st, strength=3, pair=("#" + str(int(m.group(2)) + 1), "#" + str(int(m.group(3)) + 1)),
+                              role=ln.role)
                     self.items.append(it)
                     continue
             m = sum_re.match(t)

@@ -488,7 +488,25 @@ def _outputs(outputs: object, k: int) -> list[Line]:
 
 
 def text_lines(text: str) -> list[Line]:
-    return [Line(part, Where(n), "prose") for n, part in enumerate(text.split("\n"), 1)]
+    """Plain text; a code listing copied with its line numbers ("1X = [[…", "2     […") loses
+    them (a run of at least three lines numbered 1, 2, 3, …)."""
+    parts = text.split("\n")
+    out = [Line(part, Where(n), "prose") for n, part in enumerate(parts, 1)]
+    k = 0
+    while k < len(parts):
+        if re.match(r"1(?!\d)", parts[k]):
+            j = k
+            while j < len(parts) and re.match(rf"{j - k + 1}(?!\d)", parts[j]):
+                j += 1
+            glued = all(re.match(rf"{m - k + 1}(?:[^\d\s]|\s\s)", parts[m]) for m in range(k, j))
+            if j - k >= 3 or (j - k == 2 and glued):
+                for m in range(k, j):
+                    out[m].text = parts[m][len(str(m - k + 1)):]
+                    out[m].role = "code"
+                k = j
+                continue
+        k += 1
+    return out
 
 
 # ---------------------------------------------------------------------------------------
