@@ -741,7 +741,8 @@ class _Importer:
                                   + example_text + ", so this draft starts from the printed scores, with the "
                                   "embeddings as the values V", scores_item.at()))
         else:
-            q = next((c for c in claims_items if c.step == "Q" and c.kind == "matrix" and _numeric(c.rows)), None)
+            q = next((c for c in claims_items if c.step == "Q" and c.kind in ("matrix", "vector") and _numeric(c.rows)),
+                     None)
             k = next((c for c in claims_items if c.step == "K" and c.kind == "matrix" and _numeric(c.rows)), None)
             v = next((c for c in claims_items if c.step == "V" and c.kind == "matrix" and _numeric(c.rows)), None)
             s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None)
@@ -1198,6 +1199,11 @@ class _Placer:
         if it.products:
             if self.place_products(it):
                 return
+        if it.kind in ("vector", "matrix") and 1 in it.shape and self.row_sums(it):
+            return
+        if it.notes and it.notes[0].startswith("uninitialized"):
+            self.unplaced(it, it.notes[0])
+            return
         cells = None
         step = None
         why = ""
@@ -1510,6 +1516,19 @@ class _Placer:
             if row is not None and "output" in self.steps:
                 return "output", [(row, None, col, it.rows[0][0])], ""
         return None, None, "the result of a product whose operands were not placed"
+
+    def row_sums(self, it: Item) -> bool:
+        """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""
+        if not re.search(r"\b(row\s*)?sums?\b", it.label.lower()) or "weights" not in self.d:
+            return False
+        rows = self.d["weights"].row_labels
+        vals = it.rows[0] if it.shape[0] == 1 else [r[0] for r in it.rows] if it.shape[1] == 1 else None
+        if vals is None or len(vals) != len(rows):
+            return False
+        for lab, v in zip(rows, vals):
+            self.claims.append(ClaimRow("weights_sum", lab, [v], it.at(), None))
+        self.notes.append(Note("found", "placed weights_sum for every row", it.at()))
+        return True
 
     def choose_scalar(self, it: Item) -> tuple[str | None, list | None, str]:
         lab = it.label.lower()

@@ -46,7 +46,8 @@ _UNSCALED = re.compile(r"without\s+(any\s+)?scal|no\s+scaling|unscaled|not\s+sca
 _SCALED = re.compile(r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\}|√\s*\(?\s*d_?[kK]|sqrt\(\s*(self\.)?d_?k|"
                      r"(np|math|torch)\.sqrt\(|\*\*\s*-?0\.5|\\sqrt\s*\{\s*\d+\s*\}|√\s*\d|"
                      r"\bscal(e|ed|ing)\s+(each\s+|the\s+)?(dot[- ]product\s+|attention\s+|raw\s+)?"
-                     r"(scores?\s+|similarit\w*\s+|logits\s+)?by|divid(e|ed|ing)\s+(each\s+|the\s+|them\s+)?"
+                     r"(scores?\s+|similarit\w*\s+|logits\s+)?by\s+(?=[^.;]{0,30}(√|sqrt|square\s+root|\\sqrt|d_?k|"
+                     r"dimension|\d))|divid(e|ed|ing)\s+(each\s+|the\s+|them\s+)?"
                      r"(scores?\s+)?by\s+(the\s+)?(square\s+root|√|sqrt|\\sqrt)|scaled_dot_product_attention|"
                      r"\bscaled\s+(dot[- ]product|attention\s+scores|scores)", re.I)
 _DMODEL = re.compile(r"sqrt\(\s*d_?model|\\sqrt\s*\{\s*d_?\{?model|√\s*d_?model", re.I)
@@ -77,13 +78,20 @@ _SCALE_CODE = re.compile(r"/\s*\(?\s*(?:np|math|torch)\.sqrt\(|/\s*\(?\s*[\w.\[\
                          r"scale\s*=\s*1(?:\.0)?\s*/\s*(?:np\.|math\.|torch\.)?sqrt|scaled_dot_product_attention")
 
 
+_SOFTMAX_OF_SCORES = re.compile(r"(?:softmax\w*|exp)\(\s*(?:attn_|attention_)?(?:scores?|logits|omega)\w*\s*[,)]")
+
+
 def scale_evidence(lines: list[Line]) -> Evidence | None:
     """``1/sqrt(d_k)`` or ``none`` when the page says so, else None. What its code computes
     counts first (``/ np.sqrt(d_k)``, ``d_k**0.5``), then what its text says, then comments."""
     code = [ln for ln in lines if ln.role == "code" and not ln.text.lstrip().startswith("#")]
-    hit = _first([Line(re.sub(r"\s#.*$", "", ln.text), ln.where, ln.role) for ln in code], _SCALE_CODE, joined=False)
+    bare = [Line(re.sub(r"\s#.*$", "", ln.text), ln.where, ln.role) for ln in code]
+    hit = _first(bare, _SCALE_CODE, joined=False)
     if hit:
         return Evidence("1/sqrt(d_k)", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    raw = _first(bare, _SOFTMAX_OF_SCORES, joined=False)
+    if raw:  # softmax(scores) and no scaling anywhere in the code
+        return Evidence("none", str(raw[0].where), snippet(raw[0].text, raw[1]))
     text = [ln for ln in lines if ln.role != "code"]
     found = _scale_statement(text)
     if found is not None:

@@ -272,6 +272,10 @@ class _Collector:
                     st = step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:]) if ctx else None
                     if st:
                         step, strength, it.label = st, 1, ctx
+        if b.role == "output":
+            name = self.printed_name(b)
+            if name and self.uninitialized(b, name):
+                it.notes.insert(0, f"uninitialized memory: the page prints {name} right after torch.empty/np.empty")
         if not step and b.role == "output":
             # the variable the code printed names it better than the text printed beside it
             name = self.printed_name(b)
@@ -312,6 +316,14 @@ class _Collector:
         if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
             it.row_labels = notes
         self.items.append(it)
+
+    def uninitialized(self, b: Numbers, name: str) -> bool:
+        """Whether the cell makes ``name`` with torch.empty/np.empty and prints it before filling it."""
+        cell = b.where[0].cell
+        code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
+        made = [t for t in code if re.match(rf"\s*{re.escape(name)}\s*=\s*(?:torch|np|numpy)\.empty(?:_like)?\(", t)]
+        filled = [t for t in code if re.match(rf"\s*{re.escape(name)}\s*\[", t)]
+        return bool(made) and not filled
 
     def output_label(self, b: Numbers) -> str:
         """Text printed just before a block in the same output ("Attention Weights:")."""
