@@ -584,18 +584,23 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
             return cells
         return None
 
+    def run(first: list[str], test) -> tuple[list[list[str]], list[Where], int]:
+        """The lines from i on that ``test`` accepts with as many cells as the first."""
+        rows, where = [first], [lines[i].where]
+        j = i + 1
+        while j < n:
+            nxt = test(j)
+            if nxt is None or len(nxt) != len(first):
+                break
+            rows.append(nxt)
+            where.append(lines[j].where)
+            j += 1
+        return rows, where, j
+
     while i < n:
         cells = numeric(i)
         if cells is not None:
-            rows, where = [cells], [lines[i].where]
-            j = i + 1
-            while j < n:
-                nxt = numeric(j)
-                if nxt is None or len(nxt) != len(cells):
-                    break
-                rows.append(nxt)
-                where.append(lines[j].where)
-                j += 1
+            rows, where, j = run(cells, numeric)
             if any(is_number(c) for r in rows for c in r):
                 blk = Numbers(rows=rows, where=where, form="rows", start=i, end=j - 1, depth=2, role=lines[i].role)
                 blk.alone = True
@@ -605,15 +610,7 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
             continue
         lab = labelled(i)
         if lab is not None:
-            rows, where = [lab], [lines[i].where]
-            j = i + 1
-            while j < n:
-                nxt = labelled(j)
-                if nxt is None or len(nxt) != len(lab):
-                    break
-                rows.append(nxt)
-                where.append(lines[j].where)
-                j += 1
+            rows, where, j = run(lab, labelled)
             header = None
             start = i
             if i > 0 and (i - 1) not in taken and lines[i - 1].role == lines[i].role:
