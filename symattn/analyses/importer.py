@@ -562,10 +562,13 @@ class _Importer:
                 if h[1] == "X":
                     self.random_x = True  # embeddings drawn at random: printed rounded
                     continue
-                if cur is not None and h[1] in cur.inputs:
-                    continue
+                if cur is not None and h[1] in cur.inputs and cur.inputs[h[1]].line > h[0]:
+                    continue  # made in code, then printed: these are the printed weights
                 worked = cur is not None and any(
-                    _numeric(c.rows) and not any(_same_values(v.rows, c.rows) for v in cur.inputs.values())
+                    _numeric(c.rows) and not any(_same_values(v.rows, c.rows) or
+                                                 (c.shape[0] == 1 and any(_same_values([r], c.rows) for r in v.rows))
+                                                 for v in cur.inputs.values())
+                    and not (c.kind == "scalar" and re.fullmatch(r"\d{1,4}", c.rows[0][0]))
                     for c in cur.items)
                 if cur is None or worked:
                     keep = {"X": cur.inputs["X"]} if cur is not None and "X" in cur.inputs else {}
@@ -851,9 +854,9 @@ class _Importer:
                     spec = from_dict(self.spec_data(ex_inputs, tokens, key_tokens, conv), self.page.source)
                     d = derive(spec.unfocused())
                 except SymattnError:
-                    return None, f"the inputs do not fit together: {e}"
+                    return None, f"the inputs do not fit together ({_short(e)})"
             else:
-                return None, f"the inputs do not fit together: {e}"
+                return None, f"the inputs do not fit together ({_short(e)})"
         def place_all(spec: Spec, d: Derivation) -> _Placer:
             placer = _Placer(self, spec, d, tokens, key_tokens, stage, given, inputs, notes)
             if dropped:
@@ -977,6 +980,11 @@ class _Importer:
             extra = [i for k, i in seg.inputs.items() if (k, str(i.where[0])) not in used
                      and not any(str(i.where[0]) == w for _, w in used)]
             for it in seg.items + extra:
+                same = _printed_before(near, it)
+                if same:
+                    near.notes.append(Note("repeat", f"prints {same} again, with the same numbers (from code whose "
+                                                     "weights the page makes in code)", it.at()))
+                    continue
                 if _numeric(it.rows):
                     shown = ", ".join(", ".join(r) for r in it.rows[:2])
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
@@ -1010,6 +1018,29 @@ class _Importer:
 def _clean_title(text: str) -> str:
     t = text.replace("``", "“").replace("''", "”")
     return re.sub(r"[*_`#]+", "", t).strip()[:200]
+
+
+def _printed_before(ex: ImportedExample, it: Item) -> str | None:
+    """The step of ``ex`` whose main claims print exactly these rows (a later part of the page
+    that reproduces them with weights it does not print)."""
+    if it.shape[0] < 1 or not _numeric(it.rows):
+        return None
+    by_step: dict[str, list[list[str]]] = {}
+    for c in ex.claims:
+        if c.group is None and c.key is None and not c.step.endswith("_sum"):
+            by_step.setdefault(c.step, []).append(c.values)
+    for step, rows in by_step.items():
+        if len(rows) == len(it.rows) and all(len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b))
+                                             for a, b in zip(rows, it.rows)):
+            return step
+    return None
+
+
+def _short(e: SymattnError) -> str:
+    """An error's message without the file name in front (the notes already say where)."""
+    if isinstance(e, SpecError):
+        return f"{e.field}: {e.message}" if e.field else e.message
+    return str(e)
 
 
 def _show(v: Any) -> str:
@@ -1485,8 +1516,9 @@ class _Placer:
             if "weights" in fits and _looks_like_weights(it.rows) and (primary is None):
                 return "weights", fits["weights"], ""
             if primary is None and it.step is None:
+                names = [s for _, s in scored[:4]]
                 return None, None, ("no name on the page, and its numbers match no step ("
-                                    + ", ".join(s for _, s in scored[:4]) + " have its shape)")
+                                    + ", ".join(names) + (" has" if len(names) == 1 else " have") + " its shape)")
         if primary is not None:
             return None, None, f"named like {primary}, but {primary} is " \
                                f"{'×'.join(map(str, self.d[primary].shape))} here"
