@@ -49,3 +49,11 @@ MAX_LATEX = 200_000
 MAX_FORMULA = 4000
 #: nesting depth of a formula given to `parse-formula`
 MAX_FORMULA_DEPTH = 60
+#: bytes in a page given to `symattn import` / `check PAGE` (Markdown, HTML, LaTeX, notebook, text)
+MAX_PAGE_BYTES = 8_000_000
+#: characters of text read from one page (a notebook's text without its images)
+MAX_PAGE_TEXT = 2_000_000
+#: steps of work to find the blocks of one page (bracket groups, tables, LaTeX matrices)
+MAX_PAGE_SCAN = 50_000_000
+#: worked examples imported from one page
+MAX_PAGE_EXAMPLES = 50
