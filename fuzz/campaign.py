@@ -314,6 +314,10 @@ def _child(case: Case, folder: str, mem_limit: int) -> None:  # runs in the fork
         os.dup2(fd_in, 0)
         os.dup2(fd_out, 1)
         os.dup2(fd_err, 2)
+        # Python-level streams on the new descriptors (a parent such as pytest may have replaced them)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)
         resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         from symattn.cli import main

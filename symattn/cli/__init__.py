@@ -102,7 +102,9 @@ def message(e: SymattnError, args: argparse.Namespace) -> str:
     command was working on named when the error does not name one; control characters escaped."""
     text = f"--{e.option}: {e.message}" if isinstance(e, OptionError) else str(e)
     named = isinstance(e, SpecError) or e.file is not None
-    label = getattr(args, "file", None)
+    label = getattr(args, "file", None) or getattr(args, "page", None)
+    if label == "-":
+        label = "<stdin>"
     if not named and label:
         from ..read.spec import example_path
 
