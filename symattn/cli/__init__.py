@@ -41,12 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
         except (AttributeError, ValueError):  # pragma: no cover - unusual streams
             pass
-    _allow_printed_digits()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
+    digits_limit = _allow_printed_digits()
     previous = _sigterm_raises()
     try:
         return COMMANDS[args.command].run(args)
@@ -70,17 +70,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if digits_limit is not None:
+            sys.set_int_max_str_digits(digits_limit)
 
 
-def _allow_printed_digits() -> None:
+def _allow_printed_digits() -> int | None:
     """Python refuses int-to-str conversions past 4300 digits; certified decimals go up to
-    MAX_DIGITS. Raised for the command only, to just above that limit (the inputs themselves are
-    bounded far below it by the readers)."""
+    MAX_DIGITS. Raised while the command runs, to just above that limit (the inputs themselves are
+    bounded far below it by the readers); returns the limit to restore."""
     from ..limits import MAX_DIGITS
 
     get = getattr(sys, "get_int_max_str_digits", None)
     if get is not None and 0 < get() < MAX_DIGITS + 100:
+        old = get()
         sys.set_int_max_str_digits(MAX_DIGITS + 100)
+        return old
+    return None
 
 
 class _Terminated(BaseException):
