@@ -352,7 +352,7 @@ def judge(node: V.Node, k: int, value: Fraction | None, ulp: Fraction | None) ->
         return ("correct" if node.is_infinite(k) else "wrong"), False
     if node.is_infinite(k):
         return "wrong", False
-    q = node.rational(k) if isinstance(node, V.RationalNode) else None
+    q = node.rational(k) if node.is_rational_matrix else None
     if ulp is None:
         if q is None:
             q = node.rational(k)
@@ -416,7 +416,7 @@ def _describe(node: V.Node, k: int, digits: int) -> tuple[str, str]:
 
 def _error_ulps(node: V.Node, k: int, value: Fraction, ulp: Fraction) -> str:
     """(printed − exact) in units of the last printed digit, to 3 significant digits."""
-    q = node.rational(k) if isinstance(node, V.RationalNode) else None
+    q = node.rational(k) if node.is_rational_matrix else None
     if q is not None:
         return format_rational((value - q) / ulp, 3)
 
