@@ -29,7 +29,7 @@ from flint import arb, ctx, fmpq, fmpz
 from ..errors import CertificationError, LimitError, UndefinedValueError
 from ..limits import MAX_DIGIT_WORK, MAX_DIGITS, MAX_PRECISION_BITS
 
-__all__ = ["workprec", "to_arb", "format_rational", "is_exact_decimal", "decide", "certify", "certified",
+__all__ = ["workprec", "to_arb", "format_rational", "is_exact_decimal", "decide", "enclosure", "certify", "certified",
            "check_digits", "initial_precision"]
 
 _LOG10_2 = math.log10(2)
@@ -273,6 +273,39 @@ def decide(ball: arb, digits: int) -> str | None:
     if (q1, s1) != (q2, s2):
         return None
     return _format(negative, q1, int(e) + s1 + digits - 1, digits, digits)
+
+
+def _outward(n: int, e: int, digits: int, up: bool) -> str:
+    """n·10^e rounded to ``digits`` significant digits toward +inf (``up``) or -inf."""
+    if n == 0:
+        return "0"
+    negative, a = n < 0, abs(n)
+    s = len(_digits_of(a)) - digits
+    if s <= 0:
+        q = a * 10 ** (-s)
+    else:
+        q, rest = divmod(a, 10**s)
+        if rest and up != negative:  # away from zero: up for a positive end, down for a negative one
+            q += 1
+            if q == 10**digits:
+                q, s = q // 10, s + 1
+    return _format(negative, q, e + s + digits - 1, digits, digits)
+
+
+def enclosure(ball: arb, digits: int = 10) -> str:
+    """The interval a ball proves, ``[lo, hi]``, its ends rounded outward to ``digits``
+    significant digits (for a value whose digits or verdict could not be decided).
+
+    >>> enclosure(arb(fmpq(1, 4), 1e-30), 6)
+    '[0.249999, 0.250001]'
+    >>> enclosure(arb(fmpq(-1, 3)), 4)
+    '[-0.3334, -0.3333]'
+    """
+    if not ball.is_finite():
+        return "[-inf, inf]"
+    m, r, e = ball.mid_rad_10exp(digits + 4)
+    lo, hi = int(m) - int(r), int(m) + int(r)
+    return f"[{_outward(lo, int(e), digits, False)}, {_outward(hi, int(e), digits, True)}]"
 
 
 def certify(
