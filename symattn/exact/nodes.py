@@ -1462,16 +1462,18 @@ class ElementwiseNode(_Formula):
             return _op(self.op, x, y)  # type: ignore[no-any-return]
         return None
 
-    def _combined(self, x: Fraction | None, y: Fraction | None) -> Fraction | None:
-        if self.op == "mul" or self.b.shape != self.a.shape or x is None or y is None:
+    def _combined(self, sums: Callable[[Node], Fraction | None]) -> Fraction | None:
+        # (A ± B)·1 = A·1 ± B·1, for B of A's shape (not broadcast)
+        if self.op == "mul" or self.b.shape != self.a.shape:
             return None
-        return _op(self.op, x, y)  # type: ignore[no-any-return]
+        x, y = sums(self.a), sums(self.b)
+        return None if x is None or y is None else _op(self.op, x, y)  # type: ignore[no-any-return]
 
     def row_sum(self, i: int) -> Fraction | None:
-        return self._combined(self.a.row_sum(i), self.b.row_sum(i))
+        return self._combined(lambda n: n.row_sum(i))
 
     def col_sum(self, j: int) -> Fraction | None:
-        return self._combined(self.a.col_sum(j), self.b.col_sum(j))
+        return self._combined(lambda n: n.col_sum(j))
 
 
 def elementwise(op: str, a: Node, b: Node) -> Node:
@@ -1594,7 +1596,7 @@ class SoftmaxBackwardNode(_Formula):
             if x == d:  # dP_ij equals the weighted mean D: no gradient
                 return Fraction(0)
             if w is not None:
-                return w * (x - d)
+                return _softmax_backward(w, x, d)  # type: ignore[no-any-return]
         return super().rational(k)
 
     def _zero_line(self, weight_sum: Fraction | None, line: list[int]) -> Fraction | None:
