@@ -236,22 +236,19 @@ class Node:
     def row_dot(self, i: int, values: Sequence[Fraction | None]) -> Fraction | None:
         """Σ_j self[i, j]·values[j] exactly, when that is provable (``values[j]`` None:
         not rational). By default, when every term is a proven rational."""
-        total = Fraction(0)
-        for j, v in enumerate(values):
-            x = self.rational(self.flat(i, j))
-            if x == 0 or v == 0:
-                continue
-            if x is None or v is None:
-                return None
-            total += x * v
-        return total
+        return self._dot([self.flat(i, j) for j in range(self.shape[1])], values)
 
     def col_dot(self, j: int, values: Sequence[Fraction | None]) -> Fraction | None:
         """Σ_i self[i, j]·values[i] exactly, when that is provable."""
+        return self._dot([self.flat(i, j) for i in range(self.shape[0])], values)
+
+    def _dot(self, ks: list[int], values: Sequence[Fraction | None]) -> Fraction | None:
         total = Fraction(0)
-        for i, v in enumerate(values):
-            x = self.rational(self.flat(i, j))
-            if x == 0 or v == 0:
+        for k, v in zip(ks, values):
+            if v == 0:
+                continue
+            x = self.rational(k)
+            if x == 0:
                 continue
             if x is None or v is None:
                 return None
@@ -579,6 +576,16 @@ class _Formula(_Derived):
         return arb_mat([self._row(ar, i) for i in range(self.shape[0])])
 
 
+def _times(c: Fraction | None, other: Callable[[], Fraction | None]) -> Fraction | None:
+    """c·other() when both are known; 0 when c is 0 (``other`` is then not computed)."""
+    if c is None:
+        return None
+    if c == 0:
+        return Fraction(0)
+    x = other()
+    return None if x is None else c * x
+
+
 def _same_sums(sums: list[Fraction | None]) -> Fraction | None:
     """The common value of a list of known sums, or None."""
     if not sums or any(s is None for s in sums) or len(set(sums)) != 1:
@@ -627,26 +634,22 @@ class MatMulNode(_Derived):
         return total
 
     def row_sum(self, i: int) -> Fraction | None:
-        # A·B·1 = A·(B·1): when every row of B sums to c, this row sums to c·(row sum of A)
+        # A·B·1 = A·(B·1): when every row of B sums to c, this row sums to c·(row sum of A) + Σ bias
         c = _same_sums([self.b.row_sum(t) for t in range(self.b.shape[0])])
-        if c is None:
-            return None
-        s = Fraction(0) if c == 0 else (None if self.a.row_sum(i) is None else c * self.a.row_sum(i))
-        if s is None or self.bias is None:
-            return s
-        extra = self.bias.row_sum(0)
-        return None if extra is None else s + extra
+        return self._plus_bias(_times(c, lambda: self.a.row_sum(i)), lambda b: b.row_sum(0))
 
     def col_sum(self, j: int) -> Fraction | None:
-        # 1ᵀ·A·B = (1ᵀ·A)·B: when every column of A sums to c, this column sums to c·(column sum of B)
+        # 1ᵀ·A·B = (1ᵀ·A)·B: when every column of A sums to c, this column sums to c·(column sum
+        # of B) + rows·bias_j
         c = _same_sums([self.a.col_sum(t) for t in range(self.a.shape[1])])
-        if c is None:
-            return None
-        s = Fraction(0) if c == 0 else (None if self.b.col_sum(j) is None else c * self.b.col_sum(j))
+        return self._plus_bias(_times(c, lambda: self.b.col_sum(j)),
+                               lambda b: _times(Fraction(self.shape[0]), lambda: b.rational(j)))
+
+    def _plus_bias(self, s: Fraction | None, part: Callable[[Node], Fraction | None]) -> Fraction | None:
         if s is None or self.bias is None:
             return s
-        extra = self.bias.rational(j)
-        return None if extra is None else s + self.shape[0] * extra
+        extra = part(self.bias)
+        return None if extra is None else s + extra
 
     def _compute_ball(self, prec: int) -> arb_mat:
         out = self.a.ball_mat(prec) * self.b.ball_mat(prec)
