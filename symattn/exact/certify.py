@@ -130,8 +130,9 @@ def initial_precision(digits: int, count: int = 1) -> int:
 
 
 def _digits_of(n: int) -> str:
-    """Decimal digits of a non-negative integer (python-flint: no 4,300-digit limit)."""
-    return str(fmpz(n))
+    """Decimal digits of a non-negative integer: Python's own below its 4,300-digit limit,
+    python-flint's above it."""
+    return str(n) if n.bit_length() < 14_000 else str(fmpz(n))
 
 
 def _round_integer(n: int, digits: int) -> tuple[int, int]:
@@ -264,14 +265,32 @@ def decide(ball: arb, digits: int) -> str | None:
         return None
     m, r, e = ball.mid_rad_10exp(digits + 4)  # exact integers; no rounding at ctx.prec
     negative = m < 0
-    mid = -int(m) if negative else int(m)
-    lo, hi = mid - int(r), mid + int(r)
+    mid, rad = (-int(m) if negative else int(m)), int(r)
+    # the usual case: the few digits past the last one kept decide it, for both ends
+    text = _digits_of(mid)
+    s = len(text) - digits
+    if s >= 1:
+        unit = 10**s
+        q, rest = divmod(mid, unit)
+        lo_rest, hi_rest, half = rest - rad, rest + rad, unit // 2
+        if 0 <= lo_rest and hi_rest < unit and (hi_rest < half or lo_rest >= half):
+            sig: int | str = text[:digits]
+            if lo_rest >= half:
+                q += 1
+                sig = q
+                if q == 10**digits:  # 9.99…96 -> 10.0…0
+                    sig, s = q // 10, s + 1
+            return _format(negative, sig, int(e) + s + digits - 1, digits, digits)
+    lo, hi = mid - rad, mid + rad
     if lo <= 0:
         return None
     q1, s1 = _round_integer(lo, digits)
-    q2, s2 = _round_integer(hi, digits) if hi != lo else (q1, s1)
-    if (q1, s1) != (q2, s2):
-        return None
+    if hi != lo:
+        # every point rounds to q1 when hi is still below q1's upper rounding boundary
+        top = (2 * q1 + 1) * 10**s1 if s1 >= 0 else None
+        if top is None or 2 * hi >= top:
+            if _round_integer(hi, digits) != (q1, s1):
+                return None
     return _format(negative, q1, int(e) + s1 + digits - 1, digits, digits)
 
 

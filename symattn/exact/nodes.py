@@ -321,9 +321,11 @@ class Node:
 
     # -- enclosures --
     def ball_mat(self, prec: int) -> arb_mat:
+        """Every entry enclosed at working precision ``prec`` (or higher: an enclosure
+        computed at a higher precision is kept and reused, it is only tighter)."""
         if self.symbolic:
             raise CertificationError("a value with symbols has no decimals")
-        if self._ball is None or self._ball[0] != prec:
+        if self._ball is None or self._ball[0] < prec:
             with workprec(prec):
                 self._ball = (prec, self._compute_ball(prec))
         return self._ball[1]  # type: ignore[return-value]
