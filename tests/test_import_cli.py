@@ -116,11 +116,11 @@ def test_check_page_with_several_examples():
 BAD = [
     (["import", "missing.md"], ["missing.md: no such file"]),
     (["import", "tests"], ["tests: is a folder, not a page"]),
-    (["import", "tests/pages/no_example.txt"], ["no worked example of attention found", "looked for"]),
+    (["import", "tests/pages/refused/no_example.txt"], ["no worked example of attention found", "looked for"]),
     (["import", "tests/pages/journey.md", "--format", "nope"], ["invalid choice"]),
     (["import", "tests/pages/journey.md", "-o", "x.toml", "--out-dir", "d"], ["either -o FILE or --out-dir DIR"]),
     (["import", "tests/pages/journey.md", "-o", "no/such/folder/x.toml"], ["does not exist"]),
-    (["check", "tests/pages/no_example.txt"], ["no worked example of attention found"]),
+    (["check", "tests/pages/refused/no_example.txt"], ["no worked example of attention found"]),
 ]
 
 
