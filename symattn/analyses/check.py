@@ -30,6 +30,7 @@ from ..display import render
 from ..errors import CertificationError, InputError, SpecError, SymattnError
 from ..exact import nodes as V
 from ..exact.certify import certify, enclosure, format_rational, workprec
+from ..limits import MAX_VERDICT_PRECISION_BITS
 from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation, Step
 from ..read.numbers import did_you_mean, exact_number
@@ -48,7 +49,7 @@ VERDICTS = {
 }
 PLACEHOLDERS = {"..", "...", "…", "?", ""}
 CHECK_PREC = 160  # bits for interval (rounded-input) judgments
-JUDGE_MAX_PREC = 1 << 16  # bits past which a verdict is reported undecided
+JUDGE_MAX_PREC = MAX_VERDICT_PRECISION_BITS  # bits past which a verdict is reported undecided
 
 
 @dataclass
