@@ -38,6 +38,7 @@ _EXPORTS = {
     "markdown": "symattn.views.render",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
     "CertificationError": "symattn.errors", "InputError": "symattn.errors", "OptionError": "symattn.errors",
+    "UndefinedValueError": "symattn.errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
