@@ -423,9 +423,6 @@ values = st.one_of(st.sampled_from(HOSTILE),
                            max_size=40))
 
 
-@pytest.mark.xfail(strict=True, reason="certified decimals of extreme magnitudes (an entry 999999999999999999999999999999 "
-                   "gives 'man_exp requires an exact, finite value'): issue 8 item 1, fixed on the exact side "
-                   "(h-exact); remove this mark when that is merged")
 @settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.generate])  # no shrinking: each example runs a whole command
 @given(field=st.sampled_from(FIELDS), value=values, command=st.sampled_from(["derive", "check", "latex"]))

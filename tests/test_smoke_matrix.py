@@ -29,11 +29,7 @@ def _has_claims(name: str) -> bool:
     return bool(sa.load(name).claims)
 
 
-# `grad` on two_heads_causal needs the structural zero of dbk (issue 8 item 9), made on the exact side
-GRAD_PENDING = pytest.mark.xfail(strict=True, reason="dbk is identically zero and certification cannot decide it: "
-                                                      "issue 8 item 9, fixed on h-exact; remove when merged")
-CASES = [pytest.param(example, command, marks=GRAD_PENDING if example == "two_heads_causal" and command.startswith("grad")
-                      else ()) for example in EXAMPLES for command in COMMANDS]
+CASES = [(example, command) for example in EXAMPLES for command in COMMANDS]
 
 
 @pytest.mark.parametrize("example,command", CASES)
