@@ -35,3 +35,7 @@ WEIGHTED_DEFAULT_MAX = 64
 MAX_PRECISION_BITS = 400_000
 #: exponentials in one closed form up to which exact ties and zeros are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
+#: queries (rows) or keys (columns) a heatmap shows at most
+HEATMAP_MAX_SIDE = 128
+#: queries or keys up to which a heatmap prints each cell's decimal
+HEATMAP_ANNOTATE_MAX = 24
