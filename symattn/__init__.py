@@ -35,6 +35,7 @@ _EXPORTS = {
     "parse_formula": "symattn.analyses.formula", "Formula": "symattn.analyses.formula",
     "text": "symattn.views.render", "to_json": "symattn.views.render", "latex": "symattn.views.render",
     "markdown": "symattn.views.render",
+    "heatmap": "symattn.views.heatmap", "Heatmap": "symattn.views.heatmap",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
     "CertificationError": "symattn.errors", "InputError": "symattn.errors",
 }

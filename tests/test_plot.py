@@ -252,3 +252,30 @@ def test_png_is_drawn_at_the_documented_resolution():
     fig = figure(h)
     px = _png(h)
     assert abs(px.shape[0] - fig.get_figheight() * DPI) <= 1 and abs(px.shape[1] - fig.get_figwidth() * DPI) <= 1
+
+
+def test_jupyter_shows_the_heatmap_with_the_steps(monkeypatch):
+    d = sa.derive(sa.load("two_heads_causal"))
+    html = d._repr_html_()
+    assert html.count("<svg") == 1 and "<?xml" not in html
+    assert ">head 2</text>" in html and "&lt;s&gt;</text>" in html  # the tokens, escaped for HTML
+    assert html.count("$$") == 2 * len(d.steps) and "\\begin{aligned}" in html and "&amp;=" in html
+    g = sa.grad(sa.derive(sa.load("i_love_statistics")))
+    assert "gradient dS" in g._repr_html_()
+    # symbols: no picture, so Jupyter falls back to the Markdown
+    s = sa.derive(sa.load("symbolic_two_tokens"))
+    assert s._repr_html_() is None and s._repr_markdown_().startswith("# ")
+    h = sa.heatmap(d, head=1)
+    assert h._repr_svg_().lstrip().startswith("<?xml") and len(figure(h).axes) == 2  # the panel and its bar
+
+    import builtins
+
+    real = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError("No module named 'matplotlib'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    assert d._repr_html_() is None and d._repr_markdown_()

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..display import render
 from ..errors import SymattnError
 from ..limits import HEATMAP_ANNOTATE_MAX, HEATMAP_MAX_SIDE
 from ..pipeline.steps import Derivation, Step
@@ -119,11 +120,17 @@ class Heatmap:
     title: str
     caption: str
     step: str
+    example: str  # the example's title
     label: str  # the colour bar's label
     panels: list[Panel]
     scale: Scale
     annotated: bool  # cells carry their decimals (small enough to read)
     digits: int
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the picture (drawn by :mod:`symattn.views.plot`; needs matplotlib).
+        For a matplotlib ``Figure`` to adjust or save: ``symattn.views.plot.figure(h)``."""
+        return render(self, "svg")
 
 
 def _step_names(d: Derivation, step: str, head: int | None) -> list[tuple[str, str]]:
@@ -195,8 +202,9 @@ def heatmap(d: Derivation, step: str = "weights", head: int | None = None, digit
                     [[Cell(t, v, m, 0.0 if m or v is None else scale.level(v)) for t, v, m in row] for row in grid])
               for (st, grid), (_, title) in zip(raw, names)]
     annotated = max(n_rows, n_cols) <= HEATMAP_ANNOTATE_MAX
-    return Heatmap(_title(d, step, names), _caption(d, step, scale, annotated, digits, bool(blocked)), step,
-                   _bar_label(step), panels, scale, annotated, digits)
+    example = getattr(d, "forward", d).title
+    return Heatmap(f"{example}: {STEPS[step]}", _caption(d, scale, annotated, digits, bool(blocked)), step,
+                   example, _bar_label(step), panels, scale, annotated, digits)
 
 
 def _scale(step: str, values: Sequence[float]) -> Scale:
@@ -213,12 +221,7 @@ def _bar_label(step: str) -> str:
         step, step)
 
 
-def _title(d: Derivation, step: str, names: list[tuple[str, str]]) -> str:
-    title = getattr(d, "forward", d).title
-    return f"{title}: {STEPS[step]}"
-
-
-def _caption(d: Derivation, step: str, scale: Scale, annotated: bool, digits: int, masked: bool) -> str:
+def _caption(d: Derivation, scale: Scale, annotated: bool, digits: int, masked: bool) -> str:
     c = d.convention
     parts = ["rows: queries; columns: keys"]
     if annotated:
