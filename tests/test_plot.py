@@ -50,6 +50,20 @@ def _luminance(px):
     return float(np.mean(0.2126 * px[:, 0] + 0.7152 * px[:, 1] + 0.0722 * px[:, 2]))
 
 
+def _hide_matplotlib(monkeypatch):
+    """Make ``import matplotlib`` fail, as on an install without the plot extra."""
+    import builtins
+
+    real = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError("No module named 'matplotlib'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+
+
 def _softmax_rows(s):
     e = np.exp(s - s.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -217,16 +231,7 @@ def test_unknown_step_and_missing_output_are_usage_errors():
 
 
 def test_without_matplotlib_the_message_says_what_to_install(monkeypatch):
-    import builtins
-
-    real = builtins.__import__
-
-    def no_matplotlib(name, *args, **kwargs):
-        if name == "matplotlib" or name.startswith("matplotlib."):
-            raise ImportError("No module named 'matplotlib'")
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    _hide_matplotlib(monkeypatch)
     with pytest.raises(sa.SymattnError, match=r"pip install 'symattn\[plot\]'"):
         figure_bytes(heatmap(sa.derive(sa.load("i_love_statistics"))), "png")
 
@@ -268,14 +273,5 @@ def test_jupyter_shows_the_heatmap_with_the_steps(monkeypatch):
     h = sa.heatmap(d, head=1)
     assert h._repr_svg_().lstrip().startswith("<?xml") and len(figure(h).axes) == 2  # the panel and its bar
 
-    import builtins
-
-    real = builtins.__import__
-
-    def no_matplotlib(name, *args, **kwargs):
-        if name == "matplotlib" or name.startswith("matplotlib."):
-            raise ImportError("No module named 'matplotlib'")
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    _hide_matplotlib(monkeypatch)
     assert d._repr_html_() is None and d._repr_markdown_()
