@@ -62,7 +62,6 @@ class Claim:
     value: Fraction | None = None  # exact rational of the printed text; None for -inf
     ulp: Fraction | None = None  # unit in the last printed place; None for an exact claim
     # results
-    exact: str = ""
     decimal: str = ""
     verdict: str = ""
     tie: bool = False
@@ -70,6 +69,21 @@ class Claim:
     local_verdict: str | None = None
     local_value: str | None = None
     note: str = ""
+    closed_form: bool = False  # the exact value is a closed form (in exp, sqrt), not a rational number
+    _exact: str = field(default="", repr=False)
+    _exact_of: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def exact(self) -> str:
+        """The exact value as text SymPy reads back ("1/2", "exp(2)/(1 + 2*exp(2))"), written
+        on first use: printing a closed form costs more than judging it."""
+        if self._exact_of is not None:
+            self._exact, self._exact_of = self._exact_of(), None
+        return self._exact
+
+    @exact.setter
+    def exact(self, text: str) -> None:
+        self._exact, self._exact_of = text, None
 
     @property
     def base(self) -> str:
@@ -407,11 +421,14 @@ def consistent(node: V.Node, k: int, value: Fraction | None, ulp: Fraction | Non
         return not ((x - _fq(value)).abs_lower() > _fq(half))
 
 
-def _describe(node: V.Node, k: int, digits: int) -> tuple[str, str]:
-    """(exact text, certified decimals) of one entry."""
+def _describe(node: V.Node, k: int, digits: int) -> tuple[Callable[[], str], str]:
+    """(a function giving the exact text, certified decimals) of one entry."""
     if node.is_infinite(k):
-        return "-oo", "-inf"
-    return str(node.entry(*node.index(k))), node.decimal(k, digits)
+        return (lambda: "-oo"), "-inf"
+    if isinstance(node, V.RationalNode):  # "1/2" as SymPy prints it, without building a SymPy number
+        q = node.fraction(*node.index(k))
+        return (lambda: str(q)), node.decimal(k, digits)
+    return (lambda: str(node.entry(*node.index(k)))), node.decimal(k, digits)
 
 
 def _error_ulps(node: V.Node, k: int, value: Fraction, ulp: Fraction) -> str:
@@ -489,7 +506,8 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
     rounded_local = derive(base, rounded=True, patch=_patch_fn(_patches(spec, d, claims, True))) if rounded else None
     for c in claims:
         node, k = _node_for(d, c)
-        c.exact, c.decimal = _describe(node, k, _claim_digits(c))
+        c._exact_of, c.decimal = _describe(node, k, _claim_digits(c))
+        c.closed_form = not isinstance(node, V.RationalNode) and not node.is_infinite(k)
         if node.symbolic:
             c.verdict = "correct" if c.value is not None and c.exact == str(sympy.Rational(c.value.numerator, c.value.denominator)) else "wrong"
             continue
