@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
         whole = d if args.query is not None or spec.convention.query is None else derive(spec.unfocused())
         picture = section(heatmap(whole, args.heatmap))
-    report = check(spec) if spec.claims else None  # the claims table: checked here, rendered by the view
+    report = check(spec, diagnose=False) if spec.claims else None  # the claims table (no diagnosis in it)
     style = Style(digits=args.digits, max_rows=args.max_rows, max_cols=args.max_cols,
                   exact=True if args.exact else None)
     if args.format == "markdown":
