@@ -39,3 +39,11 @@ EXACT_CHECK_MAX_TERMS = 64
 HEATMAP_MAX_SIDE = 128
 #: queries or keys up to which a heatmap prints each cell's decimal
 HEATMAP_ANNOTATE_MAX = 24
+#: bytes in a page given to `symattn import` / `check PAGE` (Markdown, HTML, LaTeX, notebook, text)
+MAX_PAGE_BYTES = 8_000_000
+#: characters of text read from one page (a notebook's text without its images)
+MAX_PAGE_TEXT = 2_000_000
+#: steps of work to find the blocks of one page (bracket groups, tables, LaTeX matrices)
+MAX_PAGE_SCAN = 50_000_000
+#: worked examples imported from one page
+MAX_PAGE_EXAMPLES = 50
