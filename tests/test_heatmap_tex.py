@@ -7,7 +7,6 @@ the page rendered by ``pdftoppm`` is then read there, beside the decimal.
 
 import io
 import math
-import os
 import re
 import shutil
 import subprocess
@@ -19,28 +18,15 @@ import symattn as sa
 from symattn.cli import main
 from symattn.views.heatmap import heatmap
 from symattn.views.heatmap_tex import PREAMBLE, tikz
+from test_latex import compile_pdf, need  # the suite's pdflatex runner (tests/ is on the path)
 
-IN_CI = os.environ.get("CI") == "true"
 DPI = 150
 
 
-def need(tool):
-    if shutil.which(tool) is None:
-        if IN_CI:
-            pytest.fail(f"{tool} is missing in CI (.ci/run installs TeX Live and poppler)")
-        pytest.skip(f"{tool} is not installed (Debian: texlive-latex-base texlive-pictures poppler-utils)")
-
-
 def _compile(tex, tmp_path):
-    for tool in ("pdflatex", "pdftoppm", "pdftotext"):
+    for tool in ("pdftoppm", "pdftotext"):
         need(tool)
-    (tmp_path / "doc.tex").write_text(tex, encoding="utf-8")
-    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    log = (tmp_path / "doc.log").read_text(errors="replace")
-    errors = [line for line in log.splitlines() if line.startswith("!")]
-    assert r.returncode == 0 and not errors, errors[:3] or r.stdout[-2000:]
-    return tmp_path / "doc.pdf"
+    return compile_pdf(tex, tmp_path)
 
 
 def _page(pdf, page=1):
