@@ -39,6 +39,7 @@ _EXPORTS = {
     "heatmap": "symattn.views.heatmap", "Heatmap": "symattn.views.heatmap",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
     "CertificationError": "symattn.errors", "InputError": "symattn.errors",
+    "UndefinedValueError": "symattn.errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -33,6 +33,8 @@ JSON_EXACT_MAX_ENTRIES = 1024
 WEIGHTED_DEFAULT_MAX = 64
 #: working precision (bits) past which certification gives up
 MAX_PRECISION_BITS = 400_000
+#: working precision (bits) past which a check verdict is reported undecided
+MAX_VERDICT_PRECISION_BITS = 65_536
 #: exponentials in one closed form up to which exact ties and zeros are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
 #: queries (rows) or keys (columns) a heatmap shows at most
