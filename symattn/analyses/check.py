@@ -454,8 +454,8 @@ def _describe(node: V.Node, k: int, digits: int) -> tuple[Callable[[], str], str
     without building a SymPy number; none for closed forms of more than 64 terms."""
     if node.is_infinite(k):
         return (lambda: "-oo"), "-inf"
-    if isinstance(node, V.RationalNode):  # "1/2" as SymPy prints it
-        q = node.fraction(*node.index(k))
+    if node.is_rational_matrix:  # "1/2" as SymPy prints it
+        q = node.rational(k)
         exact = lambda: str(q)  # noqa: E731
     else:
         exact = (lambda: str(node.entry(*node.index(k)))) if node.terms() <= 64 else (lambda: "")  # noqa: E731
@@ -560,7 +560,7 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
         node, k = _node_for(d, c)
         node.refuse_undefined()
         c._exact_of, c.decimal = _describe(node, k, _claim_digits(c))
-        c.closed_form = not isinstance(node, V.RationalNode) and not node.is_infinite(k)
+        c.closed_form = not node.is_rational_matrix and not node.is_infinite(k)
         if node.symbolic:
             c.verdict = "correct" if c.value is not None and c.exact == str(sympy.Rational(c.value.numerator, c.value.denominator)) else "wrong"
             continue
