@@ -37,6 +37,10 @@ MAX_PRECISION_BITS = 400_000
 MAX_VERDICT_PRECISION_BITS = 65_536
 #: exponentials in one closed form up to which exact ties and zeros are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
+#: queries (rows) or keys (columns) a heatmap shows at most
+HEATMAP_MAX_SIDE = 128
+#: queries or keys up to which a heatmap prints each cell's decimal
+HEATMAP_ANNOTATE_MAX = 24
 #: bytes in a page given to `symattn import` / `check PAGE` (Markdown, HTML, LaTeX, notebook, text)
 MAX_PAGE_BYTES = 8_000_000
 #: characters of text read from one page (a notebook's text without its images)

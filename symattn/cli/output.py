@@ -12,10 +12,14 @@ from ..errors import SymattnError
 __all__ = ["write_output", "pdf"]
 
 
-def write_output(text: str, path: str | None) -> None:
-    """Write to stdout, or to ``path`` atomically (a temp file renamed into place)."""
+def write_output(text: str | bytes, path: str | None) -> None:
+    """Write to stdout, or to ``path`` atomically (a temp file renamed into place).
+    ``bytes`` (a picture) are written as they are."""
     if path is None or path == "-":
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.buffer.write(text)
+        else:
+            sys.stdout.write(text)
         sys.stdout.flush()
         return
     target = Path(path)
@@ -24,7 +28,7 @@ def write_output(text: str, path: str | None) -> None:
         raise SymattnError(f"{path}: the folder {folder} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as f:
             f.write(text)
         os.replace(tmp, target)
     except BaseException:
