@@ -36,6 +36,7 @@ _EXPORTS = {
     "import_page": "symattn.analyses.importer", "import_examples": "symattn.analyses.importer",
     "text": "symattn.views.render", "to_json": "symattn.views.render", "latex": "symattn.views.render",
     "markdown": "symattn.views.render",
+    "heatmap": "symattn.views.heatmap", "Heatmap": "symattn.views.heatmap",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
     "CertificationError": "symattn.errors", "InputError": "symattn.errors", "OptionError": "symattn.errors",
     "UndefinedValueError": "symattn.errors",

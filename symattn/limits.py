@@ -51,6 +51,10 @@ MAX_LATEX = 200_000
 MAX_FORMULA = 4000
 #: nesting depth of a formula given to `parse-formula`
 MAX_FORMULA_DEPTH = 60
+#: queries (rows) or keys (columns) a heatmap shows at most
+HEATMAP_MAX_SIDE = 128
+#: queries or keys up to which a heatmap prints each cell's decimal
+HEATMAP_ANNOTATE_MAX = 24
 #: bytes in a page given to `symattn import` / `check PAGE` (Markdown, HTML, LaTeX, notebook, text)
 MAX_PAGE_BYTES = 8_000_000
 #: characters of text read from one page (a notebook's text without its images)

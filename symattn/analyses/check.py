@@ -66,7 +66,6 @@ class Claim:
     value: Fraction | None = None  # exact rational of the printed text; None for -inf
     ulp: Fraction | None = None  # unit in the last printed place; None for an exact claim
     # results
-    exact: str = ""
     decimal: str = ""
     verdict: str = ""
     tie: bool = False
@@ -75,6 +74,21 @@ class Claim:
     local_value: str | None = None
     note: str = ""
     enclosure: str | None = None  # for an undecided verdict: the interval the value is proved to lie in
+    closed_form: bool = False  # the exact value is a closed form (in exp, sqrt), not a rational number
+    _exact: str = field(default="", repr=False)
+    _exact_of: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def exact(self) -> str:
+        """The exact value as text SymPy reads back ("1/2", "exp(2)/(1 + 2*exp(2))"), written
+        on first use: printing a closed form costs more than judging it."""
+        if self._exact_of is not None:
+            self._exact, self._exact_of = self._exact_of(), None
+        return self._exact
+
+    @exact.setter
+    def exact(self, text: str) -> None:
+        self._exact, self._exact_of = text, None
 
     @property
     def base(self) -> str:
@@ -433,12 +447,18 @@ def consistent(node: V.Node, k: int, value: Fraction | None, ulp: Fraction | Non
         return not ((x - _fq(value)).abs_lower() > _fq(half))
 
 
-def _describe(node: V.Node, k: int, digits: int) -> tuple[str, str]:
-    """(exact text, certified decimals) of one entry; the certified enclosure when its
-    digits cannot be decided within the precision limit."""
+def _describe(node: V.Node, k: int, digits: int) -> tuple[Callable[[], str], str]:
+    """(a function giving the exact text, certified decimals) of one entry; the certified
+    enclosure when its digits cannot be decided within the precision limit. The exact text is
+    written on first use (printing a closed form costs more than judging it); rationals
+    without building a SymPy number; none for closed forms of more than 64 terms."""
     if node.is_infinite(k):
-        return "-oo", "-inf"
-    exact = str(node.entry(*node.index(k))) if node.terms() <= 64 else ""
+        return (lambda: "-oo"), "-inf"
+    if node.is_rational_matrix:  # "1/2" as SymPy prints it
+        q = node.rational(k)
+        exact = lambda: str(q)  # noqa: E731
+    else:
+        exact = (lambda: str(node.entry(*node.index(k)))) if node.terms() <= 64 else (lambda: "")  # noqa: E731
     try:
         return exact, node.decimal(k, digits)
     except CertificationError:
@@ -539,7 +559,8 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
     for c in claims:
         node, k = _node_for(d, c)
         node.refuse_undefined()
-        c.exact, c.decimal = _describe(node, k, _claim_digits(c))
+        c._exact_of, c.decimal = _describe(node, k, _claim_digits(c))
+        c.closed_form = not node.is_rational_matrix and not node.is_infinite(k)
         if node.symbolic:
             c.verdict = "correct" if c.value is not None and c.exact == str(sympy.Rational(c.value.numerator, c.value.denominator)) else "wrong"
             continue

@@ -15,14 +15,14 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..errors import OptionError, SpecError, SymattnError
-from . import check, derive, examples, formula, grad, import_, latex, prove, softmax
+from . import check, derive, examples, formula, grad, import_, latex, plot, prove, softmax
 from .args import Parser
 from .messages import one_line
 
 __all__ = ["main", "entry", "build_parser", "COMMANDS"]
 
 #: subcommand name -> its module (``add_parser(sub)``, ``run(args)``), in the order of ``--help``
-COMMANDS = {"derive": derive, "check": check, "import": import_, "latex": latex, "grad": grad,
+COMMANDS = {"derive": derive, "check": check, "import": import_, "latex": latex, "plot": plot, "grad": grad,
             "softmax": softmax, "prove": prove, "parse-formula": formula, "examples": examples}
 
 

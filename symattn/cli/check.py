@@ -32,7 +32,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analyses.check import check
     from ..read.spec import load
-    from ..views.data import dumps
     from ..views.report import markdown, text as text_view
 
     from .import_ import check_page, is_page
@@ -43,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     report = check(spec, inputs_rounded=True if args.inputs_rounded else None, diagnose=not args.no_diagnosis)
     fmt = "json" if args.json else args.format
     if fmt == "json":
+        from ..views.data import dumps  # json: imported only when asked for
+
         text = dumps(report.to_data())
     elif fmt == "markdown":
         text = markdown(report)

@@ -25,13 +25,16 @@ from ..errors import OutputError
 __all__ = ["write_output", "write_file", "pdf"]
 
 
-def write_output(text: str, path: str | None) -> None:
-    """Write to stdout, or to ``path`` (see the module's rules)."""
+def write_output(text: str | bytes, path: str | None) -> None:
+    """Write to stdout, or to ``path`` (see the module's rules); ``bytes`` (a picture) are written as they are."""
     if path is None or path == "-":
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.buffer.write(text)
+        else:
+            sys.stdout.write(text)
         sys.stdout.flush()
         return
-    write_file(path, text.encode("utf-8"))
+    write_file(path, text if isinstance(text, bytes) else text.encode("utf-8"))
 
 
 def _fail(path: str, e: OSError) -> OutputError:

@@ -195,6 +195,9 @@ class Derivation:
     def __str__(self) -> str:
         return render(self, "text") or repr(self)
 
+    def _repr_html_(self) -> str | None:  # the heatmap and the steps (None without matplotlib)
+        return render(self, "html")
+
     def _repr_markdown_(self) -> str | None:
         return render(self, "markdown")
 

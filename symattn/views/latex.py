@@ -288,9 +288,11 @@ def body(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = No
 
 
 def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None,
-             report: Report | None = None) -> str:
+             report: Report | None = None, heatmap: str | None = None) -> str:
     """A standalone LaTeX document that compiles with pdflatex (with the claims table when a
-    check ``report`` is given)."""
+    check ``report`` is given, and a TikZ ``heatmap`` from :mod:`symattn.views.heatmap_tex`)."""
+    from .heatmap_tex import PREAMBLE as TIKZ
+
     title = escape_text(d.title)
     desc = escape_text(d.spec.description)
     return (
@@ -301,7 +303,8 @@ def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None 
         "\\usepackage{amsmath,amssymb}\n"
         "\\usepackage{booktabs,longtable}\n"
         "\\usepackage[margin=2cm,landscape]{geometry}\n"
-        "\\allowdisplaybreaks\n"
+        + (TIKZ if heatmap else "")
+        + "\\allowdisplaybreaks\n"
         "\\setlength{\\arraycolsep}{3pt}\n"
         f"\\title{{{title}}}\n"
         "\\author{derived exactly by symattn}\n"
@@ -310,6 +313,7 @@ def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None 
         "\\maketitle\n"
         + (f"{desc}\n\n" if desc else "")
         + body(d, style, steps, report)
+        + (heatmap or "")
         + "\\end{document}\n"
     )
 

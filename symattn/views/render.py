@@ -18,7 +18,7 @@ from ..analyses.formula import Formula
 from ..analyses.proofs import Proof
 from ..pipeline.steps import Derivation, Step
 
-__all__ = ["render", "text", "to_json", "latex", "markdown"]
+__all__ = ["render", "text", "to_json", "latex", "markdown", "html"]
 
 
 def text(obj: Any, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> str:
@@ -101,6 +101,51 @@ def render(obj: object, fmt: str) -> str | None:
 
                 return "$$" + " \\\\ ".join(step_block(s, Style(), env="aligned") for s in obj.steps) + "$$"
             return None
+        if fmt == "html" and isinstance(obj, Derivation):
+            return html(obj)
+        if fmt == "svg":
+            from .heatmap import Heatmap
+
+            if isinstance(obj, Heatmap):
+                from .plot import svg
+
+                return svg(obj)
     except TypeError:
         return None
     return None
+
+
+def html(d: Derivation, digits: int = 6) -> str | None:
+    """HTML for Jupyter: the heatmap of the weights (of dS for a gradient) as inline SVG,
+    then every step as a ``$$`` block (typeset by the notebook's MathJax). None when there
+    is no picture to draw (matplotlib missing, symbols), so that Jupyter shows the Markdown."""
+    import html as _html
+
+    from ..errors import SymattnError
+    from .heatmap import heatmap
+    from .latex import Style, step_block
+
+    step = "dS" if hasattr(d, "forward") else "weights"
+    try:
+        picture = _svg_inline(heatmap(d, step, digits=3))
+        blocks = [step_block(st, Style(digits=digits), env="aligned") for st in d.steps]
+    except SymattnError:  # no matplotlib, symbols, a step too large to draw
+        return None
+    c = d.convention
+    parts = [f"<h3>{_html.escape(d.title)}</h3>",
+             f"<p>Conventions: layout <code>{_html.escape(c['layout'])}</code>, scale <code>"
+             f"{_html.escape(c['scale'])}</code>, mask <code>{_html.escape(c['mask'])}</code>, softmax over "
+             f"{_html.escape(c['softmax_axis'])}, {c['heads']} head(s). Decimals: {digits} significant digits, "
+             "each certified.</p>", f'<div class="symattn-heatmap">{picture}</div>']
+    for st, block in zip(d.steps, blocks):
+        parts.append(f"<h4>Step <code>{_html.escape(st.name)}</code>: {_html.escape(st.title)}</h4>")
+        parts.append("<div>$$" + _html.escape(block, quote=False) + "$$</div>")
+    return "\n".join(parts)
+
+
+def _svg_inline(h: object) -> str:
+    """The heatmap's SVG without its XML prolog, to sit inside HTML."""
+    from .plot import svg
+
+    text = svg(h)  # type: ignore[arg-type]
+    return text[text.index("<svg"):]

@@ -14,7 +14,7 @@ MARK = {"correct": "✓", "consistent": "≈", "truncated": "✗", "wrong": "✗
 def _right(c: Claim) -> str:
     if c.verdict in ("correct", "unchecked"):
         return ""
-    if c.exact and c.exact != c.decimal and len(c.exact) <= 24:
+    if not c.closed_form and c.exact and c.exact != c.decimal and len(c.exact) <= 24:  # closed forms: --json
         return f"{c.decimal} (= {c.exact})"
     return c.decimal
 
