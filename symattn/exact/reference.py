@@ -719,9 +719,7 @@ class Reference:
         return out
 
     def metadata(self) -> dict[str, Any]:
-        from .. import __version__
-
-        return {"symattn": __version__, "kind": "reference", "formats": list(self.formats),
+        return {"symattn": _version(), "kind": "reference", "formats": list(self.formats),
                 "conventions": self.conventions, "echo": self.echo, "stats": self.stats,
                 "undecided": self.undecided, "shapes": {k: list(v) for k, v in self.shapes.items()}}
 
@@ -743,6 +741,15 @@ class Reference:
             lines.append(f"undecided: {len(self.undecided)} gradient or softcap entries, written as NaN with their "
                          "enclosures in the metadata")
         return "\n".join(lines)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("symattn")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
 
 
 def _stats_line(stats: dict[str, Any], formats: Sequence[str]) -> str:
