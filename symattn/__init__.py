@@ -35,6 +35,8 @@ _EXPORTS = {
     "parse_formula": "symattn.analyses.formula", "Formula": "symattn.analyses.formula",
     "text": "symattn.views.render", "to_json": "symattn.views.render", "latex": "symattn.views.render",
     "markdown": "symattn.views.render",
+    "reference": "symattn.exact.reference", "Reference": "symattn.exact.reference",
+    "KernelConventions": "symattn.read.tensors_conventions",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
     "CertificationError": "symattn.errors", "InputError": "symattn.errors",
 }

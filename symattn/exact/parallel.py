@@ -4,9 +4,10 @@ Rows of attention are independent given K and V, so a reference is a list of tas
 row ranges. :class:`Runner` maps a task function over them with an existing engine:
 
 - one worker: in this process;
-- ``workers = N``: a :class:`concurrent.futures.ProcessPoolExecutor` of N processes (spawned,
-  with one BLAS thread each, so N processes use N cores); the problem is sent to each
-  process once;
+- ``workers = N``: a :class:`concurrent.futures.ProcessPoolExecutor` of N processes (forked
+  on Linux, spawned elsewhere, where the calling script needs the usual
+  ``if __name__ == "__main__":`` guard), each limited to one BLAS thread (threadpoolctl), so N
+  processes use N cores; the problem is sent to each process once;
 - ``client`` (a ``dask.distributed.Client``) or ``scheduler`` (its address): the problem is
   scattered to every worker once and each task is a Dask future.
 
@@ -41,8 +42,17 @@ def default_workers() -> int:
 
 
 def _init(blob: bytes) -> None:
-    global _PROBLEM
+    global _PROBLEM, _LIMITS
+    try:
+        from threadpoolctl import threadpool_limits
+
+        _LIMITS = threadpool_limits(1)
+    except ImportError:  # pragma: no cover - threadpoolctl is in the kernels extra
+        pass
     _PROBLEM = pickle.loads(blob)
+
+
+_LIMITS: Any = None
 
 
 def _call(fn: Callable, args: tuple) -> Any:
@@ -82,7 +92,10 @@ class Runner:
 
     def describe(self) -> str:
         if self.kind == "dask":
-            addr = getattr(getattr(self._client, "scheduler", None), "address", None) or "a Dask cluster"
+            try:
+                addr = self._client.scheduler_info().get("address") or "a Dask cluster"
+            except Exception:  # noqa: BLE001 - only a description
+                addr = "a Dask cluster"
             return f"on Dask ({addr}, {self.width} worker threads)"
         if self.kind == "processes":
             return f"{self.width} worker processes"
@@ -127,18 +140,23 @@ class Runner:
     def _ensure_pool(self) -> Any:
         if self._pool is None:
             import multiprocessing
+            import warnings
             from concurrent.futures import ProcessPoolExecutor
 
             blob = pickle.dumps(self.problem, protocol=pickle.HIGHEST_PROTOCOL)
-            ctx = multiprocessing.get_context("spawn")
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() and os.name == "posix" \
+                and not _is_macos() else "spawn"
+            ctx = multiprocessing.get_context(method)
             saved = {k: os.environ.get(k) for k in _THREAD_VARS}
             try:
                 for k in _THREAD_VARS:
                     os.environ[k] = "1"
-                self._pool = ProcessPoolExecutor(max_workers=self.width, mp_context=ctx, initializer=_init,
-                                                 initargs=(blob,))
-                # start every worker now, while the environment asks for one BLAS thread
-                list(self._pool.map(_noop_wait, range(self.width)))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: see the docstring
+                    self._pool = ProcessPoolExecutor(max_workers=self.width, mp_context=ctx, initializer=_init,
+                                                     initargs=(blob,))
+                    # start every worker now, while the environment asks for one BLAS thread
+                    list(self._pool.map(_noop_wait, range(self.width)))
             finally:
                 for k, val in saved.items():
                     if val is None:
@@ -179,6 +197,12 @@ class Runner:
         if self._own_client and self._client is not None:
             self._client.close()
         self._client = None
+
+
+def _is_macos() -> bool:
+    import sys
+
+    return sys.platform == "darwin"
 
 
 def _noop_wait(_: int) -> int:

@@ -86,6 +86,7 @@ class Problem:
     ndim: int
     sources: dict[str, str]
     fast: bool = True
+    inputs: dict = field(default_factory=dict, repr=False)   # role -> (values as given, dtype), for fixtures
     _exact: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -100,6 +101,7 @@ class Problem:
     def __getstate__(self) -> dict:
         d = dict(self.__dict__)
         d["_exact"] = {}
+        d["inputs"] = {}
         return d
 
     def additive(self, b: int, h: int, rows: np.ndarray) -> tuple[Optional[np.ndarray], bool, Optional[np.ndarray]]:
@@ -271,9 +273,18 @@ def prepare(q: Any, k: Any, v: Any, *, grad: Any = None, bias: Any = None, mask:
         pass
     formats = _formats(dtype, tq.dtype)
     tau = _resolve_tau(conv, D, tq.dtype)
+    inputs = {"q": (tq.values, tq.dtype), "k": (tk.values, tk.dtype), "v": (tv.values, tv.dtype)}
+    if grad is not None:
+        inputs["dO"] = (tg.values, tg.dtype)
+    if bias is not None:
+        inputs["bias"] = (tb.values, tb.dtype)
+    if mask is not None:
+        inputs["mask"] = (m, "bool")
+    if alibi is not None:
+        inputs["alibi"] = (ta.values, ta.dtype)
     return Problem(np.ascontiguousarray(Q), np.ascontiguousarray(K), np.ascontiguousarray(V),
                    None if dO is None else np.ascontiguousarray(dO), bias_b, mask_b, alibi_b, conv, tau, formats,
-                   lse, tq.dtype, tq.values.ndim, sources, fast)
+                   lse, tq.dtype, tq.values.ndim, sources, fast, inputs)
 
 
 def _src(obj: Any, role: str) -> str:
@@ -697,6 +708,7 @@ class Reference:
     shapes: dict[str, tuple[int, ...]]
     torch_out: bool = False
     seconds: float = 0.0
+    inputs: dict = field(default_factory=dict, repr=False)
 
     def __getitem__(self, key: Any) -> Any:
         name, fmt = (key, self.formats[0]) if isinstance(key, str) else key
@@ -732,6 +744,25 @@ class Reference:
         for name, sc in self.scales.items():
             out[f"{name}.scale"] = (sc, "float32")
         return out
+
+    def to_bytes(self, path: str, *, fixture: bool = False) -> bytes:
+        """The reference as a .safetensors or .npz file (by ``path``'s extension); a ``fixture``
+        also holds the inputs (q, k, v, and dO, bias, mask, alibi when given) as they were given."""
+        from ..read.tensors import write_npz, write_safetensors
+
+        tensors = dict(self.file_tensors())
+        meta = self.metadata()
+        if fixture:
+            meta["kind"] = "fixture"
+            for role, (vals, dt) in self.inputs.items():
+                tensors[f"input.{role}"] = (vals, dt)
+        text = {"symattn": json.dumps(meta, sort_keys=True)}
+        ext = path.lower().rsplit(".", 1)[-1] if "." in path else ""
+        if ext == "safetensors":
+            return write_safetensors(tensors, text)
+        if ext == "npz":
+            return write_npz(tensors, text)
+        raise SymattnError(f"{path}: a reference is written as .safetensors or .npz (chosen by the extension)")
 
     def summary(self) -> str:
         """The echo of conventions and the statistics, as lines of text."""
@@ -803,6 +834,7 @@ def reference(q: Any, k: Any, v: Any, *, scale: Any = "kernel", scale_dtype: Opt
     P = prepare(q, k, v, grad=grad, bias=bias, mask=mask, alibi=alibi, conventions=conv, dtype=dtype, lse=lse,
                 fast=fast, uint16=uint16)
     result = compute(P, workers=workers, client=client, scheduler=scheduler, progress=progress)
+    result.inputs = P.inputs
     result.torch_out = torch_out
     result.seconds = time.perf_counter() - t0
     return result
@@ -1020,13 +1052,14 @@ def _echo(P: Problem, engine: str) -> list[str]:
     layout = {"bhsd": "bhsd (batch, heads, seq, d)", "bshd": "bshd (batch, seq, heads, d)"}[c.layout]
     off = c.offset(Sq, Sk)
     causal = {"none": "none", "top-left": "top-left (key j ≤ i)",
-              "bottom-right": f"bottom-right (key j ≤ i + {off})"}[c.causal]
+              "bottom-right": f"bottom-right (key j ≤ i {'+' if off >= 0 else '−'} {abs(off)})"}[c.causal]
     lines = [
         f"inputs: q {P.sources['q']}, k {P.sources['k']}, v {P.sources['v']} ({P.dtype}); "
         f"batch {B}, heads {H} (key/value heads {P.k.shape[1]}), seq_q {Sq}, seq_k {Sk}, d {D}, d_v {Dv}",
         f"conventions: layout {layout} · {scale} · causal {causal}"
         + (f" · window {c.window} aligned {c.align}" if c.window else "")
-        + (f" · ALiBi slopes from {P.sources.get('alibi')} (−slope·|i + {off} − j|)" if P.alibi is not None else "")
+        + (f" · ALiBi slopes from {P.sources.get('alibi')} (−slope·|i {'+' if off >= 0 else '−'} {abs(off)} − j|)"
+           if P.alibi is not None else "")
         + (f" · bias {P.sources.get('bias')}" if P.bias is not None else "")
         + (f" · mask {P.sources.get('mask')} (True = attend)" if P.mask is not None else "")
         + (f" · softcap {c.softcap} (c·tanh(s/c); exact ties are not decided through tanh)"

@@ -37,7 +37,7 @@ import numpy as np
 from ..errors import SymattnError
 
 __all__ = ["FloatTensor", "read_tensors", "tensor_from", "to_bhsd", "from_bhsd", "LAYOUTS", "FLOAT_DTYPES",
-           "decode_bf16", "encode_bf16", "as_float_tensor", "check_finite", "write_safetensors", "read_safetensors_metadata", "pick", "ROLE_NAMES",
+           "decode_bf16", "encode_bf16", "as_float_tensor", "check_finite", "read_inputs", "write_npz", "read_metadata", "write_safetensors", "read_safetensors_metadata", "pick", "ROLE_NAMES",
            "SAFETENSORS_DTYPES"]
 
 #: the float formats an input may have
@@ -315,6 +315,7 @@ def write_safetensors(tensors: Mapping[str, tuple[np.ndarray, str]], metadata: M
     b'{"__metadata__":{"k":"'
     """
     codes = {v: k for k, v in SAFETENSORS_DTYPES.items()}
+    codes["bool"] = "BOOL"
     header: dict[str, Any] = {}
     if metadata:
         header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
@@ -325,7 +326,7 @@ def write_safetensors(tensors: Mapping[str, tuple[np.ndarray, str]], metadata: M
         if dtype == "bfloat16":
             raw = (arr if arr.dtype == np.uint16 else encode_bf16(arr)).astype("<u2")
         else:
-            raw = arr.astype({"float64": "<f8", "float32": "<f4", "float16": "<f2"}[dtype])
+            raw = arr.astype({"float64": "<f8", "float32": "<f4", "float16": "<f2", "bool": "?"}[dtype])
         b = np.ascontiguousarray(raw).tobytes()
         header[key] = {"dtype": codes[dtype], "shape": list(arr.shape), "data_offsets": [offset, offset + len(b)]}
         blobs.append(b)
@@ -333,6 +334,48 @@ def write_safetensors(tensors: Mapping[str, tuple[np.ndarray, str]], metadata: M
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 8)
     return struct.pack("<Q", len(text)) + text + b"".join(blobs)
+
+
+def write_npz(tensors: Mapping[str, tuple[np.ndarray, str]], metadata: Mapping[str, str] | None = None) -> bytes:
+    """The bytes of an .npz file: ``{name: (values, dtype)}``; bfloat16 is stored as uint16 bit
+    patterns (NumPy has no bfloat16), and ``metadata`` as JSON text in ``__metadata__``.
+
+    >>> import io
+    >>> z = np.load(io.BytesIO(write_npz({"x": (np.array([1.5]), "bfloat16")}, {"k": "v"})))
+    >>> z["x"].dtype, str(z["__metadata__"])
+    (dtype('uint16'), '{"k": "v"}')
+    """
+    import io
+
+    arrays: dict[str, np.ndarray] = {}
+    for key, (values, dtype) in tensors.items():
+        arr = np.asarray(values)
+        if dtype == "bfloat16":
+            arrays[key] = arr if arr.dtype == np.uint16 else encode_bf16(arr)
+        else:
+            arrays[key] = arr.astype({"float64": np.float64, "float32": np.float32, "float16": np.float16,
+                                      "bool": np.bool_}[dtype])
+    if metadata:
+        arrays["__metadata__"] = np.array(json.dumps(dict(metadata), sort_keys=True))
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, str]:
+    """The string metadata of a .safetensors (``__metadata__``) or .npz (``__metadata__`` entry) file."""
+    p = Path(path)
+    if p.suffix.lower() == ".safetensors":
+        return read_safetensors_metadata(p)
+    if p.suffix.lower() == ".npz":
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                if "__metadata__" in z.files:
+                    data = json.loads(str(z["__metadata__"]))
+                    return {str(k): str(v) for k, v in data.items()}
+        except (ValueError, OSError, zipfile.BadZipFile, json.JSONDecodeError):
+            return {}
+    return {}
 
 
 def _read_torch(p: Path, name: str) -> dict[str, Any]:
@@ -433,3 +476,60 @@ def check_finite(t: FloatTensor, role: str, *, allow_neg_inf: bool = False) -> N
         what = "NaN" if np.isnan(v[idx]) else ("inf" if v[idx] > 0 else "-inf")
         allowed = "finite numbers or -inf" if allow_neg_inf else "finite numbers"
         raise SymattnError(f"{t.source}: {role}[{', '.join(map(str, idx))}] is {what}; expected {allowed}")
+
+
+def read_inputs(files: list[str], *, grad: str | None = None, bias: str | None = None, mask: str | None = None,
+                alibi: str | None = None, uint16: str = "bfloat16") -> dict[str, Any]:
+    """The tensors of a reference computation from files: ``{"q", "k", "v"[, "dO", "bias", "mask",
+    "alibi"]}`` as :class:`FloatTensor` (``mask``: ``(bool array, source)``).
+
+    One file holding q, k and v by name (``q``/``query`` ..., and optionally ``dO``, ``bias``,
+    ``mask``, ``alibi``), or three files in the order q, k, v.
+    """
+    out: dict[str, Any] = {}
+    if len(files) == 1:
+        tensors = read_tensors(files[0], uint16=uint16)
+        for role in ("q", "k", "v", "dO", "bias", "alibi", "mask"):
+            name = pick(tensors, role, files[0], required=role in ("q", "k", "v"))
+            if name is None:
+                continue
+            src = f"{files[0]}:{name}"
+            out[role] = (_as_bool(tensors[name], src), src) if role == "mask" else \
+                as_float_tensor(tensors[name], src, uint16=uint16)
+    elif len(files) == 3:
+        for role, path in zip(("q", "k", "v"), files):
+            out[role] = _single(path, role, uint16)
+    else:
+        raise SymattnError(f"expected one file holding q, k and v, or three files q k v; got {len(files)} files")
+    if grad is not None:
+        out["dO"] = _single(grad, "dO", uint16)
+    if bias is not None:
+        out["bias"] = _single(bias, "bias", uint16)
+    if alibi is not None:
+        out["alibi"] = _single(alibi, "alibi", uint16)
+    if mask is not None:
+        tensors = read_tensors(mask)
+        name = next(iter(tensors)) if len(tensors) == 1 else pick(tensors, "mask", mask)
+        out["mask"] = (_as_bool(tensors[name], mask if name == "" else f"{mask}:{name}"),
+                       mask if name == "" else f"{mask}:{name}")
+    return out
+
+
+def _single(path: str, role: str, uint16: str) -> FloatTensor:
+    tensors = read_tensors(path, uint16=uint16)
+    if len(tensors) == 1:
+        name, obj = next(iter(tensors.items()))
+    else:
+        name = pick(tensors, role, path)
+        obj = tensors[name]
+    return as_float_tensor(obj, path if name == "" else f"{path}:{name}", uint16=uint16)
+
+
+def _as_bool(obj: Any, source: str) -> np.ndarray:
+    if type(obj).__module__.startswith("torch"):
+        obj = obj.detach().cpu().numpy()
+    a = np.asarray(obj)
+    if a.dtype != np.bool_:
+        raise SymattnError(f"{source}: a mask must be boolean (True = attend); got dtype {a.dtype} "
+                           "(give an additive float mask with --bias)")
+    return a
