@@ -350,7 +350,8 @@ def _report(name: str, fmt: Format, source: str, values: np.ndarray, ref: np.nda
         for label, q in (("p50", 50), ("p99", 99), ("p99.9", 99.9)):
             qs[label] = float(np.percentile(u, q))
     err_ok = np.isfinite(values) & np.isfinite(fine)
-    err = np.where(err_ok, values - fine, 0.0)
+    with np.errstate(invalid="ignore"):
+        err = np.where(err_ok, values - fine, 0.0)
     m = int(err_ok.sum())
     mean_err = float(err[err_ok].mean()) if m else 0.0
     sd = float(err[err_ok].std()) if m > 1 else 0.0

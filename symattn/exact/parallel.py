@@ -218,6 +218,6 @@ def _connect(address: Optional[str]) -> Any:
     except ImportError:
         raise SymattnError("--scheduler needs Dask: pip install 'symattn[dask]' (dask[distributed])") from None
     try:
-        return Client(address, timeout="10s")
+        return Client(address, timeout="5s")
     except (OSError, TimeoutError) as e:
         raise SymattnError(f"cannot reach the Dask scheduler at {address}: {e}") from None

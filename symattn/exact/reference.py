@@ -204,6 +204,10 @@ def prepare(q: Any, k: Any, v: Any, *, grad: Any = None, bias: Any = None, mask:
     tv = as_float_tensor(v, _src(v, "v"), uint16=uint16)
     for t, role in ((tq, "q"), (tk, "k"), (tv, "v")):
         check_finite(t, role)
+    lay = conv.layout
+    Q = to_bhsd(tq.values, lay, tq.source, "q")
+    K = to_bhsd(tk.values, lay, tk.source, "k")
+    V = to_bhsd(tv.values, lay, tv.source, "v")
     for t in (tk, tv):
         if t.dtype != tq.dtype:
             raise SymattnError(f"{t.source}: dtype {t.dtype} differs from {tq.source}'s {tq.dtype}; "
@@ -211,10 +215,6 @@ def prepare(q: Any, k: Any, v: Any, *, grad: Any = None, bias: Any = None, mask:
         if t.values.ndim != tq.values.ndim:
             raise SymattnError(f"{t.source}: {t.values.ndim} dimensions, but {tq.source} has {tq.values.ndim}; "
                                "q, k and v must have the same layout")
-    lay = conv.layout
-    Q = to_bhsd(tq.values, lay, tq.source, "q")
-    K = to_bhsd(tk.values, lay, tk.source, "k")
-    V = to_bhsd(tv.values, lay, tv.source, "v")
     B, H, Sq, D = Q.shape
     if K.shape[0] != B or V.shape[0] != B:
         raise SymattnError(f"{tk.source}: batch {K.shape[0]} differs from {tq.source}'s {B}")

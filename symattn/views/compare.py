@@ -85,7 +85,7 @@ def to_data(c: Comparison, rows: bool = True) -> dict[str, Any]:
 
 
 def dumps(c: Comparison, rows: bool = True) -> str:
-    return json.dumps(to_data(c, rows), indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(to_data(c, rows), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def plot_png(c: Comparison) -> bytes:
