@@ -295,12 +295,15 @@ class ExactRows:
     # ---------------------------------------------------------------- exact scores
 
     def score_ints(self, q: np.ndarray) -> tuple[list[list[int]], int]:
-        """Exact q·kᵀ for query rows ``q`` as integers and their exponent."""
+        """Exact q·kᵀ for query rows ``q`` as integers (fmpz) and their exponent; the product
+        matrix is kept as ``last_scores`` for :meth:`scores_arb` on the same rows."""
         qi = IntTensor.of(q)
         prod = qi.fmpz() * self.kT
         n, m = prod.nrows(), prod.ncols()
-        flat = [int(x) for x in prod.entries()]
-        return [flat[r * m:(r + 1) * m] for r in range(n)], qi.exp + self.kint.exp
+        flat = prod.entries()
+        rows = [flat[r * m:(r + 1) * m] for r in range(n)]
+        self.last_scores = (rows, prod)
+        return rows, qi.exp + self.kint.exp
 
     def keys(self, row: RowData, qk_exp: int) -> dict[Any, list[int]]:
         """Groups of keys with exactly equal scores: {exact score key: [j, ...]} (allowed keys only)."""
@@ -339,37 +342,79 @@ class ExactRows:
         rat = self.tau.rational
         if rat is None:
             return row.ints[j] == 0 and b == mf
-        return rat * row.ints[j] * Fraction(2) ** qk_exp + b == mf
+        return rat * int(row.ints[j]) * Fraction(2) ** qk_exp + b == mf
 
     # ---------------------------------------------------------------- balls
 
     def scores_arb(self, rows: Sequence[RowData], qk_exp: int, prec: int) -> list[list[arb]]:
-        """Enclosures of the scores minus each row's reference value (masked keys: None)."""
+        """Enclosures of the scores minus each row's reference value (masked keys: None).
+
+        τ·I·2^e (+ the additive terms) − ref is formed with matrix operations in C; only a
+        softcap and the masking touch entries one by one."""
         with workprec(prec):
-            ints = fmpz_mat([r.ints for r in rows])
+            n = len(rows)
+            m = len(rows[0].ints) if n else 0
             factor = self.tau.arb() * arb(2) ** qk_exp
-            sm = arb_mat(ints) * factor
-            n, m = sm.nrows(), sm.ncols()
+            last = getattr(self, "last_scores", None)
+            if last is not None and len(last[0]) == n and all(a is b.ints for a, b in zip(last[0], rows)):
+                mat = last[1]
+            else:
+                mat = fmpz_mat([list(r.ints) for r in rows])
+            sm = arb_mat(mat) * factor
+            if self.softcap is not None:
+                cap = arb(self.softcap.numerator) / self.softcap.denominator
+                flat = [cap * (x / cap).tanh() for x in sm.entries()]
+                sm = arb_mat([flat[r * m:(r + 1) * m] for r in range(n)])
+            if any(r.add is not None for r in rows):
+                e0 = min(r.add_exp for r in rows if r.add is not None)
+                adds = [[a << (r.add_exp - e0) for a in r.add] if r.add is not None else [0] * m for r in rows]
+                sm = sm + arb_mat(fmpz_mat(adds)) * arb(2) ** e0
+            refs = arb_mat([[_arb_dyadic(*r.ref)] for r in rows])
+            sm = sm - refs * arb_mat([[1] * m])
             flat = sm.entries()
-            out: list[list[arb]] = []
-            cap = None if self.softcap is None else arb(self.softcap.numerator) / self.softcap.denominator
+            out: list[list[Any]] = []
             for r, row in enumerate(rows):
-                vals = flat[r * m:(r + 1) * m]
-                ref = _arb_dyadic(*row.ref)
-                xs: list[Any] = []
-                add, ae = row.add, row.add_exp
-                for j in range(m):
-                    if not row.allowed[j]:
-                        xs.append(None)
-                        continue
-                    s = vals[j]
-                    if cap is not None:
-                        s = cap * (s / cap).tanh()
-                    if add is not None and add[j]:
-                        s = s + arb((add[j], ae))
-                    xs.append(s - ref)
+                xs: list[Any] = flat[r * m:(r + 1) * m]
+                if not row.allowed.all():
+                    xs = [x if ok else None for x, ok in zip(xs, row.allowed.tolist())]
                 out.append(xs)
             return out
+
+    def kv_columns(self, rows: Sequence[RowData], do: np.ndarray, qk_exp: int, prec: int, cols: Sequence[int],
+                   zero: Sequence[bool]) -> tuple[list[list[arb]], list[list[arb]]]:
+        """(P, dS) of rows for key columns ``cols``, without the product with V: L = Σ_j e_j and
+        D·L = Σ_j e_j dP_j with dP = dO·Vᵀ exact (D = rowsum(dO ∘ O) = Σ_j P_j dP_j)."""
+        xs = self.scores_arb(rows, qk_exp, prec)
+        if not hasattr(self, "_vT"):
+            self._vT = self.vint.fmpz(transpose=True)
+        di = IntTensor.of(do)
+        dpm = di.fmpz() * self._vT
+        m = dpm.ncols()
+        dpflat = dpm.entries()
+        with workprec(prec):
+            scale = arb(2) ** (di.exp + self.vint.exp)
+            zero_ = arb(0)
+            ps, dss = [], []
+            ones = arb_mat([[1]] * m)
+            for r, row in enumerate(rows):
+                es = [zero_ if x is None else x.exp() for x in xs[r]]
+                dprow = dpflat[r * m:(r + 1) * m]
+                erow = arb_mat([es])
+                L = (erow * ones)[0, 0]
+                T = (erow * arb_mat(fmpz_mat(m, 1, dprow)))[0, 0]
+                D = T * scale / L
+                prow, dsrow = [], []
+                for j in cols:
+                    if not row.allowed[j]:
+                        prow.append(zero_)
+                        dsrow.append(zero_)
+                        continue
+                    pj = es[j] / L
+                    prow.append(pj)
+                    dsrow.append(zero_ if zero[r] else pj * (arb(dprow[j]) * scale - D))
+                ps.append(prow)
+                dss.append(dsrow)
+        return ps, dss
 
     def v_arb(self, prec: int, ones: bool = True) -> arb_mat:
         """[V | 1] as an arb matrix (exact at any precision ≥ 53)."""
@@ -438,16 +483,31 @@ class ExactRows:
 
     def ds_zero(self, rows: Sequence[RowData], do: np.ndarray) -> list[bool]:
         """Whether dS = P ∘ (dP − D) is exactly zero on each row: when dP_ij = dO_i·v_j takes one
-        value over the allowed keys, D_i (a weighted mean of them) equals it (exact integers)."""
-        if not hasattr(self, "_vT"):
-            self._vT = self.vint.fmpz(transpose=True)
-        prod = IntTensor.of(do).fmpz() * self._vT
-        m = prod.ncols()
-        flat = prod.entries()
+        value over the allowed keys, D_i (a weighted mean of them) equals it. A float64 product
+        rules most rows out (a spread beyond twice its error bound γ_d·‖dO_i‖·max‖v_j‖); the
+        rest are checked on exact integers."""
+        dp = do @ self.v.T
+        d = do.shape[1]
+        bound = (d * 2.0 ** -53 / (1 - d * 2.0 ** -53)) * np.sqrt((do * do).sum(axis=1)) * 1.01 \
+            * float(np.sqrt((self.v * self.v).sum(axis=1)).max(initial=0.0)) + 2.0 ** -1000
         out = []
+        check = []
         for r, row in enumerate(rows):
-            vals = {int(flat[r * m + j]) for j in np.flatnonzero(row.allowed)}
-            out.append(len(vals) <= 1)
+            vals = dp[r][row.allowed]
+            if vals.size and vals.max() - vals.min() > 2 * bound[r] * 1.01:
+                out.append(False)
+            else:
+                out.append(True)
+                check.append(r)
+        if check:
+            if not hasattr(self, "_vT"):
+                self._vT = self.vint.fmpz(transpose=True)
+            prod = IntTensor.of(do[check]).fmpz() * self._vT
+            m = prod.ncols()
+            flat = prod.entries()
+            for t, r in enumerate(check):
+                vals = {flat[t * m + j] for j in np.flatnonzero(rows[r].allowed)}
+                out[r] = len(vals) <= 1
         return out
 
     def _ds(self, rows: Sequence[RowData], do: np.ndarray, qk_exp: int, prec: int,
@@ -487,7 +547,7 @@ class ExactRows:
                      qk_exp: int, prec: int, zero: Optional[Sequence[bool]] = None) -> tuple[arb_mat, arb_mat]:
         """This block's Σ_i dS_ij q_i and Σ_i P_ij dO_i for key columns ``cols`` (dK without τ);
         rows flagged in ``zero`` have dS exactly 0 (:meth:`ds_zero`)."""
-        ps, dss = self._ds(rows, do, qk_exp, prec, cols, zero)
+        ps, dss = self.kv_columns(rows, do, qk_exp, prec, cols, zero if zero is not None else [False] * len(rows))
         with workprec(prec):
             qa = arb_mat(q.tolist())
             da = arb_mat(do.tolist())

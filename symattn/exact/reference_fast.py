@@ -343,8 +343,8 @@ def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: fl
         ge = (g + eps)[:, None]
         d_n = ge * a_up + abs_n
         d_l = (g + eps) * le_up + abs_l
-        l_lo = (le_lo * (1 - eps) - abs_l) * (1 - 2.0 ** -40)
-        l_hi = (le_up * (1 + eps) + abs_l) * (1 + 2.0 ** -40)
+        l_lo = (le_lo * (1 - eps) - abs_l) * (1 - 8 * U)   # 8u covers the rounding of these few operations
+        l_hi = (le_up * (1 + eps) + abs_l) * (1 + 8 * U)
         c_up = ((1 + eps)[:, None] * a_up + abs_n) / l_lo[:, None]
         o = n_hat / l_hat[:, None]
         bound = SAFETY * (U * np.abs(o) * (1 + 2 * U) + (d_n + c_up * d_l[:, None]) / l_hat[:, None]) + FLOOR
@@ -392,9 +392,12 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     pi = SAFETY * (f.eps + lam + U) * (1 + 2 * (f.eps + lam + U))
     pi = np.where(live, pi, 0.0)
     dp, eta = side_product(do, vside)
-    prod = do * f.o
-    dsum = prod.sum(axis=1)
-    derr = SAFETY * ((np.abs(do) * f.o_bound).sum(axis=1) + gamma(do.shape[1] + 1) * np.abs(prod).sum(axis=1))
+    # D = rowsum(dO ∘ O) = Σ_j P_ij dP_ij, summed from P and dP (tighter than from O's enclosure):
+    # |D_computed − D| ≤ (γ + π)·Σ_j P̂|dP̂| + (1 + π)·η + tiny (Σ_j P = 1)
+    pdp = p * dp
+    both, kd = chunked_matmul(np.concatenate([pdp, np.abs(pdp)], axis=0), np.ones((Sk, 1)), K_CHUNK)
+    dsum, pabs = both[:R, 0], both[R:, 0]
+    derr = SAFETY * ((gamma(kd + 1) + pi) * pabs / (1 - gamma(kd)) + (1 + pi) * eta) + FLOOR
     gmat = dp - dsum[:, None]
     gmax = np.abs(gmat).max(axis=1, initial=0.0)
     gerr = SAFETY * (eta + derr + U * gmax * (1 + 2 * U)) + FLOOR
@@ -420,16 +423,19 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     dq[~live] = 0.0
     dq_bound[~live] = 0.0
     # dK, dV partials over this block's rows (inner dimension R)
-    gr = gamma(max(R, 1))
     absq = np.abs(q)
     absdo = np.abs(do)
-    dk = ds.T @ q
+    dk, kr = chunked_matmul(ds.T, q, K_CHUNK)
+    gr = gamma(kr)
     zk = (gr + r1)[:, None] * absds + r2[:, None] * p
-    dk_bound = (zk.T @ absq) / (1 - gr) + float(tiny.sum()) * absq.max(axis=0, initial=0.0)[None, :] + FLOOR
+    zkq, kz = chunked_matmul(zk.T, absq, K_CHUNK)
+    dk_bound = zkq / (1 - gamma(kz)) + float(tiny.sum()) * absq.max(axis=0, initial=0.0)[None, :] + FLOOR
     dk_scale = absds.T @ absq
-    dv = p.T @ do
+    dv, kr = chunked_matmul(p.T, do, K_CHUNK)
+    gr = gamma(kr)
     zv = (gr + pi)[:, None] * p
-    dv_bound = (zv.T @ absdo) / (1 - gr) + R * 2.0 ** -1000 * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
+    zvd, kz = chunked_matmul(zv.T, absdo, K_CHUNK)
+    dv_bound = zvd / (1 - gamma(kz)) + R * 2.0 ** -1000 * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
     dv_scale = p.T @ absdo
     return Backward(dq, dq_bound, dq_scale, dk, dk_bound, np.abs(dk), dk_scale, dv, dv_bound, np.abs(dv),
                     dv_scale)
