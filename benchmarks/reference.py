@@ -107,7 +107,7 @@ def main() -> None:
             t = time.perf_counter()
             r = sa.reference(q, k, v, grad=grad, dtype=args.dtype, workers=args.workers)
             t_ref = time.perf_counter() - t
-            fb = sum(val for key, val in r.stats.items() if key.endswith(".fallback"))
+            fb = sum(val for key, val in r.stats.items() if key.endswith((".fallback", ".double_float")))
             tot = sum(val for key, val in r.stats.items() if key.endswith(".entries"))
             results[(n, d, label)] = t_ref
             print(f"{n:>5} {d:>4} {label:<8} {t_np:>10.3f} {t_torch if t_torch is not None else float('nan'):>10.3f} "

@@ -157,3 +157,23 @@ def test_decisions_are_bit_exact_and_never_wrong():
     assert ok.tolist() == [False]                     # the enclosure crosses zero: the sign is undecided
     vals, ok = rf.decide(tiny, np.array([2.0 ** -155]), f, zero_sign=False)
     assert ok.tolist() == [True] and vals.tolist() == [0.0]
+
+
+def test_the_double_float_exponential_is_within_its_proven_bound():
+    import mpmath
+
+    from symattn.exact import reference_dd as dd
+
+    rng = np.random.default_rng(6)
+    xh = np.concatenate([-rng.exponential(4, 2000), -rng.uniform(0, 700, 1000), [0.0, -699.99, 0.4, -1e-300]])
+    xl = rng.uniform(-0.5, 0.5, xh.size) * np.spacing(np.abs(xh) + 1e-300)
+    h, lo = dd.dd_exp(xh, xl)
+    with mpmath.workprec(300):
+        for a, b, c, e in zip(xh.tolist(), xl.tolist(), h.tolist(), lo.tolist()):
+            t = mpmath.exp(mpmath.mpf(a) + mpmath.mpf(b))
+            assert abs(mpmath.mpf(c) + mpmath.mpf(e) - t) <= dd.DD_EXP_RHO * t + mpmath.mpf(2) ** -1000
+    assert 2.0 ** -75 < dd.DD_EXP_RHO < 2.0 ** -66
+    s, e = dd.two_sum(np.array([1.0]), np.array([2.0 ** -60]))
+    assert s[0] == 1.0 and e[0] == 2.0 ** -60
+    p, e = dd.two_prod(np.array([1.0 + 2.0 ** -30]), np.array([1.0 + 2.0 ** -30]))
+    assert p[0] + 0 == 1.0 + 2.0 ** -29 and e[0] == 2.0 ** -60

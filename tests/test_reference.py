@@ -350,3 +350,46 @@ def test_bad_arguments_are_one_line_errors():
         sa.reference(q, q, q, bias=np.zeros((3, 3), np.float32), workers=1)
     with pytest.raises(SymattnError, match="must be boolean"):
         sa.reference(q, q, q, mask=np.ones((2, 2), np.float32), workers=1)
+
+
+def test_the_double_float_tier_alone_is_correctly_rounded():
+    """With the float64 decisions switched off, every float32/bfloat16 entry goes through the
+    double-float tier (then ball arithmetic): still the oracle's rounding, gradients included."""
+    rng = np.random.default_rng(17)
+    for trial, kw in enumerate(({}, {"causal": "bottom-right"}, {"bias": True}, {"alibi": True})):
+        n, m, d = 4, 6, 5
+        q, k = rng.standard_normal((n, d)).astype(np.float32), rng.standard_normal((m, d)).astype(np.float32)
+        v, do = rng.standard_normal((m, 3)).astype(np.float32), rng.standard_normal((n, 3)).astype(np.float32)
+        allowed = bias = None
+        extra = dict(kw)
+        if kw.get("causal"):
+            allowed = np.arange(m)[None, :] <= np.arange(n)[:, None] + (m - n)
+        if kw.get("bias"):
+            bias = rng.standard_normal((n, m)).astype(np.float32)
+            extra["bias"] = bias
+        if kw.get("alibi"):
+            extra["alibi"] = np.array([0.375], dtype=np.float32)
+            bias = -0.375 * np.abs(np.arange(n)[:, None] + (m - n) - np.arange(m)[None, :])
+        O, L, dQ, dK, dV = attention(f64(q), f64(k), f64(v), tau32(d), allowed=allowed,
+                                     bias=None if bias is None else f64(bias), do=f64(do))
+        r = sa.reference(q, k, v, grad=do, dtype=["float32", "bfloat16"], workers=1, fast="dd", **extra)
+        check(r, O, L, formats=("float32", "bfloat16"))
+        for name, want in (("dQ", dQ), ("dK", dK), ("dV", dV)):
+            for fmt in ("float32", "bfloat16"):
+                exp = np.array([[round_to(x, fmt) for x in row] for row in want])
+                assert np.array_equal(r.values[name][fmt], exp), (trial, name, fmt)
+        assert r.stats["O.float32.double_float"] > 0 and r.stats["dK.float32.double_float"] > 0
+
+
+def test_exact_integers_of_floats_with_a_wide_exponent_spread():
+    from fractions import Fraction
+
+    from symattn.exact.reference_exact import IntTensor
+
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((30, 20)) * np.exp(rng.uniform(-80, 80, (30, 20)))).astype(np.float32)
+    a = a.astype(np.float64)
+    a[0, 0] = 0.0
+    t = IntTensor.of(a)
+    assert all(Fraction(x) == Fraction(i) * Fraction(2) ** t.exp
+               for row, irow in zip(a.tolist(), t.ints) for x, i in zip(row, irow))

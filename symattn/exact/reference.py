@@ -38,6 +38,7 @@ import numpy as np
 
 from ..errors import CertificationError, SymattnError
 from ..limits import MAX_PRECISION_BITS
+from .reference_fast import SAFETY
 from ..read.tensors import FloatTensor, as_float_tensor, check_finite, from_bhsd, to_bhsd
 from ..read.tensors_conventions import KernelConventions
 from . import reference_fast as rf
@@ -85,7 +86,7 @@ class Problem:
     dtype: str
     ndim: int
     sources: dict[str, str]
-    fast: bool = True
+    fast: Any = True          # True: all tiers; False: ball arithmetic only; "dd": skip the float64 decisions (tests)
     inputs: dict = field(default_factory=dict, repr=False)   # role -> (values as given, dtype), for fixtures
     _exact: dict = field(default_factory=dict, repr=False)
 
@@ -130,6 +131,30 @@ class Problem:
                     add = add + term
                 exact = False
         return add, exact, allowed
+
+    def additive_dd(self, b: int, h: int, rows: np.ndarray) \
+            -> tuple[Optional[np.ndarray], Optional[np.ndarray], Optional[np.ndarray]]:
+        """The additive terms (bias + ALiBi) of rows as a double-float (hi, lo), and the allowed mask."""
+        from .reference_dd import two_prod, two_sum
+
+        B, H, Sq, Sk, D, Dv = self.shape
+        _, _, allowed = self.additive(b, h, rows)
+        hi = lo = None
+        if self.bias is not None:
+            hi = np.array(self.bias[b, h, rows], dtype=np.float64)
+            lo = np.zeros_like(hi)
+        if self.alibi is not None:
+            off = self.conv.offset(Sq, Sk)
+            dist = np.abs(rows[:, None] + off - np.arange(Sk)[None, :]).astype(np.float64)
+            th, tl = two_prod(np.full_like(dist, -float(self.alibi[b, h])), dist)
+            if hi is None:
+                hi, lo = th, tl
+            else:
+                fin = np.isfinite(hi)
+                sh, se = two_sum(np.where(fin, hi, 0.0), th)
+                hi = np.where(fin, sh, -np.inf)
+                lo = np.where(fin, se + tl, 0.0)
+        return hi, lo, allowed
 
     def additive_exact(self, b: int, h: int, row: int, allowed: np.ndarray) -> tuple[Optional[list[int]], int]:
         """The exact additive terms (bias + ALiBi) of one row as integers and their exponent."""
@@ -379,7 +404,7 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             out["masked"].extend(int(i) for i in rows[f.masked])
         fill = 0.0 if P.conv.masked_rows == "zero" else math.nan
         for fmt in P.formats:
-            if P.fast:
+            if P.fast is True:
                 vals, ok = rf.decide(f.o, f.o_bound, fmt)
             else:
                 vals, ok = np.zeros_like(f.o), np.zeros(f.o.shape, dtype=bool)
@@ -402,7 +427,7 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             if P.conv.masked_rows == "nan":
                 bw.dq[f.masked] = math.nan
             for fmt in P.formats:
-                if P.fast:
+                if P.fast is True:
                     vals, ok = rf.decide(bw.dq, bw.dq_bound, fmt, zero_sign=False)
                 else:
                     vals, ok = np.zeros_like(bw.dq), np.zeros(bw.dq.shape, dtype=bool)
@@ -426,8 +451,12 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
                 for a_, c in zip(acc, contrib):
                     a_ += c
             stats["parts"] += 1
+    if (pend_o or pend_l) and P.fast and P.conv.softcap is None:
+        pend_o, pend_l = _dd_forward(P, b, h, g, r0, refs, pend_o, pend_l, O, LSE, stats)
     if pend_o or pend_l:
         _exact_forward(P, b, h, g, r0, refs, pend_o, pend_l, O, LSE, stats, out["undecided"])
+    if pend_q and P.fast and P.conv.softcap is None:
+        pend_q = _dd_dq(P, b, h, g, r0, refs, pend_q, dQ, stats)
     if pend_q:
         _exact_dq(P, b, h, g, r0, refs, pend_q, dQ, stats, out["undecided"])
     out["O"] = O
@@ -456,7 +485,7 @@ def _lse_fast(P: Problem, f: rf.Forward, rows: np.ndarray, LSE: dict, r0: int, p
                 for fmt in P.formats:
                     LSE[fmt.name][i] = fill
                 continue
-            ok = P.fast and f.l_lo[r] > 0 and math.isfinite(f.l_hi[r]) and math.isfinite(f.ref[r])
+            ok = P.fast is True and f.l_lo[r] > 0 and math.isfinite(f.l_hi[r]) and math.isfinite(f.ref[r])
             ball = None
             if ok:
                 ball = arb(float(f.l_lo[r])).union(arb(float(f.l_hi[r]))).log() + arb(float(f.ref[r]))
@@ -591,6 +620,96 @@ def _exact_forward(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[in
             prec *= 2
 
 
+def _dd_forward(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[int, float], pend_o: dict,
+                pend_l: dict, O: dict, LSE: dict, stats: Counter) -> tuple[dict, dict]:
+    """The double-float tier for undecided O and LSE entries; returns what it leaves (exact ties
+    always remain: no enclosure decides a value on a rounding boundary)."""
+    from flint import arb
+
+    from . import reference_dd as dd
+
+    kside, _ = P.sides(b, g)
+    key = ("vT-side", b, g)
+    if key not in P._exact:
+        P._exact[key] = rf.make_side(np.ascontiguousarray(P.v[b, g].T))
+    vts = P._exact[key]
+    tau_h, tau_l = _tau_dd(P.tau)
+    rows = np.array(sorted(set(pend_o) | set(pend_l)), dtype=np.int64)
+    left_o: dict = {}
+    left_l: dict = {}
+    base2 = P.conv.lse_base == "2"
+    for s0 in range(0, len(rows), _BATCH):
+        rr = rows[s0:s0 + _BATCH]
+        add_h, add_l, allowed = P.additive_dd(b, h, rr)
+        ref = np.array([refs[int(r)] for r in rr])
+        blk = dd.RowsDD(P.q[b, h][rr], None, kside, None, tau_h, tau_l, add_h, add_l, allowed, ref)
+        need_o = any(int(r) in pend_o for r in rr)
+        if need_o:
+            oh, ol, ob = blk.output(P.v[b, g], vts)
+            value = oh + ol
+            bound = rf.SAFETY * (ob + rf.U * np.abs(value)) + rf.FLOOR
+        for t, r in enumerate(rr):
+            r = int(r)
+            for c, fmt in pend_o.get(r, []):
+                v_, ok = rf.decide(value[t:t + 1, c], bound[t:t + 1, c], fmt)
+                if ok[0]:
+                    O[fmt.name][r - r0, c] = v_[0]
+                    stats[f"O.{fmt.name}.double_float"] += 1
+                else:
+                    left_o.setdefault(r, []).append((c, fmt))
+            if r in pend_l:
+                with workprec(128):
+                    L = arb(float(blk.lh[t])) + arb(float(blk.ll[t])) + arb(0, float(blk.l_err[t]))
+                    ball = L.log() + arb(float(ref[t]))
+                    if base2:
+                        ball = ball / arb.const_log2()
+                for fmt in pend_l[r]:
+                    value_l = round_ball(ball, fmt)[0] if L > 0 else None
+                    if value_l is not None:
+                        LSE[fmt.name][r - r0] = value_l
+                        stats[f"LSE.{fmt.name}.double_float"] += 1
+                    else:
+                        left_l.setdefault(r, []).append(fmt)
+    return left_o, left_l
+
+
+def _dd_dq(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[int, float], pend: dict, dQ: dict,
+           stats: Counter) -> dict:
+    """The double-float tier for undecided dQ entries (dQ = τ·dS·K); returns what it leaves."""
+    from . import reference_dd as dd
+
+    kside, vside = P.sides(b, g)
+    key = ("kT-side", b, g)
+    if key not in P._exact:
+        P._exact[key] = rf.make_side(np.ascontiguousarray(P.k[b, g].T))
+    kts = P._exact[key]
+    tau_h, tau_l = _tau_dd(P.tau)
+    rows = np.array(sorted(pend), dtype=np.int64)
+    stats["dQ.double_float_rows"] += len(rows)
+    left: dict = {}
+    for s0 in range(0, len(rows), _BATCH):
+        rr = rows[s0:s0 + _BATCH]
+        add_h, add_l, allowed = P.additive_dd(b, h, rr)
+        ref = np.array([refs[int(r)] for r in rr])
+        blk = dd.RowsDD(P.q[b, h][rr], P.do[b, h][rr], kside, vside, tau_h, tau_l, add_h, add_l, allowed, ref)
+        _, _, _, sh, sl, se = blk.ds()
+        hh, ll, bb = dd.dd_matmul(sh, sl, se, P.k[b, g], kts)
+        ph, pe = dd.two_prod(hh, np.full_like(hh, tau_h))
+        pl = pe + (ll * tau_h + hh * tau_l)
+        value = ph + pl
+        bound = rf.SAFETY * (bb * abs(tau_h) * (1 + 2.0 ** -50) + 4 * rf.U * np.abs(pl) + 2.0 ** -100 * np.abs(ph)
+                             + rf.U * np.abs(value)) + rf.FLOOR
+        for t, r in enumerate(rr):
+            for c, fmt in pend[int(r)]:
+                v_, ok = rf.decide(value[t:t + 1, c], bound[t:t + 1, c], fmt, zero_sign=False)
+                if ok[0]:
+                    dQ[fmt.name][int(r) - r0, c] = v_[0]
+                    stats[f"dQ.{fmt.name}.double_float"] += 1
+                else:
+                    left.setdefault(int(r), []).append((c, fmt))
+    return left
+
+
 def _exact_dq(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[int, float], pend: dict, dQ: dict,
               stats: Counter, undecided: list) -> None:
     """Ball arithmetic for the undecided dQ entries of a task (precision up to GRAD_MAX_BITS)."""
@@ -685,6 +804,55 @@ def solve_kv_exact(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1
         return [[pack_arb(m[i, j]) for j in range(m.ncols())] for i in range(m.nrows())]
 
     return {"dk": pack(dk_acc), "dv": pack(dv_acc)}
+
+
+def solve_kv_dd(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1: int, cols: Sequence[int]) \
+        -> dict[str, Any]:
+    """Contributions of query rows [r0, r1) of ``heads`` to dK[cols] (without τ) and dV[cols] in the
+    double-float tier (:mod:`~symattn.exact.reference_dd`): {"dk": (hi, lo, bound), "dv": ...}.
+    Not for a softcap."""
+    from . import reference_dd as dd
+
+    kside, vside = P.sides(b, g)
+    v = P.v[b, g]
+    R = P.block_rows()
+    tau_h, tau_l = _tau_dd(P.tau)
+    cl = np.asarray(list(cols), dtype=np.int64)
+    acc: dict[str, list] = {}
+    for h in heads:
+        for s0 in range(r0, r1, R):
+            rows = np.arange(s0, min(s0 + R, r1))
+            q = P.q[b, h][rows]
+            do = P.do[b, h][rows]
+            add_h, add_l, allowed = P.additive_dd(b, h, rows)
+            blk = dd.RowsDD(q, do, kside, vside, tau_h, tau_l, add_h, add_l, allowed, None)
+            ph, pl, pe, sh, sl, se = blk.ds(cl)
+            dead = ~blk.live           # fully masked rows take no part (their dS and P are 0)
+            for a_ in (ph, pl, pe, sh, sl, se):
+                a_[dead] = 0.0
+            parts = {"dk": dd.dd_matmul(sh.T, sl.T, se.T, q, rf.make_side(np.ascontiguousarray(q.T))),
+                     "dv": dd.dd_matmul(ph.T, pl.T, pe.T, do, rf.make_side(np.ascontiguousarray(do.T)))}
+            for name, (hh, ll, bb) in parts.items():
+                if name not in acc:
+                    acc[name] = [hh, ll, bb]
+                else:
+                    a = acc[name]
+                    a[0], e = dd.two_sum(a[0], hh)
+                    a[1] = a[1] + (e + ll)
+                    a[2] = a[2] + bb + 4 * rf.U * np.abs(a[1])
+    return {k: tuple(v_) for k, v_ in acc.items()}
+
+
+def _tau_dd(tau: Tau) -> tuple[float, float]:
+    """τ as a double-float: exact for a float scale, within 2⁻¹⁰⁶ for 1/√d."""
+    if tau.kind == "dyadic":
+        return tau.value, 0.0
+    from flint import arb
+
+    with workprec(256):
+        t = 1 / arb(tau.d).sqrt()
+        h = float(t.mid())
+        return h, float((t - arb(h)).mid())
 
 
 # ------------------------------------------------------------------------------------------- the result
@@ -790,10 +958,14 @@ def _stats_line(stats: dict[str, Any], formats: Sequence[str]) -> str:
             n = stats.get(f"{t}.{fmt}.entries", 0)
             if not n:
                 continue
+            dd_ = stats.get(f"{t}.{fmt}.double_float", 0)
             fb = stats.get(f"{t}.{fmt}.fallback", 0)
             ties = stats.get(f"{t}.{fmt}.ties", 0)
-            parts.append(f"{t} {fmt}: {n} entries, {fb} by ball arithmetic, {ties} exact ties")
-    parts.append(f"max precision {max(stats.get('max_bits', 0), stats.get('grad_max_bits', 0)) or 53} bits")
+            parts.append(f"{t} {fmt}: {n} entries, {n - dd_ - fb} by the float64 fast path"
+                         + (f", {dd_} by double-float" if dd_ else "") + f", {fb} by ball arithmetic"
+                         + (f", {ties} exact ties" if ties or t in ("O", "LSE") else ""))
+    bits = max(stats.get("max_bits", 0), stats.get("grad_max_bits", 0))
+    parts.append(f"largest precision {bits} bits" if bits else "no ball arithmetic needed")
     return "certified: " + "; ".join(parts)
 
 
@@ -908,6 +1080,62 @@ def compute(P: Problem, *, workers: Optional[int] = None, client: Any = None, sc
     return _assemble(P, vals, scales, stats, undecided, runner.describe())
 
 
+def _kv_dd(P: Problem, pending: dict, vals: dict, stats: Counter, runner: Any) -> dict:
+    """The double-float pass over every row for the undecided dK and dV entries; returns what it leaves."""
+    from . import reference_dd as dd
+
+    B, H, Sq, Sk, D, Dv = P.shape
+    R = P.block_rows()
+    jobs, keys = [], []
+    for (b, g), items in pending.items():
+        cols = sorted({j for lst in items.values() for j, _, _ in lst})
+        heads = [h for h in range(H) if h // P.group == g]
+        span = max(R, math.ceil(Sq / max(runner.width, 1) / R) * R)
+        for r0 in range(0, Sq, span):
+            jobs.append((b, g, heads, r0, min(Sq, r0 + span), cols))
+            keys.append(((b, g), cols))
+    stats["kv_double_float_passes"] += 1
+    parts = runner.map(solve_kv_dd, jobs)
+    sums: dict = {}
+    for (key, cols), part in zip(keys, parts):
+        for name, (hh, ll, bb) in part.items():
+            slot = sums.setdefault(key, {"cols": cols})
+            if name not in slot:
+                slot[name] = [hh.copy(), ll.copy(), bb.copy()]
+            else:
+                a = slot[name]
+                a[0], e = dd.two_sum(a[0], hh)
+                a[1] = a[1] + (e + ll)
+                a[2] = a[2] + bb + 4 * rf.U * np.abs(a[1])
+    tau_h, tau_l = _tau_dd(P.tau)
+    nxt: dict = {}
+    for key, items in pending.items():
+        b, g = key
+        slot = sums.get(key)
+        for name, lst in items.items():
+            if slot is None or name.lower() not in slot:
+                nxt.setdefault(key, {})[name] = lst
+                continue
+            where = {j: t for t, j in enumerate(slot["cols"])}
+            hh, ll, bb = slot[name.lower()]
+            if name == "dK":  # × τ, exactly (TwoProd) up to the low parts' rounding
+                ph, pe = dd.two_prod(hh, np.full_like(hh, tau_h))
+                pl = pe + (ll * tau_h + hh * tau_l)
+                bb = bb * abs(tau_h) * (1 + 2.0 ** -50) + 4 * rf.U * np.abs(pl) + 2.0 ** -100 * np.abs(ph)
+                hh, ll = ph, pl
+            value = hh + ll
+            bound = rf.SAFETY * (bb + rf.U * np.abs(value)) + rf.FLOOR
+            for j, c, fmt in lst:
+                t = where[j]
+                r, ok = rf.decide(np.array([value[t, c]]), np.array([bound[t, c]]), fmt, zero_sign=False)
+                if ok[0]:
+                    vals[name][fmt.name][b, g, j, c] = r[0]
+                    stats[f"{name}.{fmt.name}.double_float"] += 1
+                else:
+                    nxt.setdefault(key, {}).setdefault(name, []).append((j, c, fmt))
+    return nxt
+
+
 def _merge_stats(stats: Counter, other: Mapping[str, Any]) -> None:
     for key, val in other.items():
         stats[key] = max(stats[key], val) if key.endswith("bits") else stats[key] + val
@@ -937,18 +1165,25 @@ def _finish_kv(P: Problem, kv: dict, vals: dict, scales: dict, stats: Counter, u
             scales["dV"][b, g] = dv_sc
             for name, value, bound in (("dK", dk, dk_bound), ("dV", dv, dv_bound)):
                 for fmt in P.formats:
-                    if P.fast:
+                    if P.fast is True:
                         r, ok = rf.decide(value, bound, fmt, zero_sign=False)
                     else:
                         r, ok = np.zeros_like(value), np.zeros(value.shape, dtype=bool)
                     vals[name][fmt.name][b, g] = r
                     stats[f"{name}.{fmt.name}.entries"] += ok.size
                     stats[f"{name}.{fmt.name}.fast"] += int(ok.sum())
-                    stats[f"{name}.{fmt.name}.fallback"] += int((~ok).sum())
                     for j, c in zip(*np.nonzero(~ok)):
                         pending.setdefault((b, g), {}).setdefault(name, []).append((int(j), int(c), fmt))
     if not pending:
         return
+    # first the double-float tier (about 2^-60; not through a softcap), then ball arithmetic at
+    # rising precision for what it leaves
+    if P.conv.softcap is None and P.fast:
+        pending = _kv_dd(P, pending, vals, stats, runner)
+    for items in pending.values():
+        for name, lst in items.items():
+            for _, _, fmt in lst:
+                stats[f"{name}.{fmt.name}.fallback"] += 1
     prec = 128
     last: dict = {}
     while pending and prec <= GRAD_MAX_BITS:

@@ -81,8 +81,13 @@ class IntTensor:
         top = int(e.max()) - exp
         if top <= 62:
             ints = np.ldexp(a, -exp).astype(np.int64).tolist()
-        else:  # a wide exponent spread: Python integers entry by entry
-            ints = [[_exact_int(x, exp) for x in row] for row in a.tolist()]
+        else:  # a wide exponent spread: 53-bit mantissas shifted as Python integers
+            fr, ex = np.frexp(a)
+            man = np.ldexp(fr, 53).astype(np.int64).astype(object)
+            shift = (ex.astype(np.int64) - 53 - exp)
+            up = np.left_shift(man, np.maximum(shift, 0).astype(object))
+            down = np.right_shift(man, np.maximum(-shift, 0).astype(object))   # exact: trailing zero bits
+            ints = np.where(a == 0, 0, np.where(shift >= 0, up, down)).tolist()
         return cls(ints, exp)
 
     def fmpz(self, transpose: bool = False) -> fmpz_mat:

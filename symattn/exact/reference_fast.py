@@ -413,12 +413,13 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     g1 = gamma(k1)
     absk = np.abs(k)
     zq = (g1 + r1)[:, None] * absds + r2[:, None] * p
-    bq, kb = chunked_matmul(zq, absk, K_CHUNK)
+    bq = zq @ absk                    # only a bound: its own rounding is covered by 1/(1 − γ_m)
+    kb = Sk
     kabs_col = absk.max(axis=0, initial=0.0)
     dq = tau * y
     dq_bound = SAFETY * (tau * (1 + tau_rel) * (1 + U) * (bq / (1 - gamma(kb)) + (tiny * Sk)[:, None] * kabs_col[None, :])
                          + (2 * U + tau_rel * (1 + 2 * U)) * np.abs(dq)) + FLOOR
-    dq_scale, _ = chunked_matmul(absds, absk, K_CHUNK)
+    dq_scale = absds @ absk
     dq_scale *= tau
     dq[~live] = 0.0
     dq_bound[~live] = 0.0
