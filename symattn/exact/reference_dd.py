@@ -295,11 +295,12 @@ def dd_div(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) -> tu
     (TwoProd), q₂ = remainder/b_h: the result is within 8u·|q₂| + 2⁻¹⁰⁰·|q₁| of a/b for
     |b_l| ≤ 2⁻⁵²|b_h|.
     """
-    q1 = ah / bh
-    p, pe = two_prod(q1, bh)
-    r = (((ah - p) - pe) + al) - q1 * bl
-    q2 = r / bh
-    return q1, q2, 8 * U * np.abs(q2) + 2.0 ** -100 * np.abs(q1) + FLOOR
+    with np.errstate(divide="ignore", invalid="ignore"):   # empty rows (b = 0) are masked by the callers
+        q1 = ah / bh
+        p, pe = two_prod(q1, bh)
+        r = (((ah - p) - pe) + al) - q1 * bl
+        q2 = r / bh
+        return q1, q2, 8 * U * np.abs(q2) + 2.0 ** -100 * np.abs(q1) + FLOOR
 
 
 def dd_matmul(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side) \
