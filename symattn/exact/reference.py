@@ -443,8 +443,8 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
                 if int(rows[r]) in pend_q:
                     refs[int(rows[r])] = float(f.ref[r])
             gp = rf.gamma(parts_total)
-            contrib = (bw.dk, bw.dk_bound + gp * bw.dk_abs, bw.dk_scale, bw.dv, bw.dv_bound + gp * bw.dv_abs,
-                       bw.dv_scale)
+            contrib = (bw.dk, bw.dk_bound + gp * bw.dk_abs, bw.dk_scale.astype(np.float32), bw.dv,
+                       bw.dv_bound + gp * bw.dv_abs, bw.dv_scale.astype(np.float32))
             if acc is None:
                 acc = [np.array(c) for c in contrib]
             else:
@@ -1016,7 +1016,7 @@ def _tasks(P: Problem, workers: int) -> list[tuple[int, int, int, int]]:
     B, H, Sq, Sk, D, Dv = P.shape
     R = P.block_rows()
     total_blocks = B * H * math.ceil(Sq / R)
-    per = max(1, math.ceil(total_blocks / max(4 * workers, 1)))
+    per = max(1, math.ceil(total_blocks / max(4 * workers, 1)))     # four tasks per worker: load balance
     tasks = []
     for b in range(B):
         for h in range(H):
