@@ -96,7 +96,9 @@ def test_exact_verification_on_a_small_example():
 def test_exact_verification_catches_a_wrong_closed_form(monkeypatch):
     # break the softmax backward (drop D: dS = P ∘ dP): verification must fail
     G = sys.modules["symattn.pipeline.backward"]  # the module that builds the backward steps
-    monkeypatch.setattr(G.V, "softmax_backward", lambda p, dp, d: G.V.elementwise("mul", p, dp))
+    real = G.V.softmax_backward
+    monkeypatch.setattr(G.V, "softmax_backward",
+                        lambda p, dp, axis: (G.V.elementwise("mul", p, dp), real(p, dp, axis)[1]))
     # an upstream gradient with arbitrary values, so that D matters
     g = sa.grad(sa.derive(small(seed=3)), loss="upstream", upstream=[["1", "2"], ["-1", "1/2"]])
     assert not all(r.ok for r in verify(g, wrt=["Q"], method="exact"))

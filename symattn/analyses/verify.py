@@ -169,9 +169,9 @@ def _core(g: Gradient) -> Gradient:
     inputs = {}
     for name in ("Q", "K", "V"):
         node = fwd[name].node
-        if not isinstance(node, V.RationalNode):
+        if not node.is_rational_matrix:
             raise SymattnError(f"cannot check d{name}: {name} is not rational")
-        inputs[name] = [[node.fraction(i, j) for j in range(node.shape[1])] for i in range(node.shape[0])]
+        inputs[name] = [[node.rational(node.flat(i, j)) for j in range(node.shape[1])] for i in range(node.shape[0])]
     for name in ("Wo", "bo"):
         if name in spec.inputs:
             inputs[name] = spec.inputs[name]

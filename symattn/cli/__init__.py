@@ -12,15 +12,15 @@ from typing import Sequence
 
 from .. import __version__
 from ..errors import SymattnError
-from . import check, compare, derive, examples, formula, grad, latex, prove, reference, softmax
+from . import check, compare, derive, examples, formula, grad, import_, latex, prove, reference, softmax
 from .args import Parser
 
 __all__ = ["main", "entry", "build_parser", "COMMANDS"]
 
 #: subcommand name -> its module (``add_parser(sub)``, ``run(args)``), in the order of ``--help``
-COMMANDS = {"derive": derive, "check": check, "latex": latex, "grad": grad, "softmax": softmax,
-            "prove": prove, "parse-formula": formula, "examples": examples, "reference": reference,
-            "compare": compare}
+COMMANDS = {"derive": derive, "check": check, "import": import_, "latex": latex, "grad": grad,
+            "softmax": softmax, "prove": prove, "parse-formula": formula, "examples": examples,
+            "reference": reference, "compare": compare}
 
 
 def build_parser() -> Parser:

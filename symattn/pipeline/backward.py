@@ -3,7 +3,7 @@
 For a scalar loss L with upstream gradient dO = ∂L/∂O (FlashAttention notation,
 Dao et al. 2022, App. B.2; the scale τ as in the reference implementation):
 
-    dV = Pᵀ dO,  dP = dO Vᵀ,  D = rowsum(dO ∘ O),  dS = P ∘ (dP − D 1ᵀ),
+    dV = Pᵀ dO,  dP = dO Vᵀ,  D = rowsum(P ∘ dP) = rowsum(dO ∘ O),  dS = P ∘ (dP − D 1ᵀ),
     dQ = τ dS K,  dK = τ dSᵀ Q,  ∂L/∂τ = ⟨dS, QKᵀ⟩,  dB = dS,
 
 then through the projections for each layout (row: dW_q = Xᵀ dQ) to dX.
@@ -85,8 +85,10 @@ class _Backward:
             cols = like.col_labels if not like.transposed else like.row_labels
             tokens_as_columns = like.transposed
         assert rows is not None and cols is not None
+        node.name_as(name, rows, cols)
         shown = V.transpose(node) if tokens_as_columns else node
         r, c = (cols, rows) if tokens_as_columns else (rows, cols)
+        shown.name_as(name, r, c)
         self.steps.append(Step(name, title, formula, text, shown, list(r), list(c), transposed=tokens_as_columns,
                                substitution=sub, symbol=symbol or name, row_node=node))
         return node
@@ -96,7 +98,6 @@ class _Backward:
         conv = self.conv
         P = self.fwd(prefix + "weights").value
         Vv = self.fwd(prefix + "V").value
-        O = self.fwd(prefix + "output").value
         q_step = prefix + "Q"
         has_qk = q_step in self.d
         tau = self.d.spec.convention.tau(d_k=self.spec.d_k, d_v=self.spec.d_v or None, d_model=self.spec.d_model,
@@ -106,16 +107,16 @@ class _Backward:
                       V.matmul(V.transpose(P), d_o), self.fwd(prefix + "V"), symbol="dV")
         dP = self.add(prefix + "dP", "gradient of the weights", r"dP = dO\, V^{\top}", "dP = dO·Vᵀ",
                       V.matmul(d_o, V.transpose(Vv)), w_like, symbol="dP")
+        # dS and D are built together, so that the rows of dS provably sum to 0 (see nodes)
+        dS, D = V.softmax_backward(P, dP, conv.softmax_axis)
         if conv.softmax_axis == "keys":
-            D = self.add(prefix + "D", "row sums D_i = dO_i · O_i", r"D = \operatorname{rowsum}(dO \odot O)",
-                         "D = rowsum(dO ∘ O)", V.row_sums(V.elementwise("mul", d_o, O)), None,
-                         rows=w_like.row_labels, cols=["1"], symbol="D")
+            self.add(prefix + "D", "row sums D_i = Σ_j P_ij dP_ij = dO_i · O_i",
+                     r"D = \operatorname{rowsum}(P \odot dP) = \operatorname{rowsum}(dO \odot O)",
+                     "D = rowsum(P ∘ dP) = rowsum(dO ∘ O)", D, None, rows=w_like.row_labels, cols=["1"], symbol="D")
         else:
-            D = self.add(prefix + "D", "column sums D_j = Σ_i P_ij dP_ij",
-                         r"D = \mathbf{1}^{\top}(P \odot dP)", "D = colsum(P ∘ dP)",
-                         V.col_sums(V.elementwise("mul", P, dP)), None, rows=["1"], cols=w_like.col_labels,
-                         symbol="D")
-        dS = V.softmax_backward(P, dP, D)
+            self.add(prefix + "D", "column sums D_j = Σ_i P_ij dP_ij",
+                     r"D = \mathbf{1}^{\top}(P \odot dP)", "D = colsum(P ∘ dP)", D, None, rows=["1"],
+                     cols=w_like.col_labels, symbol="D")
         keep = self._keep(prefix)
         if keep is not None:
             dS = V.elementwise("mul", dS, keep)

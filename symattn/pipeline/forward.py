@@ -105,6 +105,7 @@ class _Builder:
             notes: list[str] | None = None, sub: Substitution | None = None, symbol: str = "") -> V.Node:
         """Add a step and return the value later steps use. ``node`` is in row form; in the
         column layout, token-indexed values (Q, K, V, outputs) are shown transposed."""
+        node.name_as(name, rows, cols)
         shown = node
         transposed = tokens_as_columns and self.col
         if transposed:
@@ -113,6 +114,7 @@ class _Builder:
             if example is not None:
                 example.result = Ref(shown, _flat(shown, *reversed(node.index(example.result.index))))
                 example.target = _swap_target(example.target)
+        shown.name_as(name, rows, cols)
         self.steps.append(Step(name, title, formula, text, shown, rows, cols, example=example,
                                notes=list(notes or []), transposed=transposed, substitution=sub,
                                symbol=symbol or name.split(".")[-1], row_node=node))
@@ -289,6 +291,7 @@ class _Builder:
         weights_shown = self.shown(prefix + "weights")
         vs = self.shown(prefix + "V")
         wv = V.weighted(weights, v)
+        wv.name_as(prefix + "weighted", wrows, kn, num_labels(v.shape[1]))
         self.steps.append(Step(prefix + "weighted", "weighted values (before summing)", "p_{ij}\\, v_{j}",
                                "p_ij·v_j", wv, wrows, kn, depth_labels=num_labels(v.shape[1]),
                                example=Example("product", f"p[{wrows[0]}, {kn[0]}]·v[{kn[0]}]",

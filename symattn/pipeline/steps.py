@@ -12,7 +12,6 @@ Matrix([[1/2, 4/5]])
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Iterator, Sequence
 
 import sympy
@@ -20,7 +19,6 @@ import sympy
 from ..display import render
 from ..errors import SymattnError
 from ..exact import nodes as V
-from ..exact.certify import format_rational
 from ..read.numbers import did_you_mean
 from ..read.spec import Spec
 
@@ -50,12 +48,7 @@ class Ref:
 
     def is_exact_decimal(self, digits: int) -> bool:
         """Whether :meth:`decimal` is the exact value (a terminating rational)."""
-        if self.node.is_infinite(self.index):
-            return True
-        q = self.node.rational(self.index)
-        if q is None:
-            return False
-        return Fraction(format_rational(q, digits)) == q
+        return self.node.prints_exactly(self.index, digits)
 
 
 @dataclass

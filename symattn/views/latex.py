@@ -253,8 +253,9 @@ def _claims_table(r: Report | None) -> str | None:
         return None
     rows = []
     for c in r.claims:
-        mark = r"$\checkmark$" if c.ok else r"$\times$"
-        right = "" if c.ok else f"${latex_decimal(c.decimal)}$"
+        mark = r"$\checkmark$" if c.ok else ("?" if c.undecided else r"$\times$")
+        right = "" if c.ok else (f"in {escape_text(c.enclosure or '')}" if c.undecided
+                                 else f"${latex_decimal(c.decimal)}$")
         where = escape_text(c.position + (f" ({c.group})" if c.group else ""))
         rows.append(f"{mark} & {where} & {escape_text(c.claimed)} & {right} \\\\")
     s = r.summary()

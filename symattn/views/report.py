@@ -6,7 +6,8 @@ from ..analyses.check import Claim, Report
 
 __all__ = ["text", "markdown"]
 
-MARK = {"correct": "✓", "consistent": "≈", "truncated": "✗", "wrong": "✗", "unchecked": "·"}
+MARK = {"correct": "✓", "consistent": "≈", "truncated": "✗", "wrong": "✗", "unchecked": "·", "undecided": "?",
+        "undefined": "!"}
 
 
 def _right(c: Claim) -> str:
@@ -45,6 +46,8 @@ def _header(r: Report) -> list[str]:
         parts.append(f"of which {s['truncated']} truncated")
     if s["consistent"]:
         parts.append(f"{s['consistent']} consistent with rounded inputs")
+    if s["undecided"]:
+        parts.append(f"{s['undecided']} undecided")
     lines.append(f"  {s['total']} printed numbers: " + ", ".join(parts)
                  + (f"; first wrong step: {s['first_wrong_step']}" if s["first_wrong_step"] else ""))
     return lines
@@ -90,6 +93,7 @@ def text(r: Report) -> str:
             lines.append(f"  {s}")
     lines.append("")
     lines.append("✓ correct · ✗ wrong (the right value is beside it) · ≈ consistent with rounded inputs · "
+                 "? undecided within the precision limit (the note gives the value's certified enclosure) · "
                  "last column: the step recomputed from the page's own earlier numbers")
     return "\n".join(lines) + "\n"
 
@@ -103,6 +107,7 @@ def markdown(r: Report) -> str:
     s = r.summary()
     out = [f"### Check: {_md(r.title)}", ""]
     out.append(f"{s['total']} printed numbers: **{s['correct']} correct, {s['wrong']} wrong**"
+               + (f", {s['undecided']} undecided" if s["undecided"] else "")
                + (f"; first wrong step: `{s['first_wrong_step']}`" if s["first_wrong_step"] else "") + ".")
     for name, cs in _groups(r):
         out += ["", f"#### `{name}`", "", "| | entry | printed | right value | from the page's numbers |",

@@ -103,7 +103,9 @@ def example_text(ex: Example, digits: int = EXAMPLE_DIGITS) -> str | None:
         return f"{ex.target} = exp({top.decimal(digits)}) / ({' + '.join(parts)}) {eq} {res}"
     if ex.kind == "ratio":
         top = ex.exponents[ex.position]
-        parts = [_num(r, digits) for r in ex.exponents]
+        if top.node.is_infinite(top.index):
+            return f"{ex.target} = 0 (masked)"
+        parts = [_num(r, digits) for r in ex.exponents if not r.node.is_infinite(r.index)]
         if len(parts) > 8:
             parts = parts[:3] + ["…"] + parts[-2:]
         return f"{ex.target} = {_num(top, digits)} / ({' + '.join(parts)}) {eq} {res}"
@@ -112,9 +114,7 @@ def example_text(ex: Example, digits: int = EXAMPLE_DIGITS) -> str | None:
 
 def show_exact_by_default(step: Step) -> bool:
     """Exact closed forms are shown by default only for small steps (see limits)."""
-    from ..exact.nodes import RationalNode
-
-    if isinstance(step.node, RationalNode):
+    if step.node.is_rational_matrix:
         return True  # rationals do not grow with the number of keys
     return step.node.terms() <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
 
@@ -212,17 +212,10 @@ def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, e
 
 def exact_decimals(step: Step, digits: int) -> bool:
     """Whether a step is rational with every decimal exact (then no separate exact table)."""
-    from fractions import Fraction
-
-    from ..exact.certify import format_rational
-    from ..exact.nodes import RationalNode
-
     node = step.node
-    if not isinstance(node, RationalNode):
+    if not node.is_rational_matrix:
         return False
-    r, c = node.shape
-    return all(Fraction(format_rational(node.fraction(i, j), digits)) == node.fraction(i, j)
-               for i in range(r) for j in range(c))
+    return all(node.prints_exactly(k, digits) for k in range(node.size))
 
 
 _SYMBOLS = {r"\sum": "Σ", r"\cdot": "·", r"\top": "ᵀ", r"\le": "≤", r"\ge": "≥", r"\in": "∈", r"\Rightarrow": "⇒",
