@@ -402,19 +402,7 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
                 raise SymattnError(f"{P.sources['q']}: query row {i} of head {h} (batch {b}) has every key masked "
                                    "(masked rows: error; use --masked-rows zero or nan)")
             out["masked"].extend(int(i) for i in rows[f.masked])
-        fill = 0.0 if P.conv.masked_rows == "zero" else math.nan
-        for fmt in P.formats:
-            if P.fast is True:
-                vals, ok = rf.decide(f.o, f.o_bound, fmt)
-            else:
-                vals, ok = np.zeros_like(f.o), np.zeros(f.o.shape, dtype=bool)
-            vals[f.masked] = fill
-            ok[f.masked] = True
-            O[fmt.name][sl] = vals
-            stats[f"O.{fmt.name}.entries"] += ok.size - int(f.masked.sum()) * Dv
-            stats[f"O.{fmt.name}.fast"] += int(ok.sum()) - int(f.masked.sum()) * Dv
-            for r, c in zip(*np.nonzero(~ok)):
-                pend_o.setdefault(int(rows[r]), []).append((int(c), fmt))
+        _decide_block(P, "O", f.o, f.o_bound, f.masked, rows, sl, O, pend_o, stats, zero_sign=True)
         scale_o[sl] = f.scale
         if P.lse:
             _lse_fast(P, f, rows, LSE, r0, pend_l, stats)
@@ -426,18 +414,7 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             bw = rf.backward(f, q[rows], k, vside, v, do[rows], P.tau.value, P.tau.rel_error)
             if P.conv.masked_rows == "nan":
                 bw.dq[f.masked] = math.nan
-            for fmt in P.formats:
-                if P.fast is True:
-                    vals, ok = rf.decide(bw.dq, bw.dq_bound, fmt, zero_sign=False)
-                else:
-                    vals, ok = np.zeros_like(bw.dq), np.zeros(bw.dq.shape, dtype=bool)
-                vals[f.masked] = fill
-                ok[f.masked] = True
-                dQ[fmt.name][sl] = vals
-                stats[f"dQ.{fmt.name}.entries"] += ok.size - int(f.masked.sum()) * D
-                stats[f"dQ.{fmt.name}.fast"] += int(ok.sum()) - int(f.masked.sum()) * D
-                for r, c in zip(*np.nonzero(~ok)):
-                    pend_q.setdefault(int(rows[r]), []).append((int(c), fmt))
+            _decide_block(P, "dQ", bw.dq, bw.dq_bound, f.masked, rows, sl, dQ, pend_q, stats, zero_sign=False)
             scale_dq[sl] = bw.dq_scale
             for r in np.flatnonzero(~f.masked):
                 if int(rows[r]) in pend_q:
@@ -469,6 +446,26 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
         out["scale.dQ"] = scale_dq
         out["kv"] = acc
     return out
+
+
+def _decide_block(P: Problem, name: str, value: np.ndarray, bound: np.ndarray, masked: np.ndarray,
+                  rows: np.ndarray, sl: slice, store: dict, pend: dict, stats: Counter, zero_sign: bool) -> None:
+    """Round a block's fast-path values in every format where the enclosure decides; fully masked
+    rows get the convention's fill; the rest is queued in ``pend`` (absolute row → [(col, format)])."""
+    fill = 0.0 if P.conv.masked_rows == "zero" else math.nan
+    width = value.shape[1]
+    for fmt in P.formats:
+        if P.fast is True:
+            vals, ok = rf.decide(value, bound, fmt, zero_sign=zero_sign)
+        else:
+            vals, ok = np.zeros_like(value), np.zeros(value.shape, dtype=bool)
+        vals[masked] = fill
+        ok[masked] = True
+        store[fmt.name][sl] = vals
+        stats[f"{name}.{fmt.name}.entries"] += ok.size - int(masked.sum()) * width
+        stats[f"{name}.{fmt.name}.fast"] += int(ok.sum()) - int(masked.sum()) * width
+        for r, c in zip(*np.nonzero(~ok)):
+            pend.setdefault(int(rows[r]), []).append((int(c), fmt))
 
 
 def _lse_fast(P: Problem, f: rf.Forward, rows: np.ndarray, LSE: dict, r0: int, pend: dict, stats: Counter) -> None:
@@ -580,19 +577,12 @@ def _exact_forward(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[in
                 keep_o = []
                 for c, fmt in po:
                     ball = outs[pos][c]
-                    value, how, bits = decide_with_boundary(
-                        ball, fmt, lambda m, row=row, c=c: ex.output_vs(row, c, m, qk_exp, MAX_PRECISION_BITS,
-                                                                        start=prec))
-                    stats["max_bits"] = max(stats["max_bits"], bits)
-                    if how == "wide":
+                    value = _settle("O", ball, fmt, lambda m, row=row, c=c: ex.output_vs(
+                        row, c, m, qk_exp, MAX_PRECISION_BITS, start=prec), stats, undecided, P, b, h, batch[t], c)
+                    if value is None:
                         keep_o.append((c, fmt))
-                        continue
-                    if how == "undecided":
-                        undecided.append(_undecided_entry("O", P, b, h, batch[t], c, fmt, ball))
-                        value = math.nan
-                    if how == "tie":
-                        stats[f"O.{fmt.name}.ties"] += 1
-                    O[fmt.name][i, c] = value
+                    else:
+                        O[fmt.name][i, c] = value
                 keep_l = []
                 if pl:
                     with workprec(prec):
@@ -600,24 +590,34 @@ def _exact_forward(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[in
                         if base2:
                             ball = ball / arb.const_log2()
                     for fmt in pl:
-                        value, how, bits = decide_with_boundary(
-                            ball, fmt, lambda m, row=row: ex.lse_vs(row, m, P.conv.lse_base, qk_exp,
-                                                                    MAX_PRECISION_BITS, start=prec))
-                        stats["max_bits"] = max(stats["max_bits"], bits)
-                        if how == "wide":
+                        value = _settle("LSE", ball, fmt, lambda m, row=row: ex.lse_vs(
+                            row, m, P.conv.lse_base, qk_exp, MAX_PRECISION_BITS, start=prec), stats, undecided, P, b,
+                            h, batch[t], None)
+                        if value is None:
                             keep_l.append(fmt)
-                            continue
-                        if how == "undecided":
-                            undecided.append(_undecided_entry("LSE", P, b, h, batch[t], None, fmt, ball))
-                            value = math.nan
-                        if how == "tie":
-                            stats[f"LSE.{fmt.name}.ties"] += 1
-                        LSE[fmt.name][i] = value
+                        else:
+                            LSE[fmt.name][i] = value
                 if keep_o or keep_l:
                     todo[t] = (keep_o, keep_l)
                 else:
                     del todo[t]
             prec *= 2
+
+
+def _settle(name: str, ball: Any, fmt: Format, compare: Callable, stats: Counter, undecided: list, P: Problem,
+            b: int, h: int, row: int, col: Optional[int]) -> Optional[float]:
+    """One entry's rounding from its ball (tie and sign tests at a boundary): the value, NaN when
+    undecided (recorded with its enclosure), or None when the ball is too wide (raise the precision)."""
+    value, how, bits = decide_with_boundary(ball, fmt, compare)
+    stats["max_bits"] = max(stats["max_bits"], bits)
+    if how == "wide":
+        return None
+    if how == "undecided":
+        undecided.append(_undecided_entry(name, P, b, h, row, col, fmt, ball))
+        return math.nan
+    if how == "tie":
+        stats[f"{name}.{fmt.name}.ties"] += 1
+    return value
 
 
 def _dd_forward(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[int, float], pend_o: dict,

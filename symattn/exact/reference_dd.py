@@ -30,8 +30,9 @@ import math
 from typing import Optional
 
 import numpy as np
-from flint import arb, ctx
+from flint import arb
 
+from .reference_exact import workprec as _prec
 from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, split_rows
 
 __all__ = ["two_sum", "fast_two_sum", "two_prod", "dd_exp", "DD_EXP_RHO", "dd_scores", "dd_rowsum", "dd_product",
@@ -72,18 +73,6 @@ def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------------- exp
-
-class _prec:
-    def __init__(self, bits: int) -> None:
-        self.bits = bits
-
-    def __enter__(self) -> None:
-        self.old = ctx.prec
-        ctx.prec = self.bits
-
-    def __exit__(self, *exc: object) -> None:
-        ctx.prec = self.old
-
 
 def _constants() -> tuple[float, float, float, float, np.ndarray, np.ndarray]:
     with _prec(400):

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-from flint import arb, ctx
+from flint import arb
 
 from .floats import Format, round_to, to_bits
+from .reference_exact import workprec as _prec
 
 __all__ = ["U", "gamma", "exp_nonpos", "EXP_RHO", "EXP_ABS", "tanh_bounded", "TANH_ABS", "chunked_matmul",
            "decide", "outward", "SAFETY"]
@@ -69,21 +70,6 @@ _XMIN = -745.2                              # e^x < 2^-1075 below this: the resu
 def _c2() -> float:
     with _prec(256):
         return float((_LN2() - arb(_C1)).mid())
-
-
-_C2: float
-
-
-class _prec:
-    def __init__(self, bits: int) -> None:
-        self.bits = bits
-
-    def __enter__(self) -> None:
-        self.old = ctx.prec
-        ctx.prec = self.bits
-
-    def __exit__(self, *exc: object) -> None:
-        ctx.prec = self.old
 
 
 _C2 = _c2()
