@@ -166,7 +166,7 @@ def read_tensors(path: str | os.PathLike, *, uint16: str = "bfloat16") -> dict[s
     ``bfloat16`` dtype name through :func:`tensor_from`); torch files give torch tensors.
     """
     p = Path(path)
-    name = str(path)
+    name = safe_name(str(path))
     if not p.exists():
         raise SymattnError(f"{name}: no such file")
     if not p.is_file():
@@ -404,6 +404,15 @@ def _read_torch(p: Path, name: str) -> dict[str, Any]:
     raise SymattnError(f"{name}: holds a {type(obj).__name__}; expected a tensor or a dict of tensors")
 
 
+def safe_name(text: str) -> str:
+    """A file name for a one-line message: control characters escaped (``\\n``, ``\\x1b``).
+
+    >>> safe_name("a\\nb.npy")
+    'a\\\\nb.npy'
+    """
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def _one_line(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return (text[0] if text else type(e).__name__).encode("unicode_escape").decode("ascii")
@@ -489,6 +498,7 @@ def read_inputs(files: list[str], *, grad: str | None = None, bias: str | None =
     out: dict[str, Any] = {}
     if len(files) == 1:
         tensors = read_tensors(files[0], uint16=uint16)
+        files = [safe_name(files[0])]
         for role in ("q", "k", "v", "dO", "bias", "alibi", "mask"):
             name = pick(tensors, role, files[0], required=role in ("q", "k", "v"))
             if name is None:
@@ -517,6 +527,7 @@ def read_inputs(files: list[str], *, grad: str | None = None, bias: str | None =
 
 def _single(path: str, role: str, uint16: str) -> FloatTensor:
     tensors = read_tensors(path, uint16=uint16)
+    path = safe_name(path)
     if len(tensors) == 1:
         name, obj = next(iter(tensors.items()))
     else:
