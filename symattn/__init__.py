@@ -37,6 +37,8 @@ _EXPORTS = {
     "text": "symattn.views.render", "to_json": "symattn.views.render", "latex": "symattn.views.render",
     "markdown": "symattn.views.render",
     "heatmap": "symattn.views.heatmap", "Heatmap": "symattn.views.heatmap",
+    "reference": "symattn.exact.reference", "Reference": "symattn.exact.reference",
+    "KernelConventions": "symattn.read.tensors_conventions",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
     "CertificationError": "symattn.errors", "InputError": "symattn.errors", "OptionError": "symattn.errors",
     "UndefinedValueError": "symattn.errors",

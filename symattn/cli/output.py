@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import OutputError
 
-__all__ = ["write_output", "write_file", "pdf"]
+__all__ = ["write_output", "write_file", "write_bytes", "pdf"]
 
 
 def write_output(text: str | bytes, path: str | None) -> None:
@@ -35,6 +35,11 @@ def write_output(text: str | bytes, path: str | None) -> None:
         sys.stdout.flush()
         return
     write_file(path, text if isinstance(text, bytes) else text.encode("utf-8"))
+
+
+def write_bytes(data: bytes, path: str) -> None:
+    """Binary data (a picture, a reference file) to ``path``, by the same rules as text."""
+    write_file(path, data)
 
 
 def _fail(path: str, e: OSError) -> OutputError:

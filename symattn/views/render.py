@@ -39,6 +39,10 @@ def text(obj: Any, digits: int = 6, steps: Sequence[str] | None = None, exact: b
         from .proof import formula_text
 
         return formula_text(obj)
+    if _is_comparison(obj):
+        from .compare import text as compare_text
+
+        return compare_text(obj)
     raise TypeError(f"no text view of {type(obj).__name__}")
 
 
@@ -48,7 +52,7 @@ def to_json(obj: Any, digits: int = 6, steps: Sequence[str] | None = None, exact
         from .data import to_data
 
         return to_data(obj, digits=digits, steps=steps, exact=exact)
-    if isinstance(obj, (Report, Proof, Formula)):
+    if isinstance(obj, (Report, Proof, Formula)) or _is_comparison(obj):
         return obj.to_data()
     raise TypeError(f"no JSON view of {type(obj).__name__}")
 
@@ -82,6 +86,11 @@ def markdown(obj: Any, digits: int = 6, steps: Sequence[str] | None = None) -> s
 
         return report_markdown(obj)
     raise TypeError(f"no Markdown view of {type(obj).__name__}")
+
+
+def _is_comparison(obj: Any) -> bool:
+    """A kernel comparison (checked by name, so that rendering other objects does not import NumPy)."""
+    return type(obj).__name__ == "Comparison" and type(obj).__module__ == "symattn.analyses.compare"
 
 
 def render(obj: object, fmt: str) -> str | None:
