@@ -40,7 +40,7 @@ _EXPORTS = {
     "reference": "symattn.exact.reference", "Reference": "symattn.exact.reference",
     "KernelConventions": "symattn.read.tensors_conventions",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
-    "CertificationError": "symattn.errors", "InputError": "symattn.errors",
+    "CertificationError": "symattn.errors", "InputError": "symattn.errors", "OptionError": "symattn.errors",
     "UndefinedValueError": "symattn.errors",
 }
 

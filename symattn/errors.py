@@ -12,7 +12,36 @@ from __future__ import annotations
 
 
 class SymattnError(Exception):
-    """Base class of every error caused by user input (exit status 2)."""
+    """Base class of every error caused by user input (exit status 2).
+
+    ``file`` is the file the error is about, when the message already names it; the
+    command line names the file it was working on for an error that has none.
+    """
+
+    file: str | None = None
+
+
+class OptionError(SymattnError):
+    """A bad value for a named option (``steps``, ``wrt``, ``verify``, ``target``, ...).
+
+    The library names the option; the command line shows it as its flag (``--steps``):
+
+    >>> str(OptionError("steps", "no step 'x' in this example"))
+    "steps: no step 'x' in this example"
+    """
+
+    def __init__(self, option: str, message: str) -> None:
+        self.option = option
+        self.message = message
+        super().__init__(f"{option}: {message}")
+
+
+class OutputError(SymattnError):
+    """An output file could not be written; the message names it."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.file = path
+        super().__init__(message)
 
 
 class SpecError(SymattnError):

@@ -9,7 +9,7 @@ table lists the same numbers; this module is the one source.
 
 #: rows of any matrix (tokens, queries or keys)
 MAX_TOKENS = 2048
-#: columns of any matrix (embedding, key, value or model dimension)
+#: widths: the embedding (d_model), key (d_k) and value (d_v) dimensions
 MAX_DIM = 1024
 #: attention heads
 MAX_HEADS = 64
@@ -19,7 +19,8 @@ MAX_DIGITS = 100_000
 MAX_DIGIT_WORK = 50_000_000
 #: characters in one number or expression written in a file
 MAX_TEXT = 1000
-#: decimal exponent of a number written in a file (1e300 is allowed, 1e301 is not)
+#: decimal exponent of a number written in a file (1e300 is allowed, 1e301 is not), and of the value of
+#: any expression a user writes (10^-300 <= |x| < 10^301: exp(693) is allowed, exp(694) is not)
 MAX_EXPONENT = 300
 #: nesting depth of an expression
 MAX_DEPTH = 40
@@ -37,6 +38,19 @@ MAX_PRECISION_BITS = 400_000
 MAX_VERDICT_PRECISION_BITS = 65_536
 #: exponentials in one closed form up to which exact ties and zeros are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
+#: digits of an exact rational built from what a user wrote (numerator and denominator together);
+#: a power such as (10^10000)^10000 is refused before it is built
+MAX_EXACT_DIGITS = 30_000
+#: the exponent of a power is a rational p/q with |p| at most this ...
+MAX_POWER_NUMERATOR = 10_000
+#: ... and q at most this (roots up to the 100th)
+MAX_ROOT = 100
+#: characters of LaTeX in one field (a whole matrix), and in one file altogether
+MAX_LATEX = 200_000
+#: characters of a formula given to `parse-formula`
+MAX_FORMULA = 4000
+#: nesting depth of a formula given to `parse-formula`
+MAX_FORMULA_DEPTH = 60
 #: queries (rows) or keys (columns) a heatmap shows at most
 HEATMAP_MAX_SIDE = 128
 #: queries or keys up to which a heatmap prints each cell's decimal

@@ -19,15 +19,14 @@ import sympy
 
 from ..display import render
 from ..errors import InputError
+from ..limits import MAX_FORMULA, MAX_FORMULA_DEPTH as MAX_DEPTH
 from ..pipeline.notation import Softmax
+from ..read.bounded import Evaluator
 
 __all__ = ["parse_formula", "Formula", "MAX_FORMULA", "MAX_DEPTH"]
 
-MAX_FORMULA = 4000
-MAX_DEPTH = 60
-
-
-
+#: operations in a scale up to which SymPy's simplify may compare it with 1/sqrt(d_k)
+_SIMPLIFY_MAX_OPS = 40
 
 @dataclass
 class Formula:
@@ -121,7 +120,11 @@ class _FormulaParser:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise InputError(f"formula nested deeper than {MAX_DEPTH} levels")
+            col = self.peek()[2] if self.peek() else None  # type: ignore[index]
+            raise InputError(f"formula nested deeper than {MAX_DEPTH} levels", col)
+
+    def leave(self) -> None:
+        self.depth -= 1
 
     def parse(self) -> Any:
         e = self.expr()
@@ -165,19 +168,23 @@ class _FormulaParser:
         t = self.peek()
         if t and t[1] == "-":
             self.take()
-            return ("neg", self.unary())
+            self.enter()
+            e = ("neg", self.unary())
+            self.leave()
+            return e
         return self.postfix()
 
     def group(self) -> Any:
         t = self.peek()
+        self.enter()
         if t and t[1] == "{":
             self.take()
-            self.enter()
             e = self.expr() if self.peek() and self.peek()[1] != "}" else ("empty",)  # type: ignore[index]
             self.take("}")
-            self.depth -= 1
-            return e
-        return self.postfix(simple=True)
+        else:
+            e = self.postfix(simple=True)
+        self.leave()
+        return e
 
     def sum_index(self) -> str | None:
         """The index of ``\\sum_i`` or ``\\sum_{i=1}``: the first letter (bounds are ignored)."""
@@ -231,7 +238,9 @@ class _FormulaParser:
                 self.take()
                 self.group()
                 t = self.peek()
+            self.enter()
             arg = self.primary() if t and t[1] in ("(", "{", "[") else self.postfix()
+            self.leave()
             return ({"\\softmax": "softmax", "\\exp": "exp"}.get(val, "log"), arg)
         if val == "\\sum":
             index = None
@@ -287,6 +296,8 @@ def _flatten(node: Any) -> list:
 
 
 _DK = sympy.Symbol("d_k", positive=True)
+#: builds every scalar of a formula, refusing sizes past the limits (a 10^12-digit power)
+_EV = Evaluator()
 
 
 def _scalar(node: Any) -> sympy.Expr | None:
@@ -300,21 +311,21 @@ def _scalar(node: Any) -> sympy.Expr | None:
         return sympy.Symbol("d_" + (_name(node)[1] or "").lower().replace("model", "model"), positive=True)  # type: ignore[index]
     if kind == "pow":
         b, e = _scalar(node[1]), _scalar(node[2])
-        return None if b is None or e is None else b ** e
+        return None if b is None or e is None else _EV.power(b, e)
     if kind == "div":
         a, b = _scalar(node[1]), _scalar(node[2])
-        return None if a is None or b is None or b == 0 else a / b
+        return None if a is None or b is None or b == 0 else _EV.div(a, b)
     if kind == "mul":
-        out = sympy.Integer(1)
+        out: sympy.Expr = sympy.Integer(1)
         for f in node[1]:
             s = _scalar(f)
             if s is None:
                 return None
-            out *= s
+            out = _EV.mul(out, s)
         return out
     if kind == "neg":
         s = _scalar(node[1])
-        return None if s is None else -s
+        return None if s is None else _EV.neg(s)
     if kind == "empty":
         return sympy.Integer(1)
     return None
@@ -327,7 +338,7 @@ def _split(node: Any) -> tuple[sympy.Expr, list] | None:
         den = _scalar(node[2])
         if num is None or den is None or den == 0:
             return sympy.Integer(1), [node]  # a quotient of non-scalars stays one factor
-        return num[0] / den, num[1]
+        return _EV.div(num[0], den), num[1]
     if node[0] == "neg":
         inner = _split(node[1])
         return None if inner is None else (-inner[0], inner[1])
@@ -335,22 +346,31 @@ def _split(node: Any) -> tuple[sympy.Expr, list] | None:
     for f in _flatten(node):
         s = _scalar(f)
         if s is not None:
-            scale *= s
+            scale = _EV.mul(scale, s)
         elif f[0] == "div":
             sub = _split(f)
             if sub is None:
                 return None
-            scale *= sub[0]
+            scale = _EV.mul(scale, sub[0])
             rest += sub[1] if sub[1] != [f] else [f]
         else:
             rest.append(f)
     return scale, rest
 
 
+def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
+    """a == b, by SymPy's simplify only when both are small (its time is not bounded otherwise)."""
+    if a == b:
+        return True
+    if sympy.count_ops(a) + sympy.count_ops(b) > _SIMPLIFY_MAX_OPS:
+        return False
+    return sympy.simplify(a - b) == 0
+
+
 def _kind(scale: sympy.Expr) -> str:
     if scale == 1:
         return "dot_product"
-    if sympy.simplify(scale - 1 / sympy.sqrt(_DK)) == 0:
+    if _same(scale, 1 / sympy.sqrt(_DK)):
         return "scaled_dot_product"
     return "other"
 
@@ -465,7 +485,7 @@ def _sum_form(node: Any) -> Formula | None:
     expr = sympy.Sum(sympy.exp(c1 * dot(q, kb[iq])) * vb[iq] / sympy.Sum(sympy.exp(c2 * dot(q, kb[jq])), (jq, 1, m)),
                      (iq, 1, m))
     del scale
-    if (q1, k1) != (q2, k2) or sympy.simplify(c1 - c2) != 0:
+    if (q1, k1) != (q2, k2) or not _same(c1, c2):
         return Formula("other", str(c1), str(expr), "sum", "the numerator and the denominator use different scores")
     if outer * num_parts[0] / den_parts[0] != 1:
         return Formula("other", str(c1), str(expr), "sum", "the weights do not sum to 1")
@@ -489,12 +509,26 @@ def parse_formula(text: str) -> Formula:
         raise InputError(f"formula longer than {MAX_FORMULA} characters")
     norm = _normalise(text)
     tree = _FormulaParser(norm).parse()
+    _check_depth(tree)
     for recognise in (_matrix_form, _sum_form):
         f = recognise(tree)
         if f is not None:
             return f
     return Formula("other", None, _describe(tree), "unknown",
                    "not of the form softmax(c·QKᵀ)V or Σ_i exp(c·q·k_i)/Σ_j exp(c·q·k_j) v_i")
+
+
+def _check_depth(tree: Any) -> None:
+    """The parse tree is at most MAX_DEPTH deep (x^x^…^x nests without groups), checked without
+    recursion, so that the recognisers below, which recurse, stay far from Python's limit."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"formula nested deeper than {MAX_DEPTH} levels")
+        for x in node[1:] if isinstance(node, tuple) else node:
+            if isinstance(x, (tuple, list)):
+                stack.append((x, depth + 1))
 
 
 def _describe(node: Any) -> str:

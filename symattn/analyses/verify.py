@@ -24,7 +24,7 @@ from typing import Sequence
 import sympy
 from flint import arb, fmpq
 
-from ..errors import LimitError, SymattnError
+from ..errors import LimitError, OptionError, SymattnError
 from ..exact import nodes as V
 from ..exact.certify import workprec
 from ..exact.zero import cancel_zero
@@ -68,7 +68,7 @@ def _inputs_for(g: Gradient, wrt: Sequence[str] | None) -> list[str]:
     if wrt:
         bad = [w for w in wrt if w not in cands]
         if bad:
-            raise SymattnError(f"--verify: cannot check the gradient with respect to {bad[0]!r} "
+            raise OptionError("verify", f"cannot check the gradient with respect to {bad[0]!r} "
                                f"(inputs of this example: {', '.join(cands)})")
         return list(wrt)
     return cands

@@ -7,13 +7,17 @@ number is wrong; ``symattn compare`` exits 1 when a kernel's output is outside t
 
 from __future__ import annotations
 
+import argparse
+import os
+import signal
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from .. import __version__
-from ..errors import SymattnError
+from ..errors import OptionError, SpecError, SymattnError
 from . import check, compare, derive, examples, formula, grad, import_, latex, plot, prove, reference, softmax
 from .args import Parser
+from .messages import one_line
 
 __all__ = ["main", "entry", "build_parser", "COMMANDS"]
 
@@ -43,16 +47,81 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    digits_limit = _allow_printed_digits()
+    previous = _sigterm_raises()
     try:
         return COMMANDS[args.command].run(args)
     except SymattnError as e:
-        sys.stderr.write(f"symattn: {e}\n")
+        sys.stderr.write(f"symattn: {message(e, args)}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("symattn: interrupted\n")
         return 130
+    except _Terminated:
+        sys.stderr.write("symattn: terminated\n")
+        return 143
     except BrokenPipeError:  # pragma: no cover - e.g. `symattn derive | head`
         return 0
+    except Exception as e:  # a bug: still one line, unless SYMATTN_DEBUG asks for the traceback
+        if os.environ.get("SYMATTN_DEBUG"):
+            raise
+        sys.stderr.write(f"symattn: internal error ({type(e).__name__}: {one_line(str(e))[:300]}); "
+                         "please report it with the input (SYMATTN_DEBUG=1 shows the traceback)\n")
+        return 70
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        if digits_limit is not None:
+            sys.set_int_max_str_digits(digits_limit)
+
+
+def _allow_printed_digits() -> int | None:
+    """Python refuses int-to-str conversions past 4300 digits; certified decimals go up to
+    MAX_DIGITS. Raised while the command runs, to just above that limit (the inputs themselves are
+    bounded far below it by the readers); returns the limit to restore."""
+    from ..limits import MAX_DIGITS
+
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is not None and 0 < get() < MAX_DIGITS + 100:
+        old = get()
+        sys.set_int_max_str_digits(MAX_DIGITS + 100)
+        return old
+    return None
+
+
+class _Terminated(BaseException):
+    """SIGTERM while a command runs: unwinds like Ctrl-C, so temp files are removed."""
+
+
+def _sigterm_raises() -> Any:
+    def handler(signum: int, frame: Any) -> None:
+        raise _Terminated()
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
+
+
+def message(e: SymattnError, args: argparse.Namespace) -> str:
+    """The one line printed for an error: options shown as their flags, and the file the
+    command was working on named when the error does not name one; control characters escaped."""
+    text = f"--{e.option}: {e.message}" if isinstance(e, OptionError) else str(e)
+    named = isinstance(e, SpecError) or e.file is not None
+    label = getattr(args, "file", None) or getattr(args, "page", None)
+    if label == "-":
+        label = "<stdin>"
+    if not named and label:
+        from ..read.spec import example_path
+
+        prefixes = [str(label), f"{label} (built-in example)"]
+        stem = str(label)[:-5] if str(label).endswith(".toml") else str(label)
+        if example_path(stem) is not None:
+            prefixes.append(f"{stem} (built-in example)")
+        prefixes += [p for p in (getattr(args, "target", None), getattr(args, "upstream", None)) if p]
+        if not text.startswith(tuple(prefixes)):
+            text = f"{label}: {text}"
+    return one_line(text)
 
 
 def entry() -> None:  # console script

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .args import DEFAULT_EXAMPLE
+from .messages import terminal_text
 from .output import write_output
 
 
@@ -47,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
     elif fmt == "markdown":
         text = markdown(report)
     else:
-        text = text_view(report)
+        text = terminal_text(text_view(report))
     write_output(text, args.output)
     return 0 if report.all_right else 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .args import DEFAULT_EXAMPLE, digits_arg as _digits, steps_arg as _steps
+from .messages import terminal_text
 from .output import write_output
 
 
@@ -36,6 +37,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         text = dumps(to_data(d, digits=args.digits, steps=args.steps, exact=exact))
     else:
-        text = render(d, digits=args.digits, steps=args.steps, exact=exact)
+        text = terminal_text(render(d, digits=args.digits, steps=args.steps, exact=exact))
     write_output(text, args.output)
     return 0

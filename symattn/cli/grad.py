@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .args import DEFAULT_EXAMPLE, digits_arg as _digits, steps_arg as _steps
+from .messages import terminal_text
 from .output import write_output
 
 
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             data["verification"] = [c.to_data() for c in checks]
         text = dumps(data)
     if not args.latex and not args.json:
-        text = render(g, digits=args.digits, steps=args.steps, exact=exact)
+        text = terminal_text(render(g, digits=args.digits, steps=args.steps, exact=exact))
         if args.verify:
             text += "\n── verification\n" + "\n".join(
                 f"  {'✓' if c.ok else '✗'} d{c.wrt} ({c.step}), {c.method}, {c.entries} entries: {c.detail}"

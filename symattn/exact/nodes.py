@@ -1213,7 +1213,9 @@ def rows(a: Node, which: Sequence[int]) -> Node:
 # checking: intervals, the author's own numbers, row sums, a normalisation bug
 
 
-def _interval(mid: Fraction, rad: Fraction) -> arb:
+def _interval(mid: Fraction | sympy.Expr, rad: Fraction, prec: int) -> arb:
+    if not isinstance(mid, Fraction):  # an exact irrational entry beside rounded decimals
+        return to_arb(mid, prec)
     if rad == 0:
         return arb(fmpq(mid.numerator, mid.denominator))
     lo, hi = mid - rad, mid + rad
@@ -1232,17 +1234,18 @@ class IntervalNode(Node):
 
     def entry(self, i: int, j: int) -> sympy.Expr:
         q = self.mid[i][j]
-        return sympy.Rational(q.numerator, q.denominator)
+        return sympy.Rational(q.numerator, q.denominator) if isinstance(q, Fraction) else q
 
     def rational(self, k: int) -> Fraction | None:
         i, j = self.index(k)
-        return self.mid[i][j] if self.rad[i][j] == 0 else None
+        q = self.mid[i][j]
+        return q if self.rad[i][j] == 0 and isinstance(q, Fraction) else None
 
     def value_key(self, i: int, j: int) -> object:
         return ("interval", i, j) if self.rad[i][j] else self.mid[i][j]
 
     def _compute_ball(self, prec: int) -> arb_mat:
-        return arb_mat([[_interval(m, r) for m, r in zip(mr, rr)] for mr, rr in zip(self.mid, self.rad)])
+        return arb_mat([[_interval(m, r, prec) for m, r in zip(mr, rr)] for mr, rr in zip(self.mid, self.rad)])
 
 
 class PatchNode(_Derived):
@@ -1281,7 +1284,7 @@ class PatchNode(_Derived):
     def _compute_ball(self, prec: int) -> arb_mat:
         rows_ = self.base.ball_mat(prec).tolist()
         for (i, j), (v, r) in self.patches.items():
-            rows_[i][j] = _interval(v, r)
+            rows_[i][j] = _interval(v, r, prec)
         return arb_mat(rows_)
 
 

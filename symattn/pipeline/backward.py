@@ -24,7 +24,7 @@ from typing import Sequence
 
 import sympy
 
-from ..errors import SymattnError
+from ..errors import OptionError, SymattnError
 from ..exact import nodes as V
 from ..read.numbers import did_you_mean
 from ..read.spec import GivenMatrix, Matrix, read_matrix
@@ -324,7 +324,7 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
         if loss != need:
             return None
         if value is None:
-            raise SymattnError(f"loss {need} needs a {name} (--{name} FILE or {name}=...)")
+            raise OptionError(name, f"the loss {need} needs a {name} matrix")
         node = _matrix_input(value, name, out.shape)
         return V.transpose(node) if out.transposed else node
 
@@ -337,8 +337,8 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
             step = WRT.get(w, w if w in names else None)
             if step is None or step not in names:
                 available = [k for k, v in WRT.items() if v in names]
-                raise SymattnError(f"--wrt: no gradient with respect to {w!r} in this example"
-                                   f"{did_you_mean(w, available)}")
+                raise OptionError("wrt", f"no gradient with respect to {w!r} in this example"
+                                         f"{did_you_mean(w, available)}")
             wanted.add(step)
         default = [n for n in names if n in wanted or n in ("loss", "dO")]
     else:

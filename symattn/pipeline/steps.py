@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 import sympy
 
 from ..display import render
-from ..errors import SymattnError
+from ..errors import OptionError, SymattnError
 from ..exact import nodes as V
 from ..read.numbers import did_you_mean
 from ..read.spec import Spec
@@ -185,8 +185,7 @@ class Derivation:
         wanted = set()
         for n in names:
             if n not in self._by_name:
-                raise SymattnError(f"--steps: no step {n!r} in this example"
-                                   f"{did_you_mean(n, self.names)}")
+                raise OptionError("steps", f"no step {n!r} in this example{did_you_mean(n, self.names)}")
             wanted.add(n)
         return [s for s in self.all_steps if s.name in wanted]
 

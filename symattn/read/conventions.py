@@ -79,7 +79,10 @@ class Convention:
         if "\\" in self.scale_text:
             from .latex_numbers import parse_latex
 
-            return parse_latex(self.scale_text, names)
+            value = parse_latex(self.scale_text, names)
+            if isinstance(value, sympy.MatrixBase):
+                raise InputError("expected one number, got a matrix")
+            return value
         return parse_expression(self.scale_text, names)
 
     def tau(self, **dims: int | None) -> sympy.Expr:

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import sympy
 
 from ..errors import InputError, SpecError, SymattnError
-from ..limits import MAX_DIM, MAX_HEADS, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
+from ..limits import MAX_DIM, MAX_EXPONENT, MAX_HEADS, MAX_LATEX, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
 from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
 from .latex_numbers import looks_like_latex, parse_latex
 from .numbers import did_you_mean, exact_number, parse_expression
@@ -151,7 +151,7 @@ class Spec:
             if len(hits) > 1:
                 raise self.error(fieldname, f"token {query!r} names rows {', '.join(str(h + 1) for h in hits)}; "
                                             "give its 1-based index instead")
-            if query.strip().lstrip("-").isdigit():
+            if re.fullmatch(r"\s*-?[0-9]{1,18}\s*", query):
                 query = int(query)
             else:
                 raise self.error(fieldname, f"unknown token {query!r}{did_you_mean(query, labels)}")
@@ -260,10 +260,11 @@ def load(path: str | Path) -> Spec:
 _POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
-def loads(text: str, source: str = "<string>") -> Spec:
-    """Validate the text of a worked-example file."""
+def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    """tomllib with exact decimals; every failure (a syntax error, an integer of more digits than
+    Python converts, a nesting too deep for the recursion limit) is one SpecError."""
     try:
-        data = tomllib.loads(text, parse_float=Decimal)
+        return tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = _POS_RE.search(msg)
@@ -272,7 +273,16 @@ def loads(text: str, source: str = "<string>") -> Spec:
             line, col = int(m.group(1)), int(m.group(2))
             msg = msg[: m.start()]
         raise SpecError(source, None, f"not valid TOML: {msg}", line, col) from None
-    return from_dict(data, source, text)
+    except ValueError as e:  # int() of a literal past Python's digit limit
+        raise SpecError(source, None, f"not a number symattn can read: {str(e).split(':')[0]} "
+                                      f"(numbers are limited to 10^{MAX_EXPONENT + 1})") from None
+    except RecursionError:
+        raise SpecError(source, None, "not valid TOML: arrays or tables nested too deeply") from None
+
+
+def loads(text: str, source: str = "<string>") -> Spec:
+    """Validate the text of a worked-example file."""
+    return from_dict(_parse_toml(text, source), source, text)
 
 
 def from_dict(data: dict[str, Any], source: str = "<dict>", text: str | None = None) -> Spec:
@@ -317,21 +327,25 @@ def load_matrix(path: str | Path, what: str = "matrix") -> GivenMatrix:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SpecError(str(path), None, f"not UTF-8 text (byte {e.start})") from None
-    try:
-        parsed = tomllib.loads(text, parse_float=Decimal)
-    except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        m = _POS_RE.search(msg)
-        line = col = None
-        if m:
-            line, col = int(m.group(1)), int(m.group(2))
-            msg = msg[: m.start()]
-        raise SpecError(str(path), None, f"not valid TOML: {msg}", line, col) from None
+    parsed = _parse_toml(text, str(path))
     if len(parsed) != 1:
         raise SpecError(str(path), None, f"expected one key holding the {what} matrix, "
                                          "e.g. dO = [[1, 0], [0, 1]]")
     key, value = next(iter(parsed.items()))
     return read_matrix(value, str(path), key, text)
+
+
+def _kind(value: Any) -> str:
+    """What a TOML value is, for messages: 'a table', 'a list', 'the number 3'."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, Decimal)):
+        return f"the number {value}"
+    return f"{type(value).__name__} {value!r}"
 
 
 def printed_ulp(value: Any) -> Fraction | None:
@@ -352,6 +366,8 @@ def printed_ulp(value: Any) -> Fraction | None:
     if isinstance(value, Decimal) and value.is_finite():
         exp = value.as_tuple().exponent
         assert isinstance(exp, int)
+        if abs(exp) > MAX_EXPONENT + MAX_TEXT:  # refused as a number; never build 10^exp
+            return None
         return Fraction(10) ** exp
     return None
 
@@ -360,9 +376,26 @@ class _Validator:
     def __init__(self, data: dict[str, Any], source: str, text: str | None) -> None:
         self.data, self.source, self.text = data, source, text
         self.symbolic = False
+        self.latex_chars = 0
 
     def err(self, fieldname: str | None, message: str) -> SpecError:
         return _error(self.source, self.text, fieldname, message)
+
+    def latex_budget(self, value: str, fieldname: str) -> None:
+        """All the LaTeX of one file together is bounded, so that the reading time is."""
+        self.latex_chars += len(value)
+        if self.latex_chars > MAX_LATEX:
+            raise self.err(fieldname, f"the file holds more than {MAX_LATEX} characters of LaTeX "
+                                      "(see the README's limits)")
+
+    def choice(self, fieldname: str, value: Any, allowed: Sequence[str], what: str) -> str:
+        """A value that must be one of a few words (a string, so never unhashable)."""
+        if not isinstance(value, str):
+            raise self.err(fieldname, f"expected one of {', '.join(repr(k) for k in allowed)}, "
+                                      f"got {_kind(value)}")
+        if value not in allowed:
+            raise self.err(fieldname, f"unknown {what} {value!r}{did_you_mean(value, list(allowed))}")
+        return value
 
     def unknown(self, where: str, got: dict, allowed: Sequence[str]) -> None:
         for k in got:
@@ -398,7 +431,8 @@ class _Validator:
             raise self.err(fieldname, f"expected a number, got a {'list' if isinstance(value, list) else 'table'}")
         try:
             if isinstance(value, str) and looks_like_latex(value):
-                e = parse_latex(value, allow_symbols=True)
+                self.latex_budget(value, fieldname)
+                e = parse_latex(value, allow_symbols=True, allow_inf=allow_inf)
                 if isinstance(e, sympy.MatrixBase):
                     raise InputError("expected one number, got a matrix")
             else:
@@ -409,14 +443,15 @@ class _Validator:
             return Fraction(int(e.p), int(e.q))
         if e.free_symbols:
             self.symbolic = True
-        elif not (e.is_infinite or e.is_real):
+        elif not (e.is_infinite or e.is_real):  # pragma: no cover - the evaluator refuses non-real values
             raise self.err(fieldname, f"{value!r} is not a real number")
         return e
 
     def matrix(self, value: Any, fieldname: str, allow_inf: bool = False, vector: bool = False) -> Matrix:
         if isinstance(value, str) and looks_like_latex(value):
+            self.latex_budget(value, fieldname)
             try:
-                m = parse_latex(value, allow_symbols=True)
+                m = parse_latex(value, allow_symbols=True, allow_inf=allow_inf)
             except InputError as ex:
                 raise self.err(fieldname, str(ex)) from None
             if not isinstance(m, sympy.MatrixBase):
@@ -516,10 +551,7 @@ class _Validator:
 
     def convention(self, c: dict) -> tuple[Convention, Any, Any]:
         conv = Convention()
-        layout = c.get("layout", "row")
-        if layout not in LAYOUTS:
-            raise self.err("convention.layout", f"unknown layout {layout!r}{did_you_mean(str(layout), list(LAYOUTS))}")
-        conv.layout = layout
+        conv.layout = self.choice("convention.layout", c.get("layout", "row"), list(LAYOUTS), "layout")
         if "scale" in c:
             s = c["scale"]
             if isinstance(s, str):
@@ -535,7 +567,7 @@ class _Validator:
                 conv.check_scale()
                 if conv.scale_text.lower() != "none":
                     v = conv.scale_value(d_k=1, d_v=1, d_model=1, h=1)
-                    if v.free_symbols or not v.is_real:
+                    if v.free_symbols or not v.is_real:  # pragma: no cover - refused while it is read
                         raise InputError("the scale must be a real number")
             except InputError as e:
                 raise self.err("convention.scale", str(e)) from None
@@ -544,6 +576,8 @@ class _Validator:
             try:
                 if isinstance(t, str) and looks_like_latex(t):
                     tv = parse_latex(t)
+                    if isinstance(tv, sympy.MatrixBase):
+                        raise InputError("expected one number, got a matrix")
                 else:
                     tv = exact_number(t) if not isinstance(t, str) else parse_expression(t)
             except InputError as e:
@@ -563,26 +597,16 @@ class _Validator:
         else:
             raise self.err("convention.mask", 'expected "causal", "causal_bottom_right", "none" or a boolean matrix')
         if "mask_value" in c:
-            try:
-                mv = self.entry(c["mask_value"], "convention.mask_value", allow_inf=True)
-            except SpecError:
-                raise
+            mv = self.entry(c["mask_value"], "convention.mask_value", allow_inf=True)
             mv_expr = sympy.Rational(mv.numerator, mv.denominator) if isinstance(mv, Fraction) else mv
             if mv_expr == sympy.oo or (isinstance(mv_expr, sympy.Expr) and mv_expr.free_symbols):
                 raise self.err("convention.mask_value", 'expected "-inf" or a finite number such as -1e9')
             conv.mask_value = mv_expr
-        mr = c.get("masked_rows", "error")
-        if mr not in MASKED_ROWS:
-            raise self.err("convention.masked_rows", f"expected one of {', '.join(repr(k) for k in MASKED_ROWS)}")
-        conv.masked_rows = mr
-        nz = c.get("normalization", "softmax")
-        if nz not in NORMALIZATIONS:
-            raise self.err("convention.normalization", f"expected one of {', '.join(repr(k) for k in NORMALIZATIONS)}")
-        conv.normalization = nz
-        ax = c.get("softmax_axis", "keys")
-        if ax not in AXES:
-            raise self.err("convention.softmax_axis", f"unknown axis {ax!r}{did_you_mean(str(ax), list(AXES))}")
-        conv.softmax_axis = ax
+        conv.masked_rows = self.choice("convention.masked_rows", c.get("masked_rows", "error"), list(MASKED_ROWS),
+                                       "value")
+        conv.normalization = self.choice("convention.normalization", c.get("normalization", "softmax"),
+                                         list(NORMALIZATIONS), "normalization")
+        conv.softmax_axis = self.choice("convention.softmax_axis", c.get("softmax_axis", "keys"), list(AXES), "axis")
         h = c.get("heads", 1)
         if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= MAX_HEADS:
             raise self.err("convention.heads", f"expected a whole number of heads from 1 to {MAX_HEADS}")
@@ -639,8 +663,6 @@ class _Validator:
                     raise self.err(f"inputs.{tgt}", f"missing: give {need}")
                 if src not in has:
                     raise self.err(f"inputs.{src}", f"missing: {w} needs the input {src} to project")
-        if "X_kv" in has and "X" not in has and not all(t in has for t in ("Q",)):
-            raise self.err("inputs.X", "missing: X_kv gives keys and values; queries need X or Q")
         # sizes of X
         d_model = None
         for xname in ("X", "X_kv"):
@@ -693,6 +715,10 @@ class _Validator:
         if dv % h:
             raise self.err("convention.heads", f"{h} heads do not divide the value width {dv}")
         s.n_queries, s.n_keys, s.d_v = nq, nk, dv // h
+        for what, width, where in (("d_model", d_model, "inputs.X"), ("the value width d_v", dv, "inputs.V"),
+                                   ("the key width d_k", None if s.stage == "scores" else dk, "inputs.K")):
+            if width is not None and width > MAX_DIM:
+                raise self.err(where, f"{what} is {width}, past the limit of {MAX_DIM} (see the README's limits)")
         # output projection
         if "Wo" in has:
             rows_o, cols_o = dims("Wo")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..display import escape
 from ..analyses.check import Claim, Report
 
 __all__ = ["text", "markdown"]
@@ -72,7 +73,7 @@ def text(r: Report) -> str:
         lines.append(head)
         rows = [("", "entry", "printed", "right value", "from the page's numbers", "")]
         for c in cs:
-            where = c.position + (f"  ({c.group})" if c.group else "")
+            where = escape(c.position + (f"  ({c.group})" if c.group else ""))
             note = c.note
             if c.verdict in ("wrong", "truncated") and c.error_ulps:
                 note = (f"off by {c.error_ulps} in the last digit" + (f"; {note}" if note else ""))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..display import escape
 from ..pipeline.steps import Derivation, Example, Ref, Step
 from ..limits import JSON_EXACT_MAX_ENTRIES, JSON_EXACT_MAX_KEYS
 
@@ -42,6 +43,7 @@ def table(cells: list[list[str]], rows: Sequence[str], cols: Sequence[str], inde
         a  1  -0.5
     """
     ri, ci = elide(len(rows)), elide(len(cols))
+    rows, cols = [escape(r) for r in rows], [escape(c) for c in cols]  # names a user wrote
     head = [""] + [cols[j] if j is not None else "…" for j in ci]
     body = []
     for i in ri:
@@ -133,7 +135,7 @@ def _block(step: Step, values: list, label: str) -> list[str]:
                     if j is None:
                         out.append("    …")
                         continue
-                    out.append(f"    [{step.row_labels[i]}, {step.col_labels[j]}] = {cells[i][j]}")
+                    out.append(f"    [{escape(step.row_labels[i])}, {escape(step.col_labels[j])}] = {cells[i][j]}")
         else:
             out.append(table(cells, step.row_labels, step.col_labels))
     else:
@@ -142,7 +144,7 @@ def _block(step: Step, values: list, label: str) -> list[str]:
             if i is None:
                 out.append("    ⋮")
                 continue
-            out.append(f"    query {step.row_labels[i]}:")
+            out.append(f"    query {escape(step.row_labels[i])}:")
             cells = [[str(x) for x in row] for row in values[i]]
             if max((len(c) for r in cells for c in r), default=0) > MAX_CELL:
                 for j in elide(step.shape[1]):
@@ -152,7 +154,7 @@ def _block(step: Step, values: list, label: str) -> list[str]:
                     for l in elide(step.shape[2]):
                         if l is None:
                             continue
-                        out.append(f"      [{step.col_labels[j]}, {depth[l]}] = {cells[j][l]}")
+                        out.append(f"      [{escape(step.col_labels[j])}, {escape(depth[l])}] = {cells[j][l]}")
             else:
                 out.append(table(cells, step.col_labels, depth, indent="      "))
     return out
@@ -192,7 +194,7 @@ def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, e
             lines.append(f"  {note}")
         written = example_text(step.example) if step.example is not None else None
         if written:
-            lines.append("  " + written)
+            lines.append("  " + escape(written))
         want_exact = exact if exact is not None else show_exact_by_default(step)
         dec = step.decimals(digits)
 
