@@ -21,7 +21,7 @@ from typing import Any
 
 from . import display as _display
 
-__version__ = "0.1.0"
+from .version import __version__
 
 #: public name -> the module that defines it
 _EXPORTS = {

@@ -31,6 +31,7 @@ import numpy as np
 
 from .analyses.compare import Comparison, compare
 from .errors import SymattnError
+from .files import write_file
 from .exact.reference import Reference, reference
 from .read.tensors import as_float_tensor
 
@@ -167,37 +168,8 @@ def save_fixture(path: str, q: Any, k: Any, v: Any, **kwargs: Any) -> Reference:
     (.safetensors or .npz), atomically. Returns the reference."""
     kwargs.setdefault("workers", 1)
     ref = reference(q, k, v, **kwargs)
-    _write_atomic(ref.to_bytes(path, fixture=True), path)
+    write_file(path, ref.to_bytes(path, fixture=True))
     return ref
-
-
-def _write_atomic(data: bytes, path: str) -> None:
-    """A temp file beside ``path``, then a rename (``testing`` sits beside the command line, so it
-    cannot use ``symattn.cli.output``; the semantics are the same)."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise SymattnError(f"{path}: the folder {folder} does not exist")
-    if target.exists() and not target.is_file():
-        raise SymattnError(f"{path}: exists and is not a regular file; not replacing it")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def load_fixture(path: str) -> Fixture:

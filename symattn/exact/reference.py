@@ -943,12 +943,9 @@ class Reference:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from ..version import __version__
 
-    try:
-        return version("symattn")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "unknown"
+    return __version__
 
 
 def _stats_line(stats: dict[str, Any], formats: Sequence[str]) -> str:
