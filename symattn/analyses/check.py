@@ -91,14 +91,6 @@ class Claim:
     def ok(self) -> bool:
         return self.verdict in ("correct", "consistent")
 
-    def to_data(self) -> dict:
-        return {
-            "step": self.step, "row": self.row, "col": self.col, "index": list(self.index),
-            "claimed": self.claimed, "exact": self.exact, "value": self.decimal, "verdict": self.verdict,
-            "tie": self.tie, "local_verdict": self.local_verdict, "local_value": self.local_value,
-            "error_ulps": self.error_ulps, "group": self.group, "field": self.field,
-        }
-
 
 @dataclass
 class Report:
@@ -143,15 +135,6 @@ class Report:
             "checks_failed": len(self.checks),
             "first_wrong_step": self.first_wrong_step,
             "conventions": list(self.conventions),
-        }
-
-    def to_data(self) -> dict:
-        return {
-            "title": self.title, "source": self.source, "convention": dict(self.convention),
-            "inputs_rounded": self.rounded,
-            "claims": [c.to_data() for c in self.claims],
-            "steps": self.steps, "checks": self.checks, "diagnosis": self.diagnosis,
-            "summary": self.summary(),
         }
 
     def __str__(self) -> str:

@@ -30,7 +30,6 @@ from ..exact.certify import workprec
 from ..exact.zero import cancel_zero
 from ..pipeline.backward import WRT, Gradient, grad
 from ..pipeline.forward import derive
-from ..pipeline.loss import loss_value
 from ..read.numbers import symbol
 from ..read.spec import Spec
 
@@ -54,9 +53,6 @@ class Verification:
     ok: bool
     entries: int
     detail: str
-
-    def to_data(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 def _inputs_for(g: Gradient, wrt: Sequence[str] | None) -> list[str]:
@@ -84,7 +80,7 @@ def _symbolic_spec(spec: Spec, name: str) -> tuple[Spec, list[list[sympy.Symbol]
 
 def _loss_node(g: Gradient, d) -> V.Node:  # noqa: ANN001
     """The loss of a (possibly symbolic) forward derivation, as the gradient defines it."""
-    return loss_value(g.loss, d["output"].value, g.given)
+    return g.loss_of(d["output"].value)
 
 
 def _exact(g: Gradient, names: list[str]) -> list[Verification]:
@@ -99,7 +95,7 @@ def _exact(g: Gradient, names: list[str]) -> list[Verification]:
         sd = derive(sym_spec)
         L = _loss_node(g, sd).exact()[0, 0]
         step = WRT[name]
-        closed = grad(sd, loss=g.loss, upstream=g.upstream, target=g.target)[step].exact
+        closed = grad(sd, loss=g.loss, upstream=g.upstream, target=g.target, focus=g.focus)[step].exact
         values = {s: sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
                   for r, vr in zip(syms, spec.inputs[name]) for s, x in zip(r, vr)}
         bad = count = 0
@@ -177,7 +173,7 @@ def _core(g: Gradient) -> Gradient:
             inputs[name] = spec.inputs[name]
     core = dataclasses.replace(spec, inputs=inputs, stage="qkv",
                                input_ulps={k: [[None] * len(r) for r in m] for k, m in inputs.items()})
-    return grad(derive(core), loss=g.loss, upstream=g.upstream, target=g.target)
+    return grad(derive(core), loss=g.loss, upstream=g.upstream, target=g.target, focus=g.focus)
 
 
 def verify(g: Gradient, wrt: Sequence[str] | None = None, method: str = "auto") -> list[Verification]:

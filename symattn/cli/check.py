@@ -27,14 +27,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analyses.check import check
     from ..read.spec import load
-    from ..views.data import dumps
+    from ..views.data import dumps, to_data
     from ..views.report import markdown, text as text_view
 
     spec = load(args.file)
     report = check(spec, inputs_rounded=True if args.inputs_rounded else None, diagnose=not args.no_diagnosis)
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        text = dumps(report.to_data())
+        text = dumps(to_data(report))
     elif fmt == "markdown":
         text = markdown(report)
     else:

@@ -1,8 +1,10 @@
-"""Views of a check report: terminal text and Markdown (JSON is ``Report.to_data``)."""
+"""Views of a check report: terminal text and Markdown (JSON: :mod:`symattn.views.data`)."""
 
 from __future__ import annotations
 
 from ..analyses.check import Claim, Report
+from .conventions import summary
+from .printers import render_phrase
 
 __all__ = ["text", "markdown"]
 
@@ -35,9 +37,8 @@ def _header(r: Report) -> list[str]:
     s = r.summary()
     lines = [f"Check: {r.title}", f"  source: {r.source}"]
     if r.convention:
-        conv = r.convention
-        lines.append(f"  conventions: layout {conv['layout']} · scale {conv['scale']} · mask {conv['mask']}"
-                     f" · softmax over {conv['softmax_axis']} · heads {conv['heads']}")
+        lines.append("  conventions: " + " · ".join(render_phrase(i.short, "text")
+                                                   for i in summary(None, r.convention)))
     if r.rounded:
         lines.append("  inputs rounded: each input is known only to ± half a unit of its last printed digit")
     parts = [f"{s['correct']} correct", f"{s['wrong']} wrong"]
