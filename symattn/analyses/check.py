@@ -469,7 +469,10 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
     patches = _patches(spec, d, claims, rounded=False)
     local_d = derive(base, patch=_patch_fn(patches))
     rounded_d = derive(base, rounded=True) if rounded else None
-    rounded_local = derive(base, rounded=True, patch=_patch_fn(_patches(spec, d, claims, True))) if rounded else None
+    # the page's own numbers are known only to their printed digits: a step recomputed from
+    # them is judged against every value their rounding allows (and the inputs' too, if rounded)
+    interval_patches = _patches(spec, d, claims, True)
+    rounded_local = derive(base, rounded=rounded, patch=_patch_fn(interval_patches))
     for c in claims:
         node, k = _node_for(d, c)
         c.exact, c.decimal = _describe(node, k, _claim_digits(c))
@@ -495,8 +498,8 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
         if ltie and c.local_verdict == "correct":
             c.note = (c.note + "; " if c.note else "") + (
                 f"from the page's numbers an exact tie ({ln.decimal(lk, 30)}): right if rounded half to even")
-        if rounded_local is not None and c.local_verdict in ("wrong", "truncated"):
-            rl, rlk = _node_for(rounded_local, c, _patches(spec, d, claims, True))
+        if c.local_verdict in ("wrong", "truncated"):
+            rl, rlk = _node_for(rounded_local, c, interval_patches)
             if consistent(rl, rlk, c.value, c.ulp):
                 c.local_verdict = "consistent"
     report = Report(spec.title, spec.source, conv_echo, claims, rounded=rounded)

@@ -103,9 +103,27 @@ def _sum_terms(expr: sympy.Add) -> list[sympy.Basic]:
     """The terms of a sum in the order they are stored (a written-out sum keeps its own;
     SymPy's puts numbers first), with a leading negative number moved last (x − 1)."""
     terms = list(expr.args)
-    if not _written(expr) and len(terms) > 1 and terms[0].is_Number and terms[0].is_negative:
+    if _written(expr):
+        return terms
+    keys = [_exponent_key(t) for t in terms] if len(terms) <= 64 else [None]
+    if all(k is not None for k in keys):  # a softmax sum: 1 + e^(1/10) + e^(1/5) + … by exponent
+        return [t for _, t in sorted(zip(keys, terms), key=lambda kt: kt[0])]
+    if len(terms) > 1 and terms[0].is_Number and terms[0].is_negative:
         terms = terms[1:] + terms[:1]
     return terms
+
+
+def _exponent_key(term: sympy.Basic) -> tuple[float, str] | None:
+    """(the value of e's exponent, text) for a term c·e^x with a number x (0 for a constant)."""
+    _, rest = term.as_coeff_Mul()
+    if rest == 1:
+        return (0.0, "")
+    if isinstance(rest, sympy.exp) and not rest.args[0].free_symbols:
+        try:
+            return (float(rest.args[0]), str(rest.args[0]))
+        except (TypeError, ValueError):
+            return None
+    return None
 
 
 def _is_number(e: sympy.Basic) -> bool:

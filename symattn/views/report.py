@@ -25,6 +25,15 @@ def _local(c: Claim) -> str:
     return f"{MARK.get(c.local_verdict, '?')} {c.local_value}" if c.local_verdict != "correct" else "✓"
 
 
+def _follows(info: dict, cs: list[Claim]) -> str:
+    """Whether a wrong step follows from the page's own earlier numbers, said exactly."""
+    if not info["follows_from_printed"]:
+        return "does not follow from the page's own numbers either"
+    if any(c.local_verdict == "consistent" for c in cs):
+        return "follows from the page's own numbers, within their printed rounding"
+    return "follows from the page's own numbers"
+
+
 def _groups(r: Report) -> list[tuple[str, list[Claim]]]:
     order: list[str] = [s["step"] for s in r.steps]
     for c in r.claims:
@@ -64,9 +73,8 @@ def text(r: Report) -> str:
             head += f"── {info['correct']}/{info['claims']} correct"
             if info.get("first_wrong"):
                 head += " · FIRST WRONG STEP"
-            elif r.first_wrong_step and info["wrong"]:
-                head += (" · follows from the page's own numbers" if info["follows_from_printed"]
-                         else " · does not follow from the page's own numbers either")
+            if info["wrong"]:
+                head += " · " + _follows(info, cs)
         lines.append(head)
         rows = [("", "entry", "printed", "right value", "from the page's numbers", "")]
         for c in cs:
@@ -90,8 +98,9 @@ def text(r: Report) -> str:
         for s in r.conventions:
             lines.append(f"  {s}")
     lines.append("")
-    lines.append("✓ correct · ✗ wrong (the right value is beside it) · ≈ consistent with rounded inputs · "
-                 "last column: the step recomputed from the page's own earlier numbers")
+    lines.append("✓ correct · ✗ wrong (the right value is beside it) · ≈ consistent: possible within the rounding "
+                 "of the inputs (--inputs-rounded) or, in the last column, of the page's own earlier numbers, "
+                 "from which that column recomputes the step")
     return "\n".join(lines) + "\n"
 
 
@@ -105,8 +114,13 @@ def markdown(r: Report) -> str:
     out = [f"### Check: {_md(r.title)}", ""]
     out.append(f"{s['total']} printed numbers: **{s['correct']} correct, {s['wrong']} wrong**"
                + (f"; first wrong step: `{s['first_wrong_step']}`" if s["first_wrong_step"] else "") + ".")
+    step_info = {s["step"]: s for s in r.steps}
     for name, cs in _groups(r):
-        out += ["", f"#### `{name}`", "", "| | entry | printed | right value | from the page's numbers |",
+        info = step_info.get(name)
+        note = ""
+        if info and info["wrong"]:
+            note = (" (first wrong step; " if info.get("first_wrong") else " (") + _follows(info, cs) + ")"
+        out += ["", f"#### `{name}`{note}", "", "| | entry | printed | right value | from the page's numbers |",
                 "|---|---|---|---|---|"]
         for c in cs:
             where = c.position + (f" ({c.group})" if c.group else "")
