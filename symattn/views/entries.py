@@ -83,11 +83,11 @@ def names(step: Step) -> Lookup:
 
 
 def _named(name: str, labels: list[str], shape: tuple[int, ...]) -> sympy.Basic:
-    """An entry's name, without the index of an axis of length 1 (D[love], not D[love, 1])."""
-    keep = [lab for lab, n in zip(labels, shape) if not (n == 1 and lab == "1")]
-    if not keep:
-        return sympy.Symbol(name)
-    return entry(name, keep)
+    """An entry's name; a column vector's entries without their column (D[love], not
+    D[love, 1])."""
+    if len(shape) == 2 and shape[1] == 1 and labels[1] == "1":
+        labels = labels[:1]
+    return entry(name, labels)
 
 
 def drop_ones(e: sympy.Basic) -> sympy.Basic:
@@ -162,7 +162,9 @@ def exact_form(node: Node, idx: tuple[int, ...]) -> sympy.Basic:
     k = _flat(node, idx)
     if node.is_infinite(k):
         return sympy.S.NegativeInfinity
-    q = node.rational(k) if not node.symbolic else None
+    if node.symbolic:
+        return node.entry(*idx)  # SymPy's own form: √2·(k₁₁·q₁₁ + k₁₂·q₁₂)/2
+    q = node.rational(k)
     if q is not None:
         return sympy.Rational(q.numerator, q.denominator)
     return one_fraction(node.entry(*idx))
@@ -300,7 +302,8 @@ def aligned_decimals(node: Node, digits: int, rows: list[int], cols: list[int]) 
             continue
         k = i * node.shape[1] + j
         if exact_decimal(node, k, digits):
-            cells[(i, j)] = (s if "." in s else s + ".") + "0" * (want - p)
+            if s.lstrip("-") != "0":  # an exact 0 stays 0
+                cells[(i, j)] = (s if "." in s else s + ".") + "0" * (want - p)
             continue
         extra = want - p
         for _ in range(3):  # a carry (9.99 → 10.0) can change the places: try again

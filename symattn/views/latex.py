@@ -148,7 +148,11 @@ def _substitution(step: Step, style: Style) -> str | None:
         mats[op.symbol] = m
     if not mats:
         return None
-    return "&= " + _Substituting({"substitute": mats}).doprint(rhs)
+    printer = _Substituting({"substitute": mats})
+    if isinstance(rhs, sympy.MatAdd) and any(isinstance(a, sympy.MatMul) for a in rhs.args):
+        # a sum of products of matrices: one term a line, so that the line never runs off the page
+        return "&= " + " \\\\\n&\\quad + ".join(printer.doprint(a) for a in rhs.args)
+    return "&= " + printer.doprint(rhs)
 
 
 def _line(w: Line, align: bool = True) -> str:

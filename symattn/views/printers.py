@@ -229,6 +229,8 @@ class LatexPrinter(_SympyLatex):
             if prev is not None:
                 # a dot beside a printed number or before a fraction; juxtaposed otherwise
                 dot = _is_number(prev) or _is_number(f) or tex[:1].isdigit() or tex.startswith(r"\frac")
+                if isinstance(prev, sympy.Integer) and paren:
+                    dot = False  # 100(1 + e^{x}), as a coefficient
                 parts.append(r" \cdot " if dot else " ")
             parts.append(tex)
             prev = f
