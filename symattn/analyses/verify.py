@@ -63,7 +63,7 @@ def _inputs_for(g: Gradient, wrt: Sequence[str] | None) -> list[str]:
     if wrt:
         bad = [w for w in wrt if w not in cands]
         if bad:
-            raise SymattnError(f"--verify: cannot check the gradient with respect to {bad[0]!r} "
+            raise SymattnError(f"cannot verify the gradient with respect to {bad[0]!r} "
                                f"(inputs of this example: {', '.join(cands)})")
         return list(wrt)
     return cands
