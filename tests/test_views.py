@@ -358,3 +358,58 @@ def test_every_view_of_every_proof(name):
     for view in (sa.text(p), sa.latex(p), sa.latex(p, standalone=True), p._repr_markdown_(), json.dumps(to_data(p))):
         assert view and "U+" not in view
     assert "\\" not in sa.text(p)  # no LaTeX in the terminal text
+
+
+# -- every written-out entry is the step's value -----------------------------------------------------
+
+def _configurations():
+    yield from ((n, sa.load(n)) for n in EXAMPLES)
+    two_heads_column = {"title": "two heads, causal, column layout", "tokens": ["a", "b", "c"],
+                        "inputs": {"X": [["1", "0", "2"], ["0", "1", "1"]],
+                                   "Wq": [["1", "0"], ["0", "1"], ["1", "1"], ["2", "0"]],
+                                   "Wk": [["0", "1"], ["1", "0"], ["1", "-1"], ["0", "2"]],
+                                   "Wv": [["1", "1"], ["0", "1"], ["2", "0"], ["1", "0"]],
+                                   "Wo": [["1", "0", "0", "1"], ["0", "1", "1", "0"]], "bq": ["1", "0", "0", "1"]},
+                        "convention": {"layout": "column", "heads": 2, "mask": "causal",
+                                       "bias": [["0", "0", "-inf"], ["1/2", "0", "0"], ["0", "0", "0"]]}}
+    yield "two heads, column", sa.from_dict(two_heads_column)
+    base = {"tokens": ["a", "b", "c"], "inputs": {"X": [[1, 0, 2], [0, 1, 1], [1, 1, 0]],
+                                                  "Wq": [[1, 0], [0, 1], [1, 1]], "Wk": [[0, 1], [1, 0], [1, -1]],
+                                                  "Wv": [[1, 1], [0, 1], [2, 0]], "bk": [1, 2]}}
+    for conv in ({"softmax_axis": "queries", "query": "b"}, {"normalization": "sum"},
+                 {"mask": "causal", "mask_value": "-1e9"},
+                 {"scale": "0.5", "mask": [[True, False, True], [True, True, False], [False, True, True]]}):
+        yield str(conv), sa.from_dict({**base, "convention": conv})
+    torch = {k: (v if k in ("X", "bk") else [list(r) for r in zip(*v)]) for k, v in base["inputs"].items()}
+    yield "torch", sa.from_dict({"tokens": base["tokens"], "inputs": torch,
+                                 "convention": {"layout": "torch", "temperature": 2}})
+    yield "cross", sa.from_dict({"tokens": ["q1"], "key_tokens": ["k1", "k2"],
+                                 "inputs": {"X": [[1, 2]], "X_kv": [[0, 1], [2, 1]], "Wq": [[1, 0], [0, 1]],
+                                            "Wk": [[1, 1], [0, 1]], "Wv": [[2, 0], [1, 1]]}})
+
+
+def _value(e: sympy.Basic) -> sympy.Basic:
+    """A written-out expression with its printed numbers as the exact rationals they print."""
+    return e.xreplace({n: sympy.Rational(n.name) for n in e.atoms(Num)})
+
+
+@pytest.mark.parametrize("label,spec", list(_configurations()), ids=[c[0] for c in _configurations()])
+def test_every_written_out_entry_is_the_steps_value(label, spec):
+    d = sa.derive(spec)
+    steps = list(d.all_steps)
+    if "output" in d and spec.convention.normalization == "softmax":
+        r, c = d["output"].shape  # an upstream gradient with no pattern, so that no gradient is exactly 0
+        steps += sa.grad(d, loss="upstream", upstream=[[(3 * i + 2 * j) % 5 - 2 for j in range(c)]
+                                                       for i in range(r)]).all_steps
+    for st in steps:
+        if st.rule is None or st.symbolic:
+            continue
+        k = st.flat(*st.example)
+        w = worked(st, 30)
+        if st.node.is_infinite(k):
+            assert text(w.parts[0][1]) == "−∞" and w.note == "masked", (label, st.name)
+            continue
+        for rel, e in w.parts:
+            got = sympy.N(_value(e), 40)
+            want = sympy.Float(st.node.decimal(k, 35), 40)  # certified: independent of the rule
+            assert abs(got - want) <= sympy.Float("1e-25") * max(1, abs(want)), (label, st.name, text(e))

@@ -609,8 +609,7 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
     spec = d.spec
     if spec.convention.normalization != "softmax":
         raise SymattnError("gradients are derived for softmax attention (normalization = \"softmax\")")
-    row = spec.resolve_query(focus, "focus") if focus is not None else d.query
-    focus = row if spec.convention.softmax_axis == "keys" else None
+    focus = spec.resolve_query(focus, "focus") if focus is not None else d.query
     if d.query is not None:  # gradients flow through every row: derive all rows, keep the focus row's loss
         from .forward import derive
 
