@@ -33,10 +33,15 @@ _EXPORTS = {
     "check": "symattn.analyses.check", "Report": "symattn.analyses.check", "Claim": "symattn.analyses.check",
     "verify": "symattn.analyses.verify", "prove": "symattn.analyses.proofs",
     "parse_formula": "symattn.analyses.formula", "Formula": "symattn.analyses.formula",
+    "import_page": "symattn.analyses.importer", "import_examples": "symattn.analyses.importer",
     "text": "symattn.views.render", "to_json": "symattn.views.render", "latex": "symattn.views.render",
     "markdown": "symattn.views.render",
+    "heatmap": "symattn.views.heatmap", "Heatmap": "symattn.views.heatmap",
+    "reference": "symattn.exact.reference", "Reference": "symattn.exact.reference",
+    "KernelConventions": "symattn.read.tensors_conventions",
     "SymattnError": "symattn.errors", "SpecError": "symattn.errors", "LimitError": "symattn.errors",
     "CertificationError": "symattn.errors", "InputError": "symattn.errors",
+    "UndefinedValueError": "symattn.errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -70,3 +70,22 @@ class FullyMaskedRow(SymattnError):
     def __init__(self, row: int) -> None:
         self.row = row
         super().__init__(f"row {row + 1} is fully masked (softmax of a row of -inf is 0/0)")
+
+
+class UndefinedValueError(SymattnError):
+    """A value is undefined (0/0, ∞ − ∞, NaN, a division by zero) or infinite where a finite
+    number is needed. It gets no digits: this error names the step and the entry.
+
+    >>> str(UndefinedValueError("weights[2, 1]", "row 2 sums to exactly 0", needed_for="output"))
+    'weights[2, 1] is undefined: row 2 sums to exactly 0 (needed for output)'
+    """
+
+    def __init__(self, where: str, reason: str, needed_for: str | None = None) -> None:
+        self.where = where
+        self.reason = reason
+        self.needed_for = needed_for
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        text = f"{self.where} is undefined: {self.reason}"
+        return text + (f" (needed for {self.needed_for})" if self.needed_for else "")

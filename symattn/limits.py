@@ -33,5 +33,19 @@ JSON_EXACT_MAX_ENTRIES = 1024
 WEIGHTED_DEFAULT_MAX = 64
 #: working precision (bits) past which certification gives up
 MAX_PRECISION_BITS = 400_000
+#: working precision (bits) past which a check verdict is reported undecided
+MAX_VERDICT_PRECISION_BITS = 65_536
 #: exponentials in one closed form up to which exact ties and zeros are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
+#: queries (rows) or keys (columns) a heatmap shows at most
+HEATMAP_MAX_SIDE = 128
+#: queries or keys up to which a heatmap prints each cell's decimal
+HEATMAP_ANNOTATE_MAX = 24
+#: bytes in a page given to `symattn import` / `check PAGE` (Markdown, HTML, LaTeX, notebook, text)
+MAX_PAGE_BYTES = 8_000_000
+#: characters of text read from one page (a notebook's text without its images)
+MAX_PAGE_TEXT = 2_000_000
+#: steps of work to find the blocks of one page (bracket groups, tables, LaTeX matrices)
+MAX_PAGE_SCAN = 50_000_000
+#: worked examples imported from one page
+MAX_PAGE_EXAMPLES = 50

@@ -99,7 +99,9 @@ def test_exact_verification_on_a_small_example():
 def test_exact_verification_catches_a_wrong_closed_form(monkeypatch):
     # break the softmax backward (drop D: dS = P ∘ dP): verification must fail
     G = sys.modules["symattn.pipeline.backward"]  # the module that builds the backward steps
-    monkeypatch.setattr(G.V, "softmax_backward", lambda p, dp, d: G.V.elementwise("mul", p, dp))
+    real = G.V.softmax_backward
+    monkeypatch.setattr(G.V, "softmax_backward",
+                        lambda p, dp, axis: (G.V.elementwise("mul", p, dp), real(p, dp, axis)[1]))
     # an upstream gradient with arbitrary values, so that D matters
     g = sa.grad(sa.derive(small(seed=3)), loss="upstream", upstream=[["1", "2"], ["-1", "1/2"]])
     assert not all(r.ok for r in verify(g, wrt=["Q"], method="exact"))
@@ -144,6 +146,59 @@ def test_exact_verification_past_the_size_limit():
     g = sa.grad(sa.derive(sa.load("fox_jumps")))
     with pytest.raises(sa.LimitError, match="exact verification is limited"):
         verify(g, method="exact")
+
+
+def _random_qkv(n, d, seed=0):
+    rng = random.Random(seed)
+    m = lambda r, c: [[f"{rng.randint(-9, 9)}/10" for _ in range(c)] for _ in range(r)]  # noqa: E731
+    return sa.from_dict({"inputs": {"Q": m(n, d), "K": m(n, d), "V": m(n, d)}})
+
+
+def test_exact_verification_at_the_size_limit_and_one_past_it():
+    from symattn.analyses.verify import EXACT_MAX_DIM, EXACT_MAX_TOKENS
+
+    assert (EXACT_MAX_TOKENS, EXACT_MAX_DIM) == (4, 4)  # the README's Limits table
+    results = verify(sa.grad(sa.derive(_random_qkv(4, 4))), method="exact")
+    assert all(r.ok for r in results) and [r.entries for r in results] == [16, 16, 16]
+    for n, d in ((5, 4), (4, 5)):
+        g = sa.grad(sa.derive(_random_qkv(n, d)))
+        with pytest.raises(sa.LimitError, match="4 tokens and matrices 4 wide"):
+            verify(g, method="exact")
+        assert {r.method for r in verify(g, method="auto")} == {"central differences"}
+
+
+def test_exact_verification_of_a_multi_head_block_by_reverse_mode():
+    # two heads, torch layout, causal mask plus a score bias, projection biases and W_O
+    g = sa.grad(sa.derive(sa.load("two_heads_causal")))
+    results = verify(g, method="exact")
+    assert {r.wrt for r in results} == {"X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V"}
+    assert all(r.ok and "reverse-mode differentiation" in r.detail for r in results)
+
+
+def test_exact_verification_of_the_builtin_example_covers_every_input():
+    g = sa.grad(sa.derive(sa.load("i_love_statistics")))
+    results = verify(g, method="exact")
+    assert [(r.wrt, r.entries) for r in results] == [("X", 9), ("Wq", 6), ("Wk", 6), ("Wv", 6), ("Q", 6), ("K", 6),
+                                                     ("V", 6)]
+    assert all(r.ok and "is proved 0 for every entry" in r.detail for r in results)
+
+
+def test_exact_field_proves_zero_and_refuses_what_it_cannot_hold():
+    from symattn.analyses.adjoint import Field, Unsupported
+
+    x, y = sympy.symbols("x y")
+    at = {x: sympy.Rational(3, 10), y: sympy.Rational(-7, 5)}
+    f = sympy.exp(x * y) / (sympy.exp(x) + sympy.exp(y) + sympy.exp(-x * sympy.sqrt(2) / 2))
+    field = Field([f], at)
+    grad = field.gradient(f, [x, y])
+    for s in (x, y):  # against SymPy's own derivative, written in other (unshifted) atoms
+        want = sympy.diff(f, s).xreplace(at)
+        assert field.is_zero(field.sub(field.value(want), grad[s]))
+        assert not field.is_zero(field.sub(field.value(want + sympy.exp(x).xreplace(at) / 10**6), grad[s]))
+    with pytest.raises(Unsupported):
+        Field([sympy.Float(0.5) * x], at)
+    with pytest.raises(Unsupported):
+        Field([sympy.sqrt(x)], at)
 
 
 # -- softmax closed forms and proofs ---------------------------------------------------------------

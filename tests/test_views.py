@@ -377,7 +377,7 @@ def _configurations():
                                                   "Wq": [[1, 0], [0, 1], [1, 1]], "Wk": [[0, 1], [1, 0], [1, -1]],
                                                   "Wv": [[1, 1], [0, 1], [2, 0]], "bk": [1, 2]}}
     for conv in ({"softmax_axis": "queries", "query": "b"}, {"normalization": "sum"},
-                 {"mask": "causal", "mask_value": "-1e9"},
+                 {"mask": "causal", "mask_value": "-3"},
                  {"scale": "0.5", "mask": [[True, False, True], [True, True, False], [False, True, True]]}):
         yield str(conv), sa.from_dict({**base, "convention": conv})
     torch = {k: (v if k in ("X", "bk") else [list(r) for r in zip(*v)]) for k, v in base["inputs"].items()}

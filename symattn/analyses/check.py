@@ -27,9 +27,10 @@ import sympy
 from flint import arb, fmpq
 
 from ..display import render
-from ..errors import InputError, SpecError, SymattnError
+from ..errors import CertificationError, InputError, SpecError, SymattnError
 from ..exact import nodes as V
-from ..exact.certify import certify, format_rational, workprec
+from ..exact.certify import certify, enclosure, format_rational, workprec
+from ..limits import MAX_VERDICT_PRECISION_BITS
 from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation, Step
 from ..read.numbers import did_you_mean, exact_number
@@ -43,9 +44,12 @@ VERDICTS = {
     "truncated": "the printed number is the exact value cut off, not rounded (counted as wrong)",
     "wrong": "the exact value does not round to the printed number",
     "consistent": "not the exact value of the printed inputs, but possible for inputs within their rounding",
+    "undecided": "the verdict could not be decided within the precision limit; the report gives the value's "
+                 "certified enclosure",
 }
 PLACEHOLDERS = {"..", "...", "…", "?", ""}
 CHECK_PREC = 160  # bits for interval (rounded-input) judgments
+JUDGE_MAX_PREC = MAX_VERDICT_PRECISION_BITS  # bits past which a verdict is reported undecided
 
 
 @dataclass
@@ -62,7 +66,6 @@ class Claim:
     value: Fraction | None = None  # exact rational of the printed text; None for -inf
     ulp: Fraction | None = None  # unit in the last printed place; None for an exact claim
     # results
-    exact: str = ""
     decimal: str = ""
     verdict: str = ""
     tie: bool = False
@@ -70,6 +73,22 @@ class Claim:
     local_verdict: str | None = None
     local_value: str | None = None
     note: str = ""
+    enclosure: str | None = None  # for an undecided verdict: the interval the value is proved to lie in
+    closed_form: bool = False  # the exact value is a closed form (in exp, sqrt), not a rational number
+    _exact: str = field(default="", repr=False)
+    _exact_of: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def exact(self) -> str:
+        """The exact value as text SymPy reads back ("1/2", "exp(2)/(1 + 2*exp(2))"), written
+        on first use: printing a closed form costs more than judging it."""
+        if self._exact_of is not None:
+            self._exact, self._exact_of = self._exact_of(), None
+        return self._exact
+
+    @exact.setter
+    def exact(self, text: str) -> None:
+        self._exact, self._exact_of = text, None
 
     @property
     def base(self) -> str:
@@ -91,6 +110,10 @@ class Claim:
     def ok(self) -> bool:
         return self.verdict in ("correct", "consistent")
 
+    @property
+    def undecided(self) -> bool:
+        return self.verdict == "undecided"
+
 
 @dataclass
 class Report:
@@ -109,11 +132,16 @@ class Report:
 
     @property
     def wrong(self) -> list[Claim]:
-        return [c for c in self.claims if not c.ok]
+        return [c for c in self.claims if not c.ok and not c.undecided]
+
+    @property
+    def undecided(self) -> list[Claim]:
+        """Claims whose verdict could not be decided within the precision limit."""
+        return [c for c in self.claims if c.undecided]
 
     @property
     def all_right(self) -> bool:
-        return not self.wrong and not self.checks
+        return not self.wrong and not self.undecided and not self.checks
 
     def find(self, step: str, row: str, col: str | None = None, group: str | None = None) -> Claim:
         """The claim at a step, row (and column) label."""
@@ -132,6 +160,7 @@ class Report:
             "wrong": count.get("wrong", 0) + count.get("truncated", 0),
             "truncated": count.get("truncated", 0),
             "consistent": count.get("consistent", 0),
+            "undecided": count.get("undecided", 0),
             "checks_failed": len(self.checks),
             "first_wrong_step": self.first_wrong_step,
             "conventions": list(self.conventions),
@@ -330,22 +359,26 @@ def judge(node: V.Node, k: int, value: Fraction | None, ulp: Fraction | None) ->
     ('correct', True)
     >>> judge(V.rational_matrix([[Fraction(2, 3)]]), 0, Fraction(66, 100), Fraction(1, 100))
     ('truncated', False)
+
+    A verdict that cannot be decided within ``JUDGE_MAX_PREC`` bits is ``undecided``
+    (an undefined value is an error: it has no verdict).
     """
+    node.refuse_undefined()
     if value is None:
         return ("correct" if node.is_infinite(k) else "wrong"), False
     if node.is_infinite(k):
         return "wrong", False
-    q = node.rational(k) if isinstance(node, V.RationalNode) else None
+    q = node.rational(k) if node.is_rational_matrix else None
     if ulp is None:
         if q is None:
             q = node.rational(k)
         return ("correct" if q == value else "wrong"), False
     if q is not None:
         return _judge_exact(q, value, ulp)
-    half, c, u = _fq(ulp / 2), _fq(value), _fq(ulp)
     prec, tried = 64, False
-    while prec <= 1 << 16:
-        with workprec(prec):
+    while prec <= JUDGE_MAX_PREC:
+        with workprec(prec):  # the printed number too: a claim may have more digits than a double
+            half, c, u = _fq(ulp / 2), _fq(value), _fq(ulp)
             x = node.balls(prec)[k]
             diff = x - c
             if diff.abs_upper() < half:
@@ -364,7 +397,13 @@ def judge(node: V.Node, k: int, value: Fraction | None, ulp: Fraction | None) ->
             if q is not None:
                 return _judge_exact(q, value, ulp)
         prec *= 2
-    raise SymattnError("could not decide a verdict within the precision limit")  # pragma: no cover
+    return "undecided", False
+
+
+def _enclosure(node: V.Node, k: int, digits: int) -> str:
+    """The interval entry ``k`` is proved to lie in, at the judge's last precision."""
+    with workprec(JUDGE_MAX_PREC):
+        return enclosure(node.balls(JUDGE_MAX_PREC)[k], digits)
 
 
 def _judge_exact(q: Fraction, value: Fraction, ulp: Fraction) -> tuple[str, bool]:
@@ -390,16 +429,27 @@ def consistent(node: V.Node, k: int, value: Fraction | None, ulp: Fraction | Non
         return not ((x - _fq(value)).abs_lower() > _fq(half))
 
 
-def _describe(node: V.Node, k: int, digits: int) -> tuple[str, str]:
-    """(exact text, certified decimals) of one entry."""
+def _describe(node: V.Node, k: int, digits: int) -> tuple[Callable[[], str], str]:
+    """(a function giving the exact text, certified decimals) of one entry; the certified
+    enclosure when its digits cannot be decided within the precision limit. The exact text is
+    written on first use (printing a closed form costs more than judging it); rationals
+    without building a SymPy number; none for closed forms of more than 64 terms."""
     if node.is_infinite(k):
-        return "-oo", "-inf"
-    return str(node.entry(*node.index(k))), node.decimal(k, digits)
+        return (lambda: "-oo"), "-inf"
+    if node.is_rational_matrix:  # "1/2" as SymPy prints it
+        q = node.rational(k)
+        exact = lambda: str(q)  # noqa: E731
+    else:
+        exact = (lambda: str(node.entry(*node.index(k)))) if node.terms() <= 64 else (lambda: "")  # noqa: E731
+    try:
+        return exact, node.decimal(k, digits)
+    except CertificationError:
+        return exact, _enclosure(node, k, digits)
 
 
 def _error_ulps(node: V.Node, k: int, value: Fraction, ulp: Fraction) -> str:
     """(printed − exact) in units of the last printed digit, to 3 significant digits."""
-    q = node.rational(k) if isinstance(node, V.RationalNode) else None
+    q = node.rational(k) if node.is_rational_matrix else None
     if q is not None:
         return format_rational((value - q) / ulp, 3)
 
@@ -411,16 +461,34 @@ def _error_ulps(node: V.Node, k: int, value: Fraction, ulp: Fraction) -> str:
         r = node.rational(k)
         return None if r is None else (value - r) / ulp
 
-    return certify(1, 3, balls, rat)[0]
+    try:
+        return certify(1, 3, balls, rat)[0]
+    except CertificationError:
+        return None
+
+
+def _floor_log10(q: Fraction) -> int:
+    """floor(log10(q)) of a positive rational, exactly (no float: a claim may have 400 digits)."""
+    e = (q.numerator.bit_length() - q.denominator.bit_length()) * 30103 // 100000
+    while Fraction(10) ** e > q:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= q:
+        e += 1
+    return e
 
 
 def _claim_digits(c: Claim) -> int:
+    """Significant digits to show beside a claim: those it printed, and a few more.
+
+    >>> _claim_digits(Claim("w", "a", "b", (0, 0), "0.3012", "f", value=Fraction(3012, 10**4),
+    ...                     ulp=Fraction(1, 10**4)))
+    15
+    >>> _claim_digits(Claim("w", "a", "b", (0, 0), "…", "f", value=Fraction(1, 3), ulp=Fraction(1, 10**400)))
+    403
+    """
     if c.value is None or c.value == 0 or c.ulp is None:
         return 15
-    import math
-
-    mag = math.floor(math.log10(abs(float(c.value)))) if c.value else 0
-    sig = mag - math.floor(math.log10(float(c.ulp))) + 1
+    sig = _floor_log10(abs(c.value)) - _floor_log10(c.ulp) + 1
     return max(15, sig + 3)
 
 
@@ -475,11 +543,17 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
     rounded_local = derive(base, rounded=rounded, patch=_patch_fn(interval_patches))
     for c in claims:
         node, k = _node_for(d, c)
-        c.exact, c.decimal = _describe(node, k, _claim_digits(c))
+        node.refuse_undefined()
+        c._exact_of, c.decimal = _describe(node, k, _claim_digits(c))
+        c.closed_form = not node.is_rational_matrix and not node.is_infinite(k)
         if node.symbolic:
             c.verdict = "correct" if c.value is not None and c.exact == str(sympy.Rational(c.value.numerator, c.value.denominator)) else "wrong"
             continue
         c.verdict, c.tie = judge(node, k, c.value, c.ulp)
+        if c.undecided:
+            c.enclosure = _enclosure(node, k, _claim_digits(c))
+            c.note = (f"not decided within {JUDGE_MAX_PREC} bits of precision: the value lies in "
+                      f"{c.enclosure}")
         if c.verdict == "correct" and c.tie:
             c.note = "an exact tie: accepted whether rounded half up or half to even"
         if c.verdict == "truncated":
@@ -493,6 +567,9 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
             c.error_ulps = _error_ulps(node, k, c.value, c.ulp)
         # local: the step recomputed from the author's own numbers
         ln, lk = _node_for(local_d, c, patches)
+        if ln.undefined() is not None:  # e.g. printed scores whose row sums to 0 under normalization = "sum"
+            c.local_verdict, c.local_value = "undefined", str(ln.undefined())
+            continue
         _, c.local_value = _describe(ln, lk, max(6, _claim_digits(c) - 9))
         c.local_verdict, ltie = judge(ln, lk, c.value, c.ulp)
         if ltie and c.local_verdict == "correct":
@@ -522,10 +599,10 @@ def _summarise_steps(report: Report, d: Derivation) -> None:
         cs = by_step.get(name)
         if not cs:
             continue
-        wrong = [c for c in cs if not c.ok]
-        lwrong = [c for c in cs if c.local_verdict not in ("correct", "consistent")]
+        wrong = [c for c in cs if not c.ok and not c.undecided]
+        lwrong = [c for c in cs if c.local_verdict not in ("correct", "consistent", "undecided", "undefined")]
         entry = {"step": name, "claims": len(cs), "correct": sum(c.verdict == "correct" for c in cs),
-                 "wrong": len(wrong), "locally_wrong": len(lwrong),
+                 "wrong": len(wrong), "undecided": sum(c.undecided for c in cs), "locally_wrong": len(lwrong),
                  "follows_from_printed": not lwrong}
         if wrong and first is None:
             first = name

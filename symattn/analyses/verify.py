@@ -32,13 +32,14 @@ from ..pipeline.backward import WRT, Gradient, grad
 from ..pipeline.forward import derive
 from ..read.numbers import symbol
 from ..read.spec import Spec
+from .adjoint import Field, Unsupported
 
 __all__ = ["verify", "Verification", "EXACT_MAX_TOKENS", "EXACT_MAX_DIM"]
 
 #: exact (symbolic) verification up to this many tokens (queries and keys) ...
-EXACT_MAX_TOKENS = 3
+EXACT_MAX_TOKENS = 4
 #: ... and this width of any matrix
-EXACT_MAX_DIM = 3
+EXACT_MAX_DIM = 4
 #: entries checked by central differences per gradient
 SAMPLE = 12
 
@@ -85,35 +86,37 @@ def _loss_node(g: Gradient, d) -> V.Node:  # noqa: ANN001
 
 def _exact(g: Gradient, names: list[str]) -> list[Verification]:
     spec = g.spec
-    if spec.n_queries > EXACT_MAX_TOKENS or spec.n_keys > EXACT_MAX_TOKENS or any(
-            len(m[0]) > EXACT_MAX_DIM or len(m) > max(EXACT_MAX_DIM, EXACT_MAX_TOKENS) for m in spec.inputs.values()):
+    if not exact_size_ok(spec):
         raise LimitError(f"exact verification is limited to {EXACT_MAX_TOKENS} tokens and matrices "
-                         f"{EXACT_MAX_DIM} wide (the expanded expressions grow fast); use --verify numeric")
+                         f"{EXACT_MAX_DIM} wide; use --verify numeric")
     out = []
     for name in names:
         sym_spec, syms = _symbolic_spec(spec, name)
-        sd = derive(sym_spec)
-        L = _loss_node(g, sd).exact()[0, 0]
+        L = _loss_node(g, derive(sym_spec)).exact()[0, 0]
         step = WRT[name]
-        closed = grad(sd, loss=g.loss, upstream=g.upstream, target=g.target, focus=g.focus)[step].exact
+        closed = g[step].exact  # the closed forms being checked, at the example's values
         values = {s: sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
                   for r, vr in zip(syms, spec.inputs[name]) for s, x in zip(r, vr)}
-        bad = count = 0
-        for i, row in enumerate(syms):
-            for j, s in enumerate(row):
-                count += 1
-                # differentiate the expanded expression, then put in the example's numbers
-                if not cancel_zero((closed[i, j] - sympy.diff(L, s)).xreplace(values)):
-                    bad += 1
-        # and at the example's numbers, the symbolic closed form is the numeric one
-        num = g[step].decimals(30)
-        at = [[str(sympy.N(closed[i, j].xreplace(values), 40)) for j in range(closed.cols)] for i in range(closed.rows)]
-        agree = all(_close(a, b) for ra, rb in zip(at, num) for a, b in zip(ra, rb))
-        out.append(Verification(name, step, "exact", bad == 0 and agree, count,
-                                f"closed form − ∂L/∂{name} (SymPy differentiation of the expanded forward "
-                                f"expression) cancels to 0 for every entry at the example's values"
-                                if bad == 0 else f"{bad} of {count} entries differ"))
+        flat = [(i, j, s) for i, row in enumerate(syms) for j, s in enumerate(row)]
+        try:
+            field = Field([L, *closed], values)
+            derivative = field.gradient(L, [s for _, _, s in flat])
+            bad = sum(not field.is_zero(field.sub(field.value(closed[i, j]), derivative[s])) for i, j, s in flat)
+            how = "reverse-mode differentiation of the forward expression, exact at the example's values"
+        except Unsupported:  # something the exact field does not hold: differentiate with SymPy
+            bad = sum(not cancel_zero((closed[i, j] - sympy.diff(L, s)).xreplace(values)) for i, j, s in flat)
+            how = "SymPy differentiation of the forward expression"
+        out.append(Verification(name, step, "exact", bad == 0, len(flat),
+                                f"closed form − ∂L/∂{name} ({how}) is proved 0 for every entry"
+                                if bad == 0 else f"{bad} of {len(flat)} entries differ"))
     return out
+
+
+def exact_size_ok(spec: Spec) -> bool:
+    """Whether an example is small enough for exact verification (:data:`EXACT_MAX_TOKENS`,
+    :data:`EXACT_MAX_DIM`)."""
+    return spec.n_queries <= EXACT_MAX_TOKENS and spec.n_keys <= EXACT_MAX_TOKENS and all(
+        len(m[0]) <= EXACT_MAX_DIM and len(m) <= max(EXACT_MAX_DIM, EXACT_MAX_TOKENS) for m in spec.inputs.values())
 
 
 def _close(a: str, b: str) -> bool:
@@ -165,9 +168,9 @@ def _core(g: Gradient) -> Gradient:
     inputs = {}
     for name in ("Q", "K", "V"):
         node = fwd[name].node
-        if not isinstance(node, V.RationalNode):
+        if not node.is_rational_matrix:
             raise SymattnError(f"cannot check d{name}: {name} is not rational")
-        inputs[name] = [[node.fraction(i, j) for j in range(node.shape[1])] for i in range(node.shape[0])]
+        inputs[name] = [[node.rational(node.flat(i, j)) for j in range(node.shape[1])] for i in range(node.shape[0])]
     for name in ("Wo", "bo"):
         if name in spec.inputs:
             inputs[name] = spec.inputs[name]
@@ -194,9 +197,7 @@ def verify(g: Gradient, wrt: Sequence[str] | None = None, method: str = "auto") 
     out: list[Verification] = []
     for gg, ns in groups:
         spec = gg.spec
-        small = spec.n_queries <= EXACT_MAX_TOKENS and spec.n_keys <= EXACT_MAX_TOKENS and all(
-            len(m[0]) <= EXACT_MAX_DIM and len(m) <= max(EXACT_MAX_DIM, EXACT_MAX_TOKENS) for m in spec.inputs.values())
-        if method == "exact" or (method == "auto" and small):
+        if method == "exact" or (method == "auto" and exact_size_ok(spec)):
             out += _exact(gg, ns)
         if method in ("numeric", "auto"):
             out += _central(gg, ns)

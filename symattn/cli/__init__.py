@@ -2,7 +2,7 @@
 
 Exit status: 0 success; 2 bad input (one line on stderr naming the file, the
 field and the problem; no traceback). ``symattn check`` exits 1 when a printed
-number is wrong.
+number is wrong; ``symattn compare`` exits 1 when a kernel's output is outside the given bounds.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from typing import Sequence
 
 from .. import __version__
 from ..errors import SymattnError
-from . import check, derive, examples, formula, grad, latex, prove, softmax
+from . import check, compare, derive, examples, formula, grad, import_, latex, plot, prove, reference, softmax
 from .args import Parser
 
 __all__ = ["main", "entry", "build_parser", "COMMANDS"]
 
 #: subcommand name -> its module (``add_parser(sub)``, ``run(args)``), in the order of ``--help``
-COMMANDS = {"derive": derive, "check": check, "latex": latex, "grad": grad, "softmax": softmax,
-            "prove": prove, "parse-formula": formula, "examples": examples}
+COMMANDS = {"derive": derive, "check": check, "import": import_, "latex": latex, "plot": plot, "grad": grad,
+            "softmax": softmax, "prove": prove, "parse-formula": formula, "examples": examples,
+            "reference": reference, "compare": compare}
 
 
 def build_parser() -> Parser:

@@ -27,6 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="symbolic examples: write entries fully expanded, not in terms of earlier steps' entries")
     lt.add_argument("--max-rows", type=_digits, default=8, help="rows shown before eliding (default 8)")
     lt.add_argument("--max-cols", type=_digits, default=8, help="columns shown before eliding (default 8)")
+    lt.add_argument("--heatmap", nargs="?", const="weights", choices=("weights", "scores", "scaled", "masked"),
+                    metavar="STEP", help="add a heatmap drawn in TikZ (of the weights, or scores, scaled, masked): "
+                                         "every query, or the --query row; --body-only needs tikz in your preamble")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,17 +44,26 @@ def run(args: argparse.Namespace) -> int:
         raise SymattnError("--max-rows and --max-cols must be at least 3")
     if args.pdf and (not args.output or args.format != "latex" or args.body_only):
         raise SymattnError("--pdf needs -o FILE.tex and a whole LaTeX document (not --body-only or markdown)")
+    if args.heatmap and args.format != "latex":
+        raise SymattnError("--heatmap is drawn in TikZ, so it needs LaTeX output (not --format markdown)")
     spec = load(args.file)
     d = derive(spec, query=args.query)
-    report = check(spec) if spec.claims else None  # the claims table: checked here, rendered by the view
+    picture = None
+    if args.heatmap:
+        from ..views.heatmap import heatmap
+        from ..views.heatmap_tex import section
+
+        whole = d if args.query is not None or spec.convention.query is None else derive(spec.unfocused())
+        picture = section(heatmap(whole, args.heatmap))
+    report = check(spec, diagnose=False) if spec.claims else None  # the claims table (no diagnosis in it)
     style = Style(digits=args.digits, max_rows=args.max_rows, max_cols=args.max_cols,
                   exact=True if args.exact else None, expand=args.expand)
     if args.format == "markdown":
         text = markdown(d, style, args.steps)
     elif args.body_only:
-        text = body(d, style, args.steps, report)
+        text = body(d, style, args.steps, report) + (picture or "")
     else:
-        text = document(d, style, args.steps, report)
+        text = document(d, style, args.steps, report, heatmap=picture)
     write_output(text, args.output)
     if args.pdf:
         return _pdf(args.output)

@@ -9,13 +9,17 @@ from pathlib import Path
 
 from ..errors import SymattnError
 
-__all__ = ["write_output", "pdf"]
+__all__ = ["write_output", "write_bytes", "pdf"]
 
 
-def write_output(text: str, path: str | None) -> None:
-    """Write to stdout, or to ``path`` atomically (a temp file renamed into place)."""
+def write_output(text: str | bytes, path: str | None) -> None:
+    """Write to stdout, or to ``path`` atomically (a temp file renamed into place).
+    ``bytes`` (a picture) are written as they are."""
     if path is None or path == "-":
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.buffer.write(text)
+        else:
+            sys.stdout.write(text)
         sys.stdout.flush()
         return
     target = Path(path)
@@ -24,7 +28,7 @@ def write_output(text: str, path: str | None) -> None:
         raise SymattnError(f"{path}: the folder {folder} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as f:
             f.write(text)
         os.replace(tmp, target)
     except BaseException:
@@ -62,3 +66,28 @@ def pdf(tex_path: str) -> int:
         os.replace(partial, target)
     sys.stderr.write(f"symattn: wrote {tex} and {target}\n")
     return 0
+
+
+def write_bytes(data: bytes, path: str) -> None:
+    """Write binary data to ``path`` atomically (a temp file in the same folder, then a rename),
+    with the user's umask; refuses to replace anything that is not a regular file."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise SymattnError(f"{path}: the folder {folder} does not exist")
+    if target.exists() and not target.is_file():
+        raise SymattnError(f"{path}: exists and is not a regular file; not replacing it")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

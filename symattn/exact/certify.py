@@ -26,10 +26,10 @@ from typing import Callable, Iterator, Sequence
 import sympy
 from flint import arb, ctx, fmpq, fmpz
 
-from ..errors import CertificationError, LimitError
+from ..errors import CertificationError, LimitError, UndefinedValueError
 from ..limits import MAX_DIGIT_WORK, MAX_DIGITS, MAX_PRECISION_BITS
 
-__all__ = ["workprec", "to_arb", "format_rational", "decide", "certify", "certified",
+__all__ = ["workprec", "to_arb", "format_rational", "is_exact_decimal", "decide", "enclosure", "certify", "certified",
            "check_digits", "initial_precision"]
 
 _LOG10_2 = math.log10(2)
@@ -124,6 +124,30 @@ def initial_precision(digits: int, count: int = 1) -> int:
 
 
 # --- exact rounding ---------------------------------------------------------------------
+#
+# Everything below works on integers of about ``digits`` decimal digits: a value's decimal
+# exponent never becomes the size of an integer, so exp(-10**9) is as cheap to print as 0.5.
+
+
+def _digits_of(n: int) -> str:
+    """Decimal digits of a non-negative integer: Python's own below its 4,300-digit limit,
+    python-flint's above it."""
+    return str(n) if n.bit_length() < 14_000 else str(fmpz(n))
+
+
+def _round_integer(n: int, digits: int) -> tuple[int, int]:
+    """Round the positive integer ``n`` to ``digits`` significant digits, half away from zero.
+
+    Returns ``(q, s)`` with ``10**(digits-1) <= q < 10**digits`` and n ≈ q · 10**s.
+    """
+    length = len(_digits_of(n))
+    s = length - digits
+    if s <= 0:
+        return n * 10 ** (-s), s
+    q = (n + 5 * 10 ** (s - 1)) // 10**s
+    if q == 10**digits:  # 9.99…96 -> 10.0…0: the carry adds a digit
+        q, s = q // 10, s + 1
+    return q, s
 
 
 def _round_sig(num: int, den: int, digits: int) -> tuple[int, int]:
@@ -149,9 +173,10 @@ def _round_sig(num: int, den: int, digits: int) -> tuple[int, int]:
     raise AssertionError("rounding did not settle")  # pragma: no cover
 
 
-def _format(negative: bool, q: int, e10: int, sig: int, sci_from: int) -> str:
-    """Format the ``sig``-digit integer ``q`` with decimal exponent ``e10`` like ``%g``."""
-    s = str(fmpz(q))
+def _format(negative: bool, q: int | str, e10: int, sig: int, sci_from: int) -> str:
+    """Format the significant digits ``q`` (an integer or its digits) with decimal exponent
+    ``e10`` like ``%g``: scientific below 1e-4 or from ``sci_from`` digits before the point."""
+    s = q if isinstance(q, str) else _digits_of(q)
     if e10 < -4 or e10 >= sci_from:
         body = s[0] + ("." + s[1:] if len(s) > 1 else "")
         text = f"{body}e{'-' if e10 < 0 else '+'}{abs(e10):02d}"
@@ -162,6 +187,39 @@ def _format(negative: bool, q: int, e10: int, sig: int, sci_from: int) -> str:
     else:
         text = "0." + "0" * (-e10 - 1) + s
     return ("-" if negative else "") + text
+
+
+def _terminating(value: Fraction) -> tuple[str, int] | None:
+    """``(digits, e10)`` of a rational whose decimal expansion terminates (its digits without
+    trailing zeros, and the decimal exponent of the first), else None."""
+    num, den = abs(value.numerator), value.denominator
+    twos = (den & -den).bit_length() - 1
+    rest = den >> twos
+    fives = 0
+    if rest > 1:
+        # rest divides 5**E for E large enough exactly when it is a power of 5
+        fives = max(1, int(rest.bit_length() / math.log2(5)) + 1)
+        if pow(5, fives, rest) != 0:
+            return None
+    k = max(twos, fives)
+    n = num * 10**k // den
+    text = _digits_of(n)
+    return text.rstrip("0") or "0", len(text) - 1 - k
+
+
+def is_exact_decimal(value: Fraction, digits: int) -> bool:
+    """Whether :func:`format_rational` prints ``value`` exactly at ``digits`` digits (its
+    decimal expansion terminates within ``digits`` significant digits).
+
+    >>> is_exact_decimal(Fraction(1339, 1000), 6), is_exact_decimal(Fraction(1, 3), 6)
+    (True, False)
+    >>> is_exact_decimal(Fraction(1, 2**20), 6), is_exact_decimal(Fraction(1, 2**20), 20)
+    (False, True)
+    """
+    if value == 0:
+        return True
+    t = _terminating(value)
+    return t is not None and len(t[0]) <= digits
 
 
 def format_rational(value: Fraction, digits: int) -> str:
@@ -175,55 +233,98 @@ def format_rational(value: Fraction, digits: int) -> str:
     """
     if value == 0:
         return "0"
-    num, den = abs(value.numerator), value.denominator
-    q, e10 = _round_sig(num, den, digits)
-    # exact when q * 10**(E-digits+1) == value: then strip trailing zeros
-    k = digits - 1 - e10
-    exact = (q * den == num * 10**k) if k >= 0 else (q * 10 ** (-k) * den == num)
-    sig = digits
-    if exact:
-        while sig > 1 and q % 10 == 0:
-            q //= 10
-            sig -= 1
-    return _format(value < 0, q, e10, sig, max(digits, sig))
-
-
-def _dyadic(m: int, e: int) -> tuple[int, int]:
-    return (m << e, 1) if e >= 0 else (m, 1 << (-e))
+    t = _terminating(value)
+    if t is not None and len(t[0]) <= digits:
+        return _format(value < 0, t[0], t[1], len(t[0]), digits)
+    q, e10 = _round_sig(abs(value.numerator), value.denominator, digits)
+    return _format(value < 0, q, e10, digits, digits)
 
 
 def decide(ball: arb, digits: int) -> str | None:
     """The ``digits``-significant-digit decimal of every point of ``ball``, or None
-    when the ball straddles a rounding boundary (or contains zero and is not zero).
+    when the ball straddles a rounding boundary, contains zero and is not zero, or is
+    not finite.
+
+    The ball is converted to a decimal enclosure [m ± r]·10^e by python-flint
+    (``mid_rad_10exp``) with a few more digits than asked: its cost depends on ``digits``
+    and on the size of the exponent's *digits*, never on the exponent itself.
 
     >>> decide(arb(fmpq(1, 3)), 5)
     '0.33333'
     >>> decide(arb(1, 1e-3), 6) is None
     True
+    >>> with workprec(128):
+    ...     decide(arb(-10**9).exp(), 6)
+    '1.24953e-434294482'
     """
-    m, e = ball.mid().man_exp()
-    r, f = ball.rad().man_exp()
-    m, e, r, f = int(m), int(e), int(r), int(f)
-    if r == 0:
-        if m == 0:
-            return "0"
-        num, den = _dyadic(abs(m), e)
-        q, e10 = _round_sig(num, den, digits)
-        return _format(m < 0, q, e10, digits, digits)
-    g = min(e, f)
-    mid, rad = m << (e - g), r << (f - g)
+    if not ball.is_finite():
+        return None
+    if ball.is_zero():
+        return "0"
+    if ball.contains(0):
+        return None
+    m, r, e = ball.mid_rad_10exp(digits + 4)  # exact integers; no rounding at ctx.prec
+    negative = m < 0
+    mid, rad = (-int(m) if negative else int(m)), int(r)
+    # the usual case: the few digits past the last one kept decide it, for both ends
+    text = _digits_of(mid)
+    s = len(text) - digits
+    if s >= 1:
+        unit = 10**s
+        q, rest = divmod(mid, unit)
+        lo_rest, hi_rest, half = rest - rad, rest + rad, unit // 2
+        if 0 <= lo_rest and hi_rest < unit and (hi_rest < half or lo_rest >= half):
+            sig: int | str = text[:digits]
+            if lo_rest >= half:
+                q += 1
+                sig = q
+                if q == 10**digits:  # 9.99…96 -> 10.0…0
+                    sig, s = q // 10, s + 1
+            return _format(negative, sig, int(e) + s + digits - 1, digits, digits)
     lo, hi = mid - rad, mid + rad
-    if lo <= 0 <= hi:
+    if lo <= 0:
         return None
-    negative = hi < 0
-    a, b = (abs(hi), abs(lo)) if negative else (lo, hi)
-    n1, d1 = _dyadic(a, g)
-    n2, d2 = _dyadic(b, g)
-    r1 = _round_sig(n1, d1, digits)
-    r2 = _round_sig(n2, d2, digits)
-    if r1 != r2:
-        return None
-    return _format(negative, r1[0], r1[1], digits, digits)
+    q1, s1 = _round_integer(lo, digits)
+    if hi != lo:
+        # every point rounds to q1 when hi is still below q1's upper rounding boundary
+        top = (2 * q1 + 1) * 10**s1 if s1 >= 0 else None
+        if top is None or 2 * hi >= top:
+            if _round_integer(hi, digits) != (q1, s1):
+                return None
+    return _format(negative, q1, int(e) + s1 + digits - 1, digits, digits)
+
+
+def _outward(n: int, e: int, digits: int, up: bool) -> str:
+    """n·10^e rounded to ``digits`` significant digits toward +inf (``up``) or -inf."""
+    if n == 0:
+        return "0"
+    negative, a = n < 0, abs(n)
+    s = len(_digits_of(a)) - digits
+    if s <= 0:
+        q = a * 10 ** (-s)
+    else:
+        q, rest = divmod(a, 10**s)
+        if rest and up != negative:  # away from zero: up for a positive end, down for a negative one
+            q += 1
+            if q == 10**digits:
+                q, s = q // 10, s + 1
+    return _format(negative, q, e + s + digits - 1, digits, digits)
+
+
+def enclosure(ball: arb, digits: int = 10) -> str:
+    """The interval a ball proves, ``[lo, hi]``, its ends rounded outward to ``digits``
+    significant digits (for a value whose digits or verdict could not be decided).
+
+    >>> enclosure(arb(fmpq(1, 4), 1e-30), 6)
+    '[0.249999, 0.250001]'
+    >>> enclosure(arb(fmpq(-1, 3)), 4)
+    '[-0.3334, -0.3333]'
+    """
+    if not ball.is_finite():
+        return "[-inf, inf]"
+    m, r, e = ball.mid_rad_10exp(digits + 4)
+    lo, hi = int(m) - int(r), int(m) + int(r)
+    return f"[{_outward(lo, int(e), digits, False)}, {_outward(hi, int(e), digits, True)}]"
 
 
 def certify(
@@ -247,11 +348,12 @@ def certify(
     prec = initial_precision(digits, count)
     limit = min(MAX_PRECISION_BITS, max(16 * prec, 8192))
     tried_rational = tried_zero = False
+    values: Sequence[arb] = []
     while pending:
         if prec > limit:
-            raise CertificationError(
-                f"could not certify {digits} digits of {describe(pending[0])} within {limit} bits of "
-                "precision (the value may be exactly 0 or a rounding tie that could not be proved)")
+            k = pending[0]
+            raise CertificationError(f"could not certify {digits} digits of {describe(k)} within {limit} bits of "
+                                     f"precision: {_why_undecided(values[k] if values else None)}")
         values = balls(prec)
         still = []
         for k in pending:
@@ -285,6 +387,16 @@ def certify(
     return out  # type: ignore[return-value]
 
 
+def _why_undecided(ball: arb | None) -> str:
+    """What the last enclosure of an undecided value says, for the error message."""
+    if ball is None or not ball.is_finite():
+        return ("its enclosure is not finite (a magnitude too extreme to resolve, such as "
+                "exp(exp(x)) for a large x)")
+    if ball.contains(0):
+        return "its enclosure still contains 0 (it may be exactly 0, which symattn could not prove)"
+    return "it lies on a rounding boundary (it may be an exact tie, which symattn could not prove)"
+
+
 def certified(expr: sympy.Expr, digits: int = 6) -> str:
     """Certified decimal text of one numeric SymPy expression.
 
@@ -296,4 +408,6 @@ def certified(expr: sympy.Expr, digits: int = 6) -> str:
         return format_rational(Fraction(int(expr.p), int(expr.q)), digits)
     if expr is sympy.oo or expr is sympy.S.NegativeInfinity:
         return "inf" if expr is sympy.oo else "-inf"
+    if expr.has(sympy.S.NaN, sympy.S.ComplexInfinity, sympy.oo, sympy.S.NegativeInfinity):
+        raise UndefinedValueError(str(expr), "it is not a finite number (0/0, ∞ − ∞ or a division by zero)")
     return certify(1, digits, lambda p: [to_arb(expr, p)], lambda k: None, lambda k: str(expr))[0]

@@ -9,7 +9,17 @@ A value is a node in a small graph (a product of two nodes, a softmax of a node,
   enclosures of the nodes it depends on at the same precision;
 * ``rational(k)``: entry ``k`` (flat index) as an exact :class:`Fraction` when it
   is provably rational, else None (used to decide exact ties and zeros);
-* ``decimals(digits)``: certified decimals (:mod:`symattn.exact.certify`).
+* ``row_sum(i)`` / ``col_sum(j)``: a row or column sum known exactly from the
+  structure (softmax rows sum to 1; the rows of the softmax backward dS sum to 0, so
+  1ᵀ·dK = τ·(dS·1)ᵀ·Q = 0): exact zeros in gradients are proved, not searched for;
+* ``undefined()``: the first undefined value (0/0, ∞ − ∞, a -inf where a finite
+  number is needed) this value is computed from, or None;
+* ``decimals(digits)``: certified decimals (:mod:`symattn.exact.certify`). This is
+  the one place digits are made, and it refuses an undefined value.
+
+An element-wise or row-wise operation is written once, as a formula over rows of its
+operands (``_row``); the same formula runs on exact SymPy values (``entry``) and on
+balls (``ball_mat``).
 
 Rational values (projections, scores) are held as python-flint ``fmpq_mat`` and
 never leave exact arithmetic. Values whose entries contain symbols are plain
@@ -23,28 +33,32 @@ every view reads the node.
 exp(2)/(1 + 2*exp(2))
 >>> P.decimals(6)
 [['0.0633789', '0.468311', '0.468311']]
+>>> P.row_sum(0), P.is_rational_matrix, S.is_rational_matrix
+(Fraction(1, 1), False, True)
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import sympy
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
-from .certify import certify, check_digits, format_rational, to_arb, workprec
-from ..errors import CertificationError, FullyMaskedRow
+from ..errors import CertificationError, FullyMaskedRow, UndefinedValueError
 from ..limits import EXACT_CHECK_MAX_TERMS
+from .certify import certify, check_digits, format_rational, is_exact_decimal, to_arb, workprec
 from .zero import is_zero
 
 __all__ = [
-    "Node", "RationalNode", "SympyNode", "rational_matrix", "sympy_matrix", "matmul", "transpose",
+    "Node", "RationalNode", "SympyNode", "rational_matrix", "matmul", "transpose",
     "scale", "masked", "softmax", "attend", "weighted", "concat", "columns", "rows",
-    "FullyMaskedRow",
+    "IntervalNode", "patch", "row_sums", "row_dots", "col_sums", "total", "normalize", "elementwise", "ones",
+    "softmax_backward", "FullyMaskedRow",
 ]
 
 NEG_INF = sympy.S.NegativeInfinity
+_UNSET: Any = object()
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -55,16 +69,91 @@ def _rat(q: fmpq) -> sympy.Rational:
     return sympy.Rational(int(q.p), int(q.q))
 
 
+# ---------------------------------------------------------------------------------------
+# one formula, two number systems
+
+
+class _Exact:
+    """Evaluates a formula on exact SymPy values."""
+
+    zero = sympy.Integer(0)
+    minus_infinity = NEG_INF
+
+    def row(self, node: "Node", i: int) -> list:
+        return node.exact_row(i)
+
+    @staticmethod
+    def exp(x: sympy.Expr) -> sympy.Expr:
+        return sympy.exp(x)
+
+    @staticmethod
+    def sum(xs: Sequence[sympy.Expr]) -> sympy.Expr:
+        return sympy.Add(*xs)
+
+    @staticmethod
+    def const(c: sympy.Expr) -> sympy.Expr:
+        return c
+
+
+class _Balls:
+    """Evaluates the same formula on ``arb`` balls at one working precision."""
+
+    def __init__(self, prec: int) -> None:
+        self.prec = prec
+        self.zero = arb(0)
+        # a masked score's ball: never read (softmax and the sum normalisation read the
+        # mask structurally, and :meth:`Node.undefined` refuses any other reader), and a
+        # NaN if it were, so that it can never turn into digits
+        self.minus_infinity = arb.nan()
+        self._rows: dict[int, list[list[arb]]] = {}
+
+    def row(self, node: "Node", i: int) -> list:
+        m = self._rows.get(id(node))
+        if m is None:
+            m = self._rows[id(node)] = node.ball_mat(self.prec).tolist()
+        return m[i]
+
+    @staticmethod
+    def exp(x: arb) -> arb:
+        return x.exp()
+
+    @staticmethod
+    def sum(xs: Sequence[arb]) -> arb:
+        return sum(xs[1:], xs[0]) if xs else arb(0)
+
+    def const(self, c: sympy.Expr) -> arb:
+        return to_arb(c, self.prec)
+
+
+_EXACT = _Exact()
+
+
+# ---------------------------------------------------------------------------------------
+# the base
+
+
 class Node:
     """A matrix value (2-D unless ``shape`` has three entries)."""
 
     shape: tuple[int, ...]
     symbolic: bool = False
+    #: held as an exact rational matrix (python-flint ``fmpq_mat``): every entry is rational
+    is_rational_matrix: bool = False
+    children: tuple["Node", ...] | list["Node"] = ()
+    #: reads -inf entries of its operands as masks (softmax, the sum normalisation) or
+    #: passes them through unchanged (transpose, slices); other operations refuse them
+    reads_infinite: bool = False
+    #: what the operation is, for messages ("a product", "a scaling")
+    op_name: str = "an operation"
 
     def __init__(self) -> None:
         self._ball: tuple[int, object] | None = None
         self._exact: object = None
         self._decimals: dict[int, list] = {}
+        self._infinite: set | None = None
+        self._undefined: object = _UNSET
+        self.label: str | None = None
+        self.axis_labels: tuple[list[str] | None, ...] = ()
 
     # -- shape helpers --
     @property
@@ -82,9 +171,39 @@ class Node:
             k //= s
         return tuple(reversed(out))
 
+    def flat(self, *idx: int) -> int:
+        """(i, j) or (i, j, l) -> flat index."""
+        k = 0
+        for n, i in zip(self.shape, idx):
+            k = k * n + i
+        return k
+
+    # -- names, for messages --
+    def name_as(self, step: str, *labels: list[str] | None) -> None:
+        """Name this value after the step that shows it (the first name given stays), with
+        the labels of its rows and columns, so that a message can say ``weights[love, I]``."""
+        if self.label is None:
+            self.label = step
+            self.axis_labels = tuple(labels)
+
+    def describe(self, k: int) -> str:
+        """Entry ``k`` as a person would name it: ``weights[love, I]``, or by 1-based position."""
+        idx = self.index(k)
+        parts = []
+        for axis, i in enumerate(idx):
+            names = self.axis_labels[axis] if axis < len(self.axis_labels) else None
+            parts.append(names[i] if names and i < len(names) else str(i + 1))
+        if self.label is None:
+            return f"entry ({', '.join(parts)}) of an intermediate value"
+        return f"{self.label}[{', '.join(parts)}]"
+
     # -- exact --
     def entry(self, *idx: int) -> sympy.Expr:
         raise NotImplementedError
+
+    def exact_row(self, i: int) -> list:
+        """The exact entries of row ``i``."""
+        return [self.entry(i, j) for j in range(self.shape[1])]
 
     def exact(self) -> sympy.Matrix:
         """The exact value as a SymPy Matrix (or a 3-D SymPy Array)."""
@@ -98,10 +217,6 @@ class Node:
                     [self.entry(i, j, l) for i in range(a) for j in range(b) for l in range(c)], self.shape)
         return self._exact  # type: ignore[return-value]
 
-    def is_infinite(self, k: int) -> bool:
-        """True when flat entry ``k`` is exactly -inf (a masked score)."""
-        return False
-
     def rational(self, k: int) -> Fraction | None:
         """Entry ``k`` exactly, when SymPy's closed form is a rational number (only for
         closed forms of at most ``EXACT_CHECK_MAX_TERMS`` exponentials: None past that)."""
@@ -109,6 +224,36 @@ class Node:
             return None
         e = self.entry(*self.index(k))
         return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
+
+    def row_sum(self, i: int) -> Fraction | None:
+        """The sum of row ``i``, when the structure of the value fixes it exactly."""
+        return None
+
+    def col_sum(self, j: int) -> Fraction | None:
+        """The sum of column ``j``, when the structure of the value fixes it exactly."""
+        return None
+
+    def row_dot(self, i: int, values: Sequence[Fraction | None]) -> Fraction | None:
+        """Σ_j self[i, j]·values[j] exactly, when that is provable (``values[j]`` None:
+        not rational). By default, when every term is a proven rational."""
+        return self._dot([self.flat(i, j) for j in range(self.shape[1])], values)
+
+    def col_dot(self, j: int, values: Sequence[Fraction | None]) -> Fraction | None:
+        """Σ_i self[i, j]·values[i] exactly, when that is provable."""
+        return self._dot([self.flat(i, j) for i in range(self.shape[0])], values)
+
+    def _dot(self, ks: list[int], values: Sequence[Fraction | None]) -> Fraction | None:
+        total = Fraction(0)
+        for k, v in zip(ks, values):
+            if v == 0:
+                continue
+            x = self.rational(k)
+            if x == 0:
+                continue
+            if x is None or v is None:
+                return None
+            total += x * v
+        return total
 
     def value_key(self, i: int, j: int) -> object:
         """A hashable key: equal keys imply equal exact values (used for exact ties)."""
@@ -130,13 +275,57 @@ class Node:
 
     def terms(self) -> int:
         """How many exponentials one exact entry may hold (the size of its closed form)."""
-        return max((c.terms() for c in getattr(self, "children", [])), default=1)
+        return max((c.terms() for c in self.children), default=1)
+
+    # -- infinities and undefined values --
+    def infinite_entries(self) -> set[tuple[int, ...]]:
+        """The entries that are exactly -inf (masked scores), as (i, j) pairs (cached)."""
+        if self._infinite is None:
+            self._infinite = self._find_infinite()
+        return self._infinite
+
+    def _find_infinite(self) -> set[tuple[int, ...]]:
+        return set()
+
+    def has_infinite(self) -> bool:
+        return bool(self.infinite_entries())
+
+    def is_infinite(self, k: int) -> bool:
+        """True when flat entry ``k`` is exactly -inf (a masked score)."""
+        return self.has_infinite() and self.index(k) in self.infinite_entries()
+
+    def undefined(self) -> UndefinedValueError | None:
+        """The first undefined value this value is computed from, or None (cached).
+
+        Undefined: 0/0, ∞ − ∞, NaN, a division by zero, or a -inf (a masked score) that
+        reaches an operation other than a softmax or a normalisation. Such a value never
+        gets digits; :meth:`decimals` raises this error instead.
+        """
+        if self._undefined is _UNSET:
+            self._undefined = self._find_undefined()
+        return self._undefined  # type: ignore[return-value]
+
+    def _find_undefined(self) -> UndefinedValueError | None:
+        for c in self.children:
+            u = c.undefined()
+            if u is not None:
+                return u
+        if not self.reads_infinite:
+            for c in self.children:
+                if c.has_infinite():
+                    k = c.flat(*min(c.infinite_entries()))
+                    return UndefinedValueError(
+                        c.describe(k), f"it is -inf (a masked score) and enters {self.op_name}, which needs a "
+                                       "finite number (only a softmax or a normalisation reads -inf as a mask)")
+        return None
 
     # -- enclosures --
     def ball_mat(self, prec: int) -> arb_mat:
+        """Every entry enclosed at working precision ``prec`` (or higher: an enclosure
+        computed at a higher precision is kept and reused, it is only tighter)."""
         if self.symbolic:
             raise CertificationError("a value with symbols has no decimals")
-        if self._ball is None or self._ball[0] != prec:
+        if self._ball is None or self._ball[0] < prec:
             with workprec(prec):
                 self._ball = (prec, self._compute_ball(prec))
         return self._ball[1]  # type: ignore[return-value]
@@ -149,41 +338,51 @@ class Node:
         m = self.ball_mat(prec)
         return [x for row in m.tolist() for x in row]
 
-    # -- certified decimals --
+    # -- certified decimals: the one place digits are made --
     def decimals(self, digits: int = 6) -> list | None:
         """Certified decimals (strings), nested like the value; None when symbolic."""
         if self.symbolic:
             return None
         got = self._decimals.get(digits)
         if got is None:
-            flat = self._flat_decimals(digits)
+            flat = self._certified(list(range(self.size)), digits)
             got = self._decimals[digits] = _nest(flat, self.shape)
         return got
 
     def decimal(self, k: int, digits: int = 6) -> str:
         """Certified decimals of one entry (flat index ``k``), by the same rules as
         :meth:`decimals`; the exact text when the value has symbols."""
-        if self.is_infinite(k):
-            return "-inf"
         if self.symbolic:
             return str(self.entry(*self.index(k)))
-        if isinstance(self, RationalNode):
-            return format_rational(self.rational(k), digits)
-        s = certify(1, digits, lambda p: [self.balls(p)[k]], lambda _: self.rational(k),
-                    zero=lambda _: self.is_exact_zero(k))[0]
-        if _may_terminate(s, digits):
-            q = self.rational(k)
-            if q is not None:
-                s = format_rational(q, digits)
-        return s
+        got = self._decimals.get(digits)
+        if got is not None:
+            return _nest_get(got, self.index(k))
+        return self._certified([k], digits)[0]
 
-    def _flat_decimals(self, digits: int) -> list[str]:
-        finite = [k for k in range(self.size) if not self.is_infinite(k)]
-        out = ["-inf"] * self.size
+    def prints_exactly(self, k: int, digits: int) -> bool:
+        """Whether the decimal of entry ``k`` at ``digits`` digits is its exact value (a -inf,
+        or a rational whose decimal expansion ends within ``digits`` significant digits)."""
+        if self.is_infinite(k):
+            return True
+        q = self.rational(k)
+        return q is not None and is_exact_decimal(q, digits)
+
+    def refuse_undefined(self) -> None:
+        """Raise :class:`UndefinedValueError` when this value depends on an undefined one."""
+        u = self.undefined()
+        if u is not None:
+            raise UndefinedValueError(u.where, u.reason,
+                                      self.label if self.label and not u.where.startswith(self.label + "[")
+                                      else None)
+
+    def _certified(self, ks: list[int], digits: int) -> list[str]:
+        check_digits(digits, len(ks))
+        self.refuse_undefined()
+        out = {k: "-inf" for k in ks if self.is_infinite(k)}
+        finite = [k for k in ks if k not in out]
         if finite:
             values = certify(len(finite), digits, lambda p: _pick(self.balls(p), finite),
-                             lambda t: self.rational(finite[t]),
-                             lambda t: f"entry {self.index(finite[t])}",
+                             lambda t: self.rational(finite[t]), lambda t: self.describe(finite[t]),
                              lambda t: self.is_exact_zero(finite[t]))
             for k, s in zip(finite, values):
                 if _may_terminate(s, digits):
@@ -191,7 +390,7 @@ class Node:
                     if q is not None:
                         s = format_rational(q, digits)
                 out[k] = s
-        return out
+        return [out[k] for k in ks]
 
 
 def _may_terminate(text: str, digits: int) -> bool:
@@ -217,12 +416,20 @@ def _nest(flat: list, shape: tuple[int, ...]) -> list:
     return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
+def _nest_get(nested: list, idx: tuple[int, ...]) -> str:
+    for i in idx:
+        nested = nested[i]
+    return nested  # type: ignore[return-value]
+
+
 # ---------------------------------------------------------------------------------------
 # leaves
 
 
 class RationalNode(Node):
     """An exact rational matrix (python-flint ``fmpq_mat``), computed lazily."""
+
+    is_rational_matrix = True
 
     def __init__(self, shape: tuple[int, int], compute: Callable[[], fmpq_mat]) -> None:
         super().__init__()
@@ -246,6 +453,12 @@ class RationalNode(Node):
         i, j = self.index(k)
         return self.fraction(i, j)
 
+    def row_sum(self, i: int) -> Fraction:
+        return sum((self.fraction(i, j) for j in range(self.shape[1])), Fraction(0))
+
+    def col_sum(self, j: int) -> Fraction:
+        return sum((self.fraction(i, j) for i in range(self.shape[0])), Fraction(0))
+
     def value_key(self, i: int, j: int) -> object:
         q = self.mat[i, j]
         return (int(q.p), int(q.q))
@@ -253,11 +466,9 @@ class RationalNode(Node):
     def _compute_ball(self, prec: int) -> arb_mat:
         return arb_mat(self.mat)
 
-    def _flat_decimals(self, digits: int) -> list[str]:
-        check_digits(digits, self.size)
-        r, c = self.shape
-        m = self.mat
-        return [format_rational(_frac(m[i, j]), digits) for i in range(r) for j in range(c)]
+    def _certified(self, ks: list[int], digits: int) -> list[str]:
+        check_digits(digits, len(ks))
+        return [format_rational(self.rational(k), digits) for k in ks]
 
 
 def rational_matrix(rows: Sequence[Sequence[object]]) -> RationalNode:
@@ -283,6 +494,19 @@ def _to_fmpq(x: object) -> fmpq:
     raise TypeError(f"not a rational: {x!r}")
 
 
+def _not_a_number(e: sympy.Expr) -> str | None:
+    """Why an exact entry given as a leaf is not a finite number (-inf is a mask: allowed)."""
+    if e == NEG_INF:
+        return None
+    if e.has(sympy.S.NaN):
+        return "it is not a number (NaN)"
+    if e.has(sympy.S.ComplexInfinity):
+        return "it is a division by zero"
+    if e.has(sympy.S.Infinity) or e.has(NEG_INF):
+        return "it is infinite (only -inf, a masked score, is allowed, and only in a bias or mask_value)"
+    return None
+
+
 class SympyNode(Node):
     """A matrix of SymPy expressions (symbolic examples, or irregular exact values)."""
 
@@ -296,8 +520,16 @@ class SympyNode(Node):
     def entry(self, i: int, j: int) -> sympy.Expr:
         return self.m[i, j]
 
-    def is_infinite(self, k: int) -> bool:
-        return self.m[self.index(k)] == NEG_INF
+    def _find_infinite(self) -> set[tuple[int, ...]]:
+        r, c = self.shape
+        return {(i, j) for i in range(r) for j in range(c) if self.m[i, j] == NEG_INF}
+
+    def _find_undefined(self) -> UndefinedValueError | None:
+        for k, e in enumerate(self.m):
+            why = _not_a_number(e)
+            if why is not None:
+                return UndefinedValueError(self.describe(k), why)
+        return None
 
     def rational(self, k: int) -> Fraction | None:
         e = self.m[self.index(k)]
@@ -305,15 +537,9 @@ class SympyNode(Node):
 
     def _compute_ball(self, prec: int) -> arb_mat:
         r, c = self.shape
-        return arb_mat([[to_arb(self.m[i, j], prec) if self.m[i, j] != NEG_INF else arb(0)
-                         for j in range(c)] for i in range(r)])
-
-
-def sympy_matrix(rows: Sequence[Sequence[sympy.Expr]]) -> Node:
-    """The best node for a matrix of SymPy values: rational when every entry is."""
-    if all(isinstance(x, sympy.Rational) for row in rows for x in row) and rows and rows[0]:
-        return rational_matrix(rows)  # type: ignore[arg-type]
-    return SympyNode(sympy.Matrix(rows))
+        nan = arb.nan()  # -inf and undefined entries: never turned into digits
+        return arb_mat([[nan if _not_a_number(self.m[i, j]) is not None or self.m[i, j] == NEG_INF
+                         else to_arb(self.m[i, j], prec) for j in range(c)] for i in range(r)])
 
 
 # ---------------------------------------------------------------------------------------
@@ -327,12 +553,52 @@ class _Derived(Node):
         self.symbolic = any(c.symbolic for c in self.children)
 
 
-def _is_rat(*nodes: Node | None) -> bool:
-    return all(n is None or isinstance(n, RationalNode) for n in nodes)
+class _Formula(_Derived):
+    """A value computed row by row by one formula, :meth:`_row` (``ar`` is the arithmetic:
+    exact SymPy values or balls). Exact rows are cached."""
+
+    def __init__(self, children: Iterable[Node]) -> None:
+        super().__init__(children)
+        self._exact_rows: dict[int, list] = {}
+
+    def _row(self, ar: Any, i: int) -> list:
+        raise NotImplementedError
+
+    def exact_row(self, i: int) -> list:
+        row = self._exact_rows.get(i)
+        if row is None:
+            row = self._exact_rows[i] = self._row(_EXACT, i)
+        return row
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        return self.exact_row(i)[j]
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        ar = _Balls(prec)
+        return arb_mat([self._row(ar, i) for i in range(self.shape[0])])
+
+
+def _times(c: Fraction | None, other: Callable[[], Fraction | None]) -> Fraction | None:
+    """c·other() when both are known; 0 when c is 0 (``other`` is then not computed)."""
+    if c is None:
+        return None
+    if c == 0:
+        return Fraction(0)
+    x = other()
+    return None if x is None else c * x
+
+
+def _same_sums(sums: list[Fraction | None]) -> Fraction | None:
+    """The common value of a list of known sums, or None."""
+    if not sums or any(s is None for s in sums) or len(set(sums)) != 1:
+        return None
+    return sums[0]
 
 
 class MatMulNode(_Derived):
     """``A @ B (+ bias row)`` where some factor is not rational."""
+
+    op_name = "a product"
 
     def __init__(self, a: Node, b: Node, bias: Node | None = None) -> None:
         super().__init__([a, b] + ([bias] if bias is not None else []))
@@ -348,6 +614,44 @@ class MatMulNode(_Derived):
     def terms(self) -> int:
         inner = max(self.a.terms(), self.b.terms())
         return inner if isinstance(self, AttendNode) else inner * self.a.shape[1]
+
+    def rational(self, k: int) -> Fraction | None:
+        # a sum of products of proven rationals is rational (whatever SymPy's form says)
+        i, j = self.index(k)
+        a, b = self.a, self.b
+        total = Fraction(0)
+        for t in range(a.shape[1]):
+            x = a.rational(a.flat(i, t))
+            if x == 0:
+                continue
+            y = b.rational(b.flat(t, j)) if x is not None else None
+            if x is None or y is None:
+                return super().rational(k)
+            total += x * y
+        if self.bias is not None:
+            c = self.bias.rational(j)
+            if c is None:
+                return super().rational(k)
+            total += c
+        return total
+
+    def row_sum(self, i: int) -> Fraction | None:
+        # A·B·1 = A·(B·1): when every row of B sums to c, this row sums to c·(row sum of A) + Σ bias
+        c = _same_sums([self.b.row_sum(t) for t in range(self.b.shape[0])])
+        return self._plus_bias(_times(c, lambda: self.a.row_sum(i)), lambda b: b.row_sum(0))
+
+    def col_sum(self, j: int) -> Fraction | None:
+        # 1ᵀ·A·B = (1ᵀ·A)·B: when every column of A sums to c, this column sums to c·(column sum
+        # of B) + rows·bias_j
+        c = _same_sums([self.a.col_sum(t) for t in range(self.a.shape[1])])
+        return self._plus_bias(_times(c, lambda: self.b.col_sum(j)),
+                               lambda b: _times(Fraction(self.shape[0]), lambda: b.rational(j)))
+
+    def _plus_bias(self, s: Fraction | None, part: Callable[[Node], Fraction | None]) -> Fraction | None:
+        if s is None or self.bias is None:
+            return s
+        extra = part(self.bias)
+        return None if extra is None else s + extra
 
     def _compute_ball(self, prec: int) -> arb_mat:
         out = self.a.ball_mat(prec) * self.b.ball_mat(prec)
@@ -365,12 +669,12 @@ def matmul(a: Node, b: Node, bias: Node | None = None) -> Node:
     """
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"cannot multiply {a.shape} by {b.shape}")
-    if _is_rat(a, b, bias):
+    if a.is_rational_matrix and b.is_rational_matrix and (bias is None or bias.is_rational_matrix):
         def compute() -> fmpq_mat:
             out = a.mat * b.mat  # type: ignore[attr-defined]
             if bias is not None:
-                ones = fmpq_mat(a.shape[0], 1, [1] * a.shape[0])
-                out = out + ones * bias.mat  # type: ignore[attr-defined]
+                ones_ = fmpq_mat(a.shape[0], 1, [1] * a.shape[0])
+                out = out + ones_ * bias.mat  # type: ignore[attr-defined]
             return out
         return RationalNode((a.shape[0], b.shape[1]), compute)
     if a.symbolic or b.symbolic or (bias is not None and bias.symbolic):
@@ -382,6 +686,8 @@ def matmul(a: Node, b: Node, bias: Node | None = None) -> Node:
 
 
 class TransposeNode(_Derived):
+    reads_infinite = True  # passes them through
+
     def __init__(self, a: Node) -> None:
         super().__init__([a])
         self.a = a
@@ -397,11 +703,23 @@ class TransposeNode(_Derived):
     def value_key(self, i: int, j: int) -> object:
         return self.a.value_key(j, i)
 
-    def is_infinite(self, k: int) -> bool:
-        return self.a.is_infinite(self._flip(k))
+    def _find_infinite(self) -> set[tuple[int, ...]]:
+        return {(j, i) for (i, j) in self.a.infinite_entries()}
 
     def rational(self, k: int) -> Fraction | None:
         return self.a.rational(self._flip(k))
+
+    def row_sum(self, i: int) -> Fraction | None:
+        return self.a.col_sum(i)
+
+    def col_sum(self, j: int) -> Fraction | None:
+        return self.a.row_sum(j)
+
+    def row_dot(self, i: int, values: Sequence[Fraction | None]) -> Fraction | None:
+        return self.a.col_dot(i, values)
+
+    def col_dot(self, j: int, values: Sequence[Fraction | None]) -> Fraction | None:
+        return self.a.row_dot(j, values)
 
     def _compute_ball(self, prec: int) -> arb_mat:
         return self.a.ball_mat(prec).transpose()
@@ -409,15 +727,22 @@ class TransposeNode(_Derived):
 
 def transpose(a: Node) -> Node:
     """The transpose of a value (exact, no copy of the work)."""
-    if isinstance(a, RationalNode):
-        return RationalNode((a.shape[1], a.shape[0]), lambda: a.mat.transpose())
+    if a.is_rational_matrix:
+        return RationalNode((a.shape[1], a.shape[0]), lambda: a.mat.transpose())  # type: ignore[attr-defined]
     if isinstance(a, SympyNode):
         return SympyNode(a.m.T)
     return TransposeNode(a)
 
 
+def _scaled(tau: Any, x: Any) -> Any:
+    """τ·x: one formula for an exact entry and for a matrix of balls."""
+    return tau * x
+
+
 class ScaleNode(_Derived):
     """``tau * A`` for an exact constant ``tau`` (irrational, or ``A`` not rational)."""
+
+    op_name = "a scaling"
 
     def __init__(self, a: Node, tau: sympy.Expr) -> None:
         super().__init__([a])
@@ -425,21 +750,35 @@ class ScaleNode(_Derived):
         self.shape = a.shape
 
     def entry(self, i: int, j: int) -> sympy.Expr:
-        return self.tau * self.a.entry(i, j)
+        return _scaled(self.tau, self.a.entry(i, j))
 
-    def rational(self, k: int) -> Fraction | None:
-        q = self.a.rational(k)
+    def _times_tau(self, q: Fraction | None) -> Fraction | None:
         if q == 0:
             return Fraction(0)
         if q is not None and self.tau.is_Rational:
             return q * Fraction(int(self.tau.p), int(self.tau.q))
         return None
 
+    def rational(self, k: int) -> Fraction | None:
+        return self._times_tau(self.a.rational(k))
+
+    def row_sum(self, i: int) -> Fraction | None:
+        return self._times_tau(self.a.row_sum(i))
+
+    def col_sum(self, j: int) -> Fraction | None:
+        return self._times_tau(self.a.col_sum(j))
+
     def value_key(self, i: int, j: int) -> object:
         return self.a.value_key(i, j)  # tau is a fixed nonzero constant
 
+    def _find_undefined(self) -> UndefinedValueError | None:
+        why = _not_a_number(self.tau) or ("it is -inf" if self.tau == NEG_INF else None)
+        if why is not None:
+            return UndefinedValueError(f"the scale τ = {self.tau}", why)
+        return super()._find_undefined()
+
     def _compute_ball(self, prec: int) -> arb_mat:
-        return self.a.ball_mat(prec) * to_arb(self.tau, prec)
+        return _scaled(to_arb(self.tau, prec), self.a.ball_mat(prec))
 
 
 def scale(a: Node, tau: sympy.Expr) -> Node:
@@ -450,16 +789,18 @@ def scale(a: Node, tau: sympy.Expr) -> Node:
     """
     if tau == 1:
         return a
-    if tau.is_Rational and isinstance(a, RationalNode):
+    if tau.is_Rational and a.is_rational_matrix:
         t = fmpq(int(tau.p), int(tau.q))
-        return RationalNode(a.shape, lambda: a.mat * t)
+        return RationalNode(a.shape, lambda: a.mat * t)  # type: ignore[attr-defined]
     if a.symbolic or tau.free_symbols:
         return SympyNode(a.exact() * tau)
     return ScaleNode(a, tau)
 
 
-class MaskNode(_Derived):
+class MaskNode(_Formula):
     """Scores with an additive bias and masked entries (-inf, or replaced by a finite value)."""
+
+    op_name = "a sum with the bias"
 
     def __init__(self, s: Node, bias: Node | None, neg_inf: set[tuple[int, int]],
                  replace: dict[tuple[int, int], sympy.Expr]) -> None:
@@ -469,16 +810,28 @@ class MaskNode(_Derived):
         self.replace = dict(replace)
         self.shape = s.shape
 
-    def entry(self, i: int, j: int) -> sympy.Expr:
-        if (i, j) in self.neg_inf:
-            return NEG_INF
-        if (i, j) in self.replace:
-            return self.replace[(i, j)]
-        e = self.s.entry(i, j)
-        return e + self.bias.entry(i, j) if self.bias is not None else e
+    def _row(self, ar: Any, i: int) -> list:
+        s = ar.row(self.s, i)
+        b = ar.row(self.bias, i) if self.bias is not None else None
+        out = []
+        for j in range(self.shape[1]):
+            if (i, j) in self.neg_inf:
+                out.append(ar.minus_infinity)
+            elif (i, j) in self.replace:
+                out.append(ar.const(self.replace[(i, j)]))
+            else:
+                out.append(s[j] + b[j] if b is not None else s[j])
+        return out
 
-    def is_infinite(self, k: int) -> bool:
-        return self.index(k) in self.neg_inf  # type: ignore[operator]
+    def _find_infinite(self) -> set[tuple[int, ...]]:
+        return set(self.neg_inf)  # type: ignore[arg-type]
+
+    def _find_undefined(self) -> UndefinedValueError | None:
+        for (i, j), v in sorted(self.replace.items()):
+            why = _not_a_number(v) or ("it is -inf" if v == NEG_INF else None)
+            if why is not None:
+                return UndefinedValueError(f"the mask value {v}", why)
+        return super()._find_undefined()
 
     def value_key(self, i: int, j: int) -> object:
         if (i, j) in self.neg_inf:
@@ -489,6 +842,8 @@ class MaskNode(_Derived):
 
     def rational(self, k: int) -> Fraction | None:
         idx = self.index(k)
+        if idx in self.neg_inf:
+            return None
         if idx in self.replace:
             v = self.replace[idx]  # type: ignore[index]
             return Fraction(int(v.p), int(v.q)) if v.is_Rational else None
@@ -497,25 +852,6 @@ class MaskNode(_Derived):
             return q
         b = self.bias.rational(k)
         return None if b is None else q + b
-
-    def _compute_ball(self, prec: int) -> arb_mat:
-        base = self.s.ball_mat(prec)
-        if self.bias is not None:
-            bias = self.bias.ball_mat(prec)
-        rows = []
-        for i in range(self.shape[0]):
-            row = []
-            for j in range(self.shape[1]):
-                if (i, j) in self.neg_inf:
-                    row.append(arb(0))  # placeholder; softmax reads neg_inf structurally
-                elif (i, j) in self.replace:
-                    row.append(to_arb(self.replace[(i, j)], prec))
-                elif self.bias is not None:
-                    row.append(base[i, j] + bias[i, j])
-                else:
-                    row.append(base[i, j])
-            rows.append(row)
-        return arb_mat(rows)
 
 
 def masked(s: Node, bias: Node | None = None, neg_inf: Iterable[tuple[int, int]] = (),
@@ -528,10 +864,7 @@ def masked(s: Node, bias: Node | None = None, neg_inf: Iterable[tuple[int, int]]
     """
     neg = set(neg_inf)
     if bias is not None:
-        for i in range(bias.shape[0]):
-            for j in range(bias.shape[1]):
-                if bias.is_infinite(i * bias.shape[1] + j):
-                    neg.add((i, j))
+        neg |= {(int(i), int(j)) for (i, j) in bias.infinite_entries()}
         if neg and isinstance(bias, SympyNode):
             bias = SympyNode(bias.m.applyfunc(lambda x: 0 if x == NEG_INF else x))
             if not bias.m.free_symbols and all(x.is_Rational for x in bias.m):
@@ -540,37 +873,36 @@ def masked(s: Node, bias: Node | None = None, neg_inf: Iterable[tuple[int, int]]
     return MaskNode(s, bias, neg, replace)
 
 
-def _neg_inf_of(m: Node) -> set[tuple[int, int]]:
-    if isinstance(m, MaskNode):
-        return m.neg_inf
-    if isinstance(m, TransposeNode):
-        return {(j, i) for (i, j) in _neg_inf_of(m.a)}
-    if isinstance(m, SympyNode):
-        return {(i, j) for i in range(m.shape[0]) for j in range(m.shape[1]) if m.m[i, j] == NEG_INF}
-    return set()
+def _unmasked(m: Node, masked_rows: str) -> tuple[list[list[int]], set[int]]:
+    """Per row, the keys that are not -inf; and the fully masked rows (an error, or rows
+    of zeros with ``masked_rows = "zero"``)."""
+    neg = m.infinite_entries()
+    keys: list[list[int]] = []
+    zero_rows: set[int] = set()
+    for i in range(m.shape[0]):
+        row = [j for j in range(m.shape[1]) if (i, j) not in neg] if neg else list(range(m.shape[1]))
+        if not row:
+            if masked_rows != "zero":
+                raise FullyMaskedRow(i)
+            zero_rows.add(i)
+        keys.append(row)
+    return keys, zero_rows
 
 
-class SoftmaxNode(_Derived):
+class SoftmaxNode(_Formula):
     """Row-wise softmax, exp(x_ij - x_ir) / sum_k exp(x_ik - x_ir), with x_ir the smallest
     unmasked entry of row i (so exponents are >= 0 and rows read like (1, e^2, e^2)/(1 + 2e^2))."""
+
+    reads_infinite = True  # -inf entries are masked keys
 
     def __init__(self, m: Node, masked_rows: str = "error") -> None:
         super().__init__([m])
         self.m = m
         self.shape = m.shape
-        neg = _neg_inf_of(m)
-        self.keys: list[list[int]] = []
-        self.zero_rows: set[int] = set()
-        for i in range(m.shape[0]):
-            keys = [j for j in range(m.shape[1]) if (i, j) not in neg]
-            if not keys:
-                if masked_rows != "zero":
-                    raise FullyMaskedRow(i)
-                self.zero_rows.add(i)
-            self.keys.append(keys)
+        self.keys, self.zero_rows = _unmasked(m, masked_rows)
         self._ref: list[int | None] | None = None
-        self._den: dict[int, sympy.Expr] = {}
         self._groups: dict[int, dict[object, list[int]]] = {}
+        self._exact_exponents: dict[int, dict[int, sympy.Expr]] = {}
 
     @property
     def ref(self) -> list[int | None]:
@@ -600,22 +932,31 @@ class SoftmaxNode(_Derived):
     def terms(self) -> int:
         return max((len(k) for k in self.keys), default=1) * self.m.terms()
 
+    def exponents(self, ar: Any, i: int) -> dict[int, Any]:
+        """The exponents x_ij − x_ir of row i's unmasked keys (the formula's one shift)."""
+        if ar is _EXACT and i in self._exact_exponents:
+            return self._exact_exponents[i]
+        x = ar.row(self.m, i)
+        r = self.ref[i]
+        out = {j: x[j] for j in self.keys[i]} if r is None else {j: x[j] - x[r] for j in self.keys[i]}
+        if ar is _EXACT:
+            self._exact_exponents[i] = out
+        return out
+
+    def _row(self, ar: Any, i: int) -> list:
+        if i in self.zero_rows:
+            return [ar.zero] * self.shape[1]
+        e = {j: ar.exp(x) for j, x in self.exponents(ar, i).items()}
+        total = ar.sum(list(e.values()))
+        return [e[j] / total if j in e else ar.zero for j in range(self.shape[1])]
+
     def exponent(self, i: int, j: int) -> sympy.Expr:
         """The exact exponent of entry (i, j): x_ij - x_ir."""
-        r = self.ref[i]
-        e = self.m.entry(i, j)
-        return e if r is None else (sympy.Integer(0) if r == j else e - self.m.entry(i, r))
+        return self.exponents(_EXACT, i)[j]
 
     def denominator(self, i: int) -> sympy.Expr:
-        d = self._den.get(i)
-        if d is None:
-            d = self._den[i] = sympy.Add(*[sympy.exp(self.exponent(i, k)) for k in self.keys[i]])
-        return d
-
-    def entry(self, i: int, j: int) -> sympy.Expr:
-        if i in self.zero_rows or j not in self.keys[i]:
-            return sympy.Integer(0)
-        return sympy.exp(self.exponent(i, j)) / self.denominator(i)
+        """The exact denominator of row i: Σ_k exp(x_ik − x_ir)."""
+        return sympy.Add(*[sympy.exp(x) for x in self.exponents(_EXACT, i).values()])
 
     def groups(self, i: int) -> dict[object, list[int]]:
         """Unmasked keys of row i grouped by equal exact score (cached)."""
@@ -627,46 +968,36 @@ class SoftmaxNode(_Derived):
             self._groups[i] = g
         return g
 
-    def _uniform(self, i: int) -> bool:
-        return len(self.groups(i)) == 1
-
     def rational(self, k: int) -> Fraction | None:
         i, j = self.index(k)
         if i in self.zero_rows or j not in self.keys[i]:
             return Fraction(0)
         # Lindemann-Weierstrass: with algebraic exponents, a weight is rational only
         # when every unmasked exponent of its row is equal.
-        return Fraction(1, len(self.keys[i])) if self._uniform(i) else None
+        return Fraction(1, len(self.keys[i])) if len(self.groups(i)) == 1 else None
+
+    def row_sum(self, i: int) -> Fraction:
+        return Fraction(0) if i in self.zero_rows else Fraction(1)
+
+    def row_dot(self, i: int, values: Sequence[Fraction | None]) -> Fraction | None:
+        """Σ_j p_ij·values[j], a weighted mean of the values over the unmasked keys. Group the
+        keys by equal score: when every group has the same mean value c, the result is exactly
+        c, whatever the exponentials. Otherwise, by Lindemann–Weierstrass, it is irrational
+        for algebraic scores: None either way."""
+        if i in self.zero_rows:
+            return Fraction(0)
+        means = set()
+        for g in self.groups(i).values():
+            vals = [values[k] for k in g]
+            if any(v is None for v in vals):
+                return None
+            means.add(sum(vals, Fraction(0)) / len(g))  # type: ignore[arg-type]
+        return means.pop() if len(means) == 1 else None
 
     def _compute_ball(self, prec: int) -> arb_mat:
-        x = self.m.ball_mat(prec).tolist()
-        if self._ref is None:
-            self._choose_ref(x)
-        refs = self._ref
-        assert refs is not None
-        zero = arb(0)
-        width = self.shape[1]
-        out = []
-        for i, keys in enumerate(self.keys):
-            xi = x[i]
-            if not keys:
-                out.append([zero] * width)
-                continue
-            ref = xi[refs[i]]  # type: ignore[index]
-            if len(keys) == width:
-                ex = [(v - ref).exp() for v in xi]
-                total = sum(ex[1:], ex[0])
-                inv = 1 / total
-                out.append([e * inv for e in ex])
-            else:
-                row = [zero] * width
-                ex = [(xi[j] - ref).exp() for j in keys]
-                total = sum(ex[1:], ex[0])
-                inv = 1 / total
-                for j, e in zip(keys, ex):
-                    row[j] = e * inv
-                out.append(row)
-        return arb_mat(out)
+        if self._ref is None and not self.m.symbolic:
+            self._choose_ref(self.m.ball_mat(prec).tolist())
+        return super()._compute_ball(prec)
 
 
 def softmax(m: Node, axis: str = "keys", masked_rows: str = "error") -> Node:
@@ -690,22 +1021,15 @@ class AttendNode(MatMulNode):
             return super().entry(i, j)
         if i in p.zero_rows:
             return sympy.Integer(0)
-        num = sympy.Add(*[self.b.entry(k, j) * sympy.exp(p.exponent(i, k)) for k in p.keys[i]])
+        num = sympy.Add(*[self.b.entry(k, j) * sympy.exp(x) for k, x in p.exponents(_EXACT, i).items()])
         return num / p.denominator(i)
 
     def rational(self, k: int) -> Fraction | None:
         p, v = self.a, self.b
         i, j = self.index(k)
-        if not isinstance(p, SoftmaxNode) or not isinstance(v, RationalNode):
-            return super().rational(k)
-        if i in p.zero_rows:
-            return Fraction(0)
-        # Group keys by equal score: when every group has the same mean value c, the
-        # output is exactly c (whatever the exponentials). Otherwise, by
-        # Lindemann-Weierstrass it is irrational for algebraic scores; either way None.
-        means = {sum((v.fraction(key, j) for key in g), Fraction(0)) / len(g)
-                 for g in p.groups(i).values()}
-        return means.pop() if len(means) == 1 else None
+        # a weighted mean of the value column: exact when the weights' structure makes it so
+        q = p.row_dot(i, [v.rational(v.flat(key, j)) for key in range(v.shape[0])])
+        return q if q is not None else super().rational(k)
 
 
 def attend(p: Node, v: Node) -> Node:
@@ -718,8 +1042,15 @@ def attend(p: Node, v: Node) -> Node:
     return AttendNode(p, v)
 
 
+def _product(x: Any, y: Any) -> Any:
+    """p_ij·v_jl: one formula for exact values and balls."""
+    return x * y
+
+
 class WeightedNode(_Derived):
     """The terms ``p_ij * v_jl`` before they are summed: shape (queries, keys, d_v)."""
+
+    op_name = "a product"
 
     def __init__(self, p: Node, v: Node) -> None:
         super().__init__([p, v])
@@ -727,12 +1058,12 @@ class WeightedNode(_Derived):
         self.shape = (p.shape[0], p.shape[1], v.shape[1])
 
     def entry(self, i: int, j: int, l: int) -> sympy.Expr:  # type: ignore[override]
-        return self.p.entry(i, j) * self.v.entry(j, l)
+        return _product(self.p.entry(i, j), self.v.entry(j, l))
 
     def rational(self, k: int) -> Fraction | None:
         i, j, l = self.index(k)
-        a = self.p.rational(i * self.p.shape[1] + j)
-        b = self.v.rational(j * self.v.shape[1] + l)
+        a = self.p.rational(self.p.flat(i, j))
+        b = self.v.rational(self.v.flat(j, l))
         if a == 0 or b == 0:
             return Fraction(0)
         return None if a is None or b is None else a * b
@@ -744,7 +1075,7 @@ class WeightedNode(_Derived):
             p = self.p.ball_mat(prec)
             v = self.v.ball_mat(prec)
             a, b, c = self.shape
-            return [p[i, j] * v[j, l] for i in range(a) for j in range(b) for l in range(c)]
+            return [_product(p[i, j], v[j, l]) for i in range(a) for j in range(b) for l in range(c)]
 
 
 def weighted(p: Node, v: Node) -> Node:
@@ -753,6 +1084,8 @@ def weighted(p: Node, v: Node) -> Node:
 
 class ConcatNode(_Derived):
     """Columns of several values side by side (multi-head concatenation)."""
+
+    reads_infinite = True  # passes them through
 
     def __init__(self, parts: Sequence[Node]) -> None:
         super().__init__(parts)
@@ -774,10 +1107,25 @@ class ConcatNode(_Derived):
         p, jj = self._locate(j)
         return p.entry(i, jj)
 
+    def value_key(self, i: int, j: int) -> object:
+        p, jj = self._locate(j)
+        return p.value_key(i, jj)
+
+    def _find_infinite(self) -> set[tuple[int, ...]]:
+        return {(i, j + off) for p, off in zip(self.parts, self.offsets) for (i, j) in p.infinite_entries()}
+
     def rational(self, k: int) -> Fraction | None:
         i, j = self.index(k)
         p, jj = self._locate(j)
-        return p.rational(i * p.shape[1] + jj)
+        return p.rational(p.flat(i, jj))
+
+    def row_sum(self, i: int) -> Fraction | None:
+        sums = [p.row_sum(i) for p in self.parts]
+        return None if any(s is None for s in sums) else sum(sums, Fraction(0))  # type: ignore[arg-type]
+
+    def col_sum(self, j: int) -> Fraction | None:
+        p, jj = self._locate(j)
+        return p.col_sum(jj)
 
     def _compute_ball(self, prec: int) -> arb_mat:
         mats = [p.ball_mat(prec).tolist() for p in self.parts]
@@ -786,10 +1134,10 @@ class ConcatNode(_Derived):
 
 def concat(parts: Sequence[Node]) -> Node:
     """Concatenate values column-wise."""
-    if all(isinstance(p, RationalNode) for p in parts):
+    if all(p.is_rational_matrix for p in parts):
         def compute() -> fmpq_mat:
-            rows = [sum((list(p.mat.table()[i]) for p in parts), []) for i in range(parts[0].shape[0])]  # type: ignore[attr-defined]
-            return fmpq_mat(rows)
+            rows_ = [sum((list(p.mat.table()[i]) for p in parts), []) for i in range(parts[0].shape[0])]  # type: ignore[attr-defined]
+            return fmpq_mat(rows_)
         return RationalNode((parts[0].shape[0], sum(p.shape[1] for p in parts)), compute)
     if any(p.symbolic for p in parts):
         return SympyNode(sympy.Matrix.hstack(*[p.exact() for p in parts]))
@@ -799,10 +1147,12 @@ def concat(parts: Sequence[Node]) -> Node:
 class SliceNode(_Derived):
     """Selected rows and columns of a value."""
 
-    def __init__(self, a: Node, rows: Sequence[int], cols: Sequence[int]) -> None:
+    reads_infinite = True  # passes them through
+
+    def __init__(self, a: Node, rows_: Sequence[int], cols: Sequence[int]) -> None:
         super().__init__([a])
         self.a = a
-        self.r, self.c = list(rows), list(cols)
+        self.r, self.c = list(rows_), list(cols)
         self.shape = (len(self.r), len(self.c))
 
     def _inner(self, k: int) -> int:
@@ -815,11 +1165,20 @@ class SliceNode(_Derived):
     def value_key(self, i: int, j: int) -> object:
         return self.a.value_key(self.r[i], self.c[j])
 
-    def is_infinite(self, k: int) -> bool:
-        return self.a.is_infinite(self._inner(k))
+    def _find_infinite(self) -> set[tuple[int, ...]]:
+        inner = self.a.infinite_entries()
+        if not inner:
+            return set()
+        return {(i, j) for i, r in enumerate(self.r) for j, c in enumerate(self.c) if (r, c) in inner}
 
     def rational(self, k: int) -> Fraction | None:
         return self.a.rational(self._inner(k))
+
+    def row_sum(self, i: int) -> Fraction | None:
+        return self.a.row_sum(self.r[i]) if self.c == list(range(self.a.shape[1])) else None
+
+    def col_sum(self, j: int) -> Fraction | None:
+        return self.a.col_sum(self.c[j]) if self.r == list(range(self.a.shape[0])) else None
 
     def _compute_ball(self, prec: int) -> arb_mat:
         m = self.a.ball_mat(prec)
@@ -829,9 +1188,9 @@ class SliceNode(_Derived):
 def _slice(a: Node, rows_: Sequence[int], cols_: Sequence[int]) -> Node:
     if list(rows_) == list(range(a.shape[0])) and list(cols_) == list(range(a.shape[1])):
         return a
-    if isinstance(a, RationalNode):
+    if a.is_rational_matrix:
         def compute() -> fmpq_mat:
-            t = a.mat.table()
+            t = a.mat.table()  # type: ignore[attr-defined]
             return fmpq_mat([[t[i][j] for j in cols_] for i in rows_]) if rows_ and cols_ \
                 else fmpq_mat(len(rows_), len(cols_))
         return RationalNode((len(rows_), len(cols_)), compute)
@@ -890,6 +1249,8 @@ class PatchNode(_Derived):
     """A value with some entries replaced by given rationals (optionally ± a radius):
     the author's printed numbers in place of the exact ones."""
 
+    reads_infinite = True  # passes them through
+
     def __init__(self, base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> None:
         super().__init__([base])
         self.base = base
@@ -902,8 +1263,8 @@ class PatchNode(_Derived):
             return self.base.entry(i, j)
         return sympy.Rational(p[0].numerator, p[0].denominator)
 
-    def is_infinite(self, k: int) -> bool:
-        return self.index(k) not in self.patches and self.base.is_infinite(k)
+    def _find_infinite(self) -> set[tuple[int, ...]]:
+        return {ij for ij in self.base.infinite_entries() if ij not in self.patches}
 
     def rational(self, k: int) -> Fraction | None:
         p = self.patches.get(self.index(k))  # type: ignore[arg-type]
@@ -918,104 +1279,145 @@ class PatchNode(_Derived):
         return ("patched", i, j) if p[1] else p[0]
 
     def _compute_ball(self, prec: int) -> arb_mat:
-        rows = self.base.ball_mat(prec).tolist()
+        rows_ = self.base.ball_mat(prec).tolist()
         for (i, j), (v, r) in self.patches.items():
-            rows[i][j] = _interval(v, r)
-        return arb_mat(rows)
+            rows_[i][j] = _interval(v, r)
+        return arb_mat(rows_)
 
 
 def patch(base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> Node:
     """``base`` with some entries replaced (value, radius); exact when possible."""
     if not patches:
         return base
-    if isinstance(base, RationalNode) and all(r == 0 for _, r in patches.values()):
+    if base.is_rational_matrix and all(r == 0 for _, r in patches.values()):
         def compute() -> fmpq_mat:
-            m = fmpq_mat(base.mat)
+            m = fmpq_mat(base.mat)  # type: ignore[attr-defined]
             for (i, j), (v, _) in patches.items():
                 m[i, j] = fmpq(v.numerator, v.denominator)
             return m
-        return RationalNode(base.shape, compute)
+        return RationalNode(base.shape, compute)  # type: ignore[arg-type]
     return PatchNode(base, patches)
 
 
-class RowSumNode(_Derived):
+class RowSumNode(_Formula):
     """Row sums of a value: shape (rows, 1)."""
+
+    op_name = "a sum"
 
     def __init__(self, a: Node) -> None:
         super().__init__([a])
         self.a = a
         self.shape = (a.shape[0], 1)
 
-    def entry(self, i: int, j: int = 0) -> sympy.Expr:
-        return sympy.Add(*[self.a.entry(i, c) for c in range(self.a.shape[1])])
+    def _row(self, ar: Any, i: int) -> list:
+        return [ar.sum(ar.row(self.a, i))]
 
     def rational(self, k: int) -> Fraction | None:
         a = self.a
-        if isinstance(a, SoftmaxNode):  # rows of a softmax sum to exactly 1 (or 0 when zeroed)
-            return Fraction(0) if k in a.zero_rows else Fraction(1)
+        known = a.row_sum(k)  # rows of a softmax sum to 1, rows of dS to 0, ...
+        if known is not None:
+            return known
         parts = [a.rational(k * a.shape[1] + c) for c in range(a.shape[1])]
         if all(p is not None for p in parts):
             return sum(parts, Fraction(0))  # type: ignore[arg-type]
         return super().rational(k)
 
+    def row_sum(self, i: int) -> Fraction | None:
+        return self.a.row_sum(i)
+
+    def col_sum(self, j: int) -> Fraction | None:
+        return _sum_known([self.a.row_sum(i) for i in range(self.a.shape[0])])
+
     def terms(self) -> int:
         return self.a.terms() * self.a.shape[1]
 
-    def _compute_ball(self, prec: int) -> arb_mat:
-        rows = self.a.ball_mat(prec).tolist()
-        return arb_mat([[sum(r[1:], r[0])] for r in rows])
+
+def _sum_known(parts: list[Fraction | None]) -> Fraction | None:
+    return None if any(p is None for p in parts) else sum(parts, Fraction(0))  # type: ignore[arg-type]
 
 
 def row_sums(a: Node) -> Node:
     """The row sums of a value (``weights_sum`` claims): shape (rows, 1)."""
-    if isinstance(a, RationalNode):
+    if a.is_rational_matrix:
         return matmul(a, ones(a.shape[1], 1))
     if a.symbolic:
         return SympyNode(RowSumNode(a).exact())
     return RowSumNode(a)
 
 
-class SumNormalizeNode(_Derived):
+class SumNormalizeNode(_Formula):
     """``x_ij / sum_k x_ik``: dividing by the row sum instead of a softmax (a common bug,
-    reproduced on request)."""
+    reproduced on request). Masked entries (-inf) get weight 0 and are left out of the sum,
+    as a softmax leaves them out; a finite ``mask_value`` is an ordinary entry. A row whose
+    entries sum to exactly 0 is undefined (:meth:`undefined` names it)."""
 
-    def __init__(self, m: Node) -> None:
+    reads_infinite = True  # -inf entries are masked keys
+    op_name = "a division by the row sum"
+
+    def __init__(self, m: Node, masked_rows: str = "error") -> None:
         super().__init__([m])
         self.m = m
         self.shape = m.shape
-        self.sums = RowSumNode(m)
+        self.keys, self.zero_rows = _unmasked(m, masked_rows)
 
-    def entry(self, i: int, j: int) -> sympy.Expr:
-        return self.m.entry(i, j) / self.sums.entry(i, 0)
+    def _row(self, ar: Any, i: int) -> list:
+        if i in self.zero_rows:
+            return [ar.zero] * self.shape[1]
+        x = ar.row(self.m, i)
+        keys = self.keys[i]
+        total = ar.sum([x[j] for j in keys])
+        out = [ar.zero] * self.shape[1]
+        for j in keys:
+            out[j] = x[j] / total
+        return out
+
+    def _row_total(self, i: int) -> Fraction | None:
+        parts = [self.m.rational(self.m.flat(i, j)) for j in self.keys[i]]
+        return _sum_known(parts)
+
+    def _find_undefined(self) -> UndefinedValueError | None:
+        u = super()._find_undefined()
+        if u is not None or self.symbolic:
+            return u
+        balls = self.m.ball_mat(64).tolist()
+        for i, keys in enumerate(self.keys):
+            if i in self.zero_rows or not _Balls.sum([balls[i][j] for j in keys]).contains(0):
+                continue
+            total = self._row_total(i)
+            if total == 0 or (total is None and sympy.Add(*[self.m.entry(i, j) for j in keys]) == 0):
+                what = "unmasked entries" if len(keys) < self.shape[1] else "entries"
+                return UndefinedValueError(
+                    self.describe(self.flat(i, keys[0])),
+                    f"the {what} of row {i + 1} sum to exactly 0, and normalization = \"sum\" divides by "
+                    "that sum")
+        return None
 
     def rational(self, k: int) -> Fraction | None:
         i, j = self.index(k)
-        a, b = self.m.rational(k), self.sums.rational(i)
+        if i in self.zero_rows or j not in self.keys[i]:
+            return Fraction(0)
+        a, b = self.m.rational(k), self._row_total(i)
         if a is not None and b:
             return a / b
         return None
 
-    def _compute_ball(self, prec: int) -> arb_mat:
-        rows = self.m.ball_mat(prec).tolist()
-        out = []
-        for r in rows:
-            total = sum(r[1:], r[0])
-            out.append([x / total for x in r])
-        return arb_mat(out)
+    def row_sum(self, i: int) -> Fraction:
+        return Fraction(0) if i in self.zero_rows else Fraction(1)
 
 
 def normalize(m: Node, how: str = "softmax", axis: str = "keys", masked_rows: str = "error") -> Node:
     """Attention weights from logits: ``softmax`` (the standard) or ``sum`` (dividing by
-    the row sum, a bug some pages make)."""
+    the row sum, a bug some pages make; masked entries get weight 0).
+
+    >>> normalize(masked(rational_matrix([[1, 3, 5]]), neg_inf=[(0, 2)]), "sum").decimals(6)
+    [['0.25', '0.75', '0']]
+    """
     if how == "softmax":
         return softmax(m, axis, masked_rows)
     if how != "sum":
         raise ValueError(f"unknown normalization {how!r}")
-    if m.symbolic:
-        node = SumNormalizeNode(m if axis == "keys" else transpose(m))
-        out: Node = SympyNode(node.exact())
-    else:
-        out = SumNormalizeNode(m if axis == "keys" else transpose(m))
+    node = SumNormalizeNode(m if axis == "keys" else transpose(m), masked_rows)
+    out: Node = SympyNode(node.exact()) if m.symbolic else node
     return out if axis == "keys" else transpose(out)
 
 
@@ -1023,21 +1425,22 @@ def normalize(m: Node, how: str = "softmax", axis: str = "keys", masked_rows: st
 # element-wise arithmetic (the backward pass)
 
 
-def _op(op: str, x: object, y: object) -> object:
+def _op(op: str, x: Any, y: Any) -> Any:
     if op == "mul":
-        return x * y  # type: ignore[operator]
+        return x * y
     if op == "sub":
-        return x - y  # type: ignore[operator]
-    return x + y  # type: ignore[operator]
+        return x - y
+    return x + y
 
 
-class ElementwiseNode(_Derived):
+class ElementwiseNode(_Formula):
     """``a (op) b`` element by element, with ``b`` broadcast when it is one row or one column."""
 
     def __init__(self, op: str, a: Node, b: Node) -> None:
         super().__init__([a, b])
         self.op, self.a, self.b = op, a, b
         self.shape = a.shape
+        self.op_name = {"mul": "a product", "sub": "a difference"}.get(op, "a sum")
 
     def _bidx(self, i: int, j: int) -> tuple[int, int]:
         return (0 if self.b.shape[0] == 1 else i, 0 if self.b.shape[1] == 1 else j)
@@ -1045,8 +1448,11 @@ class ElementwiseNode(_Derived):
     def terms(self) -> int:
         return self.a.terms() + self.b.terms()
 
-    def entry(self, i: int, j: int) -> sympy.Expr:
-        return _op(self.op, self.a.entry(i, j), self.b.entry(*self._bidx(i, j)))  # type: ignore[return-value]
+    def _row(self, ar: Any, i: int) -> list:
+        a = ar.row(self.a, i)
+        b = ar.row(self.b, 0 if self.b.shape[0] == 1 else i)
+        one = self.b.shape[1] == 1
+        return [_op(self.op, a[j], b[0 if one else j]) for j in range(self.shape[1])]
 
     def rational(self, k: int) -> Fraction | None:
         i, j = self.index(k)
@@ -1058,15 +1464,21 @@ class ElementwiseNode(_Derived):
         if self.op == "mul" and y == 0:
             return Fraction(0)
         if x is not None and y is not None:
-            return _op(self.op, x, y)  # type: ignore[return-value]
+            return _op(self.op, x, y)  # type: ignore[no-any-return]
         return None
 
-    def _compute_ball(self, prec: int) -> arb_mat:
-        a = self.a.ball_mat(prec).tolist()
-        b = self.b.ball_mat(prec).tolist()
-        r, c = self.shape
-        return arb_mat([[_op(self.op, a[i][j], b[i if len(b) > 1 else 0][j if len(b[0]) > 1 else 0])
-                         for j in range(c)] for i in range(r)])
+    def _combined(self, sums: Callable[[Node], Fraction | None]) -> Fraction | None:
+        # (A ± B)·1 = A·1 ± B·1, for B of A's shape (not broadcast)
+        if self.op == "mul" or self.b.shape != self.a.shape:
+            return None
+        x, y = sums(self.a), sums(self.b)
+        return None if x is None or y is None else _op(self.op, x, y)  # type: ignore[no-any-return]
+
+    def row_sum(self, i: int) -> Fraction | None:
+        return self._combined(lambda n: n.row_sum(i))
+
+    def col_sum(self, j: int) -> Fraction | None:
+        return self._combined(lambda n: n.col_sum(j))
 
 
 def elementwise(op: str, a: Node, b: Node) -> Node:
@@ -1081,17 +1493,16 @@ def elementwise(op: str, a: Node, b: Node) -> Node:
     ok = b.shape == a.shape or (b.shape[0] in (1, a.shape[0]) and b.shape[1] in (1, a.shape[1]))
     if not ok:
         raise ValueError(f"cannot combine {a.shape} with {b.shape}")
-    if isinstance(a, RationalNode) and isinstance(b, RationalNode):
+    if a.is_rational_matrix and b.is_rational_matrix:
         def compute() -> fmpq_mat:
             r, c = a.shape
-            bm = b.mat
-            rows_ = [[_op(op, a.mat[i, j], bm[0 if b.shape[0] == 1 else i, 0 if b.shape[1] == 1 else j])
+            am, bm = a.mat, b.mat  # type: ignore[attr-defined]
+            rows_ = [[_op(op, am[i, j], bm[0 if b.shape[0] == 1 else i, 0 if b.shape[1] == 1 else j])
                       for j in range(c)] for i in range(r)]
             return fmpq_mat(rows_)
-        return RationalNode(a.shape, compute)
+        return RationalNode(a.shape, compute)  # type: ignore[arg-type]
     if a.symbolic or b.symbolic:
-        node = ElementwiseNode(op, a, b)
-        return SympyNode(node.exact())
+        return SympyNode(ElementwiseNode(op, a, b).exact())
     return ElementwiseNode(op, a, b)
 
 
@@ -1110,40 +1521,117 @@ def total(a: Node) -> Node:
     return row_sums(col_sums(a))
 
 
-class SoftmaxBackwardNode(_Derived):
-    """dS = P ∘ (dP − D) in one pass, with D one value per row (keys axis) or per column."""
+class RowDotNode(_Formula):
+    """Σ_j A_ij·B_ij per row (rowsum(A ∘ B)), shape (rows, 1): exact when one factor's
+    structure proves it (:meth:`Node.row_dot`)."""
 
-    def __init__(self, p: Node, dp: Node, d: Node) -> None:
+    op_name = "a sum of products"
+
+    def __init__(self, a: Node, b: Node) -> None:
+        super().__init__([a, b])
+        self.a, self.b = a, b
+        self.shape = (a.shape[0], 1)
+
+    def _row(self, ar: Any, i: int) -> list:
+        return [ar.sum([_product(x, y) for x, y in zip(ar.row(self.a, i), ar.row(self.b, i))])]
+
+    def terms(self) -> int:
+        return (self.a.terms() + self.b.terms()) * self.a.shape[1]
+
+    def rational(self, k: int) -> Fraction | None:
+        a, b = self.a, self.b
+        q = a.row_dot(k, [b.rational(b.flat(k, j)) for j in range(b.shape[1])])
+        if q is None:
+            q = b.row_dot(k, [a.rational(a.flat(k, j)) for j in range(a.shape[1])])
+        return q if q is not None else super().rational(k)
+
+
+def row_dots(a: Node, b: Node) -> Node:
+    """rowsum(a ∘ b) as a column (rows x 1).
+
+    >>> row_dots(softmax(rational_matrix([[0, 5, 0]])), rational_matrix([[2, 2, 2]])).rational(0)
+    Fraction(2, 1)
+    """
+    if a.is_rational_matrix and b.is_rational_matrix:
+        return row_sums(elementwise("mul", a, b))
+    node = RowDotNode(a, b)
+    return SympyNode(node.exact()) if node.symbolic else node
+
+
+def _softmax_backward(p: Any, dp: Any, d: Any) -> Any:
+    """dS_ij = P_ij·(dP_ij − D_i): one formula for exact values and balls."""
+    return p * (dp - d)
+
+
+class SoftmaxBackwardNode(_Formula):
+    """dS = P ∘ (dP − D 1ᵀ) with D = rowsum(P ∘ dP) (softmax over keys), or
+    dS = P ∘ (dP − 1 D) with D = colsum(P ∘ dP) (softmax over queries).
+
+    D is built here from P and dP, so the structure proves what the algebra says: a row
+    of dS sums to Σ_j P_ij dP_ij − D_i Σ_j P_ij = D_i − D_i = 0 when the row of P sums to 1.
+    """
+
+    op_name = "the softmax backward"
+
+    def __init__(self, p: Node, dp: Node, axis: str = "keys") -> None:
+        d = row_dots(p, dp) if axis == "keys" else transpose(row_dots(transpose(p), transpose(dp)))
         super().__init__([p, dp, d])
         self.p, self.dp, self.d = p, dp, d
         self.shape = p.shape
-        self.per_row = d.shape[1] == 1
+        self.per_row = axis == "keys"
 
-    def _d(self, i: int, j: int) -> tuple[int, int]:
-        return (i, 0) if self.per_row else (0, j)
-
-    def entry(self, i: int, j: int) -> sympy.Expr:
-        return self.p.entry(i, j) * (self.dp.entry(i, j) - self.d.entry(*self._d(i, j)))
+    def _row(self, ar: Any, i: int) -> list:
+        p, dp = ar.row(self.p, i), ar.row(self.dp, i)
+        if self.per_row:
+            d = ar.row(self.d, i)[0]
+            return [_softmax_backward(x, y, d) for x, y in zip(p, dp)]
+        return [_softmax_backward(x, y, d) for x, y, d in zip(p, dp, ar.row(self.d, 0))]
 
     def terms(self) -> int:
         return self.p.terms() + self.dp.terms() + self.d.terms()
 
     def rational(self, k: int) -> Fraction | None:
-        if self.p.rational(k) == 0:
+        w = self.p.rational(k)
+        if w == 0:
             return Fraction(0)
+        i, j = self.index(k)
+        x = self.dp.rational(k)
+        d = self.d.rational(i if self.per_row else j)
+        if x is not None and d is not None:
+            if x == d:  # dP_ij equals the weighted mean D: no gradient
+                return Fraction(0)
+            if w is not None:
+                return _softmax_backward(w, x, d)  # type: ignore[no-any-return]
         return super().rational(k)
 
-    def _compute_ball(self, prec: int) -> arb_mat:
-        P = self.p.ball_mat(prec).tolist()
-        dP = self.dp.ball_mat(prec).tolist()
-        D = self.d.ball_mat(prec).tolist()
+    def _zero_line(self, weight_sum: Fraction | None, line: list[int]) -> Fraction | None:
+        if weight_sum == 1:
+            return Fraction(0)
+        if all(self.p.rational(k) == 0 for k in line):
+            return Fraction(0)
+        return None
+
+    def row_sum(self, i: int) -> Fraction | None:
+        if not self.per_row:
+            return None
+        return self._zero_line(self.p.row_sum(i), [self.flat(i, j) for j in range(self.shape[1])])
+
+    def col_sum(self, j: int) -> Fraction | None:
         if self.per_row:
-            return arb_mat([[p * (x - d[0]) for p, x in zip(pr, dr)] for pr, dr, d in zip(P, dP, D)])
-        return arb_mat([[p * (x - d) for p, x, d in zip(pr, dr, D[0])] for pr, dr in zip(P, dP)])
+            return None
+        return self._zero_line(self.p.col_sum(j), [self.flat(i, j) for i in range(self.shape[0])])
 
 
-def softmax_backward(p: Node, dp: Node, d: Node) -> Node:
-    """dS = P ∘ (dP − D 1ᵀ) (or P ∘ (dP − 1 D) for a softmax over queries)."""
-    if p.symbolic or dp.symbolic or d.symbolic:
-        return SympyNode(SoftmaxBackwardNode(p, dp, d).exact())
-    return SoftmaxBackwardNode(p, dp, d)
+def softmax_backward(p: Node, dp: Node, axis: str = "keys") -> tuple[Node, Node]:
+    """(dS, D): dS = P ∘ (dP − D 1ᵀ) with D = rowsum(P ∘ dP) (which equals rowsum(dO ∘ O)),
+    or, for a softmax over queries, dS = P ∘ (dP − 1 D) with D = colsum(P ∘ dP).
+
+    >>> P = softmax(rational_matrix([[0, 1]]))
+    >>> dS, D = softmax_backward(P, rational_matrix([[3, 5]]))
+    >>> dS.row_sum(0), row_sums(dS).decimals(6)
+    (Fraction(0, 1), [['0']])
+    """
+    node = SoftmaxBackwardNode(p, dp, axis)
+    if node.symbolic:
+        return SympyNode(node.exact()), node.d
+    return node, node.d

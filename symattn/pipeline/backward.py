@@ -39,7 +39,7 @@ from ..read.spec import GivenMatrix, read_matrix
 from . import rules as R
 from .forward import Builder, input_node, num_labels
 from .loss import LOSSES, loss_value, upstream_gradient
-from .notation import TAU, ColSum, Columns, Concat, Given, Inner, Ones, Partial, RowSum, matrix
+from .notation import TAU, Chain, ColSum, Columns, Concat, Given, Inner, Ones, Partial, RowSum, matrix
 from .steps import Derivation, Lookup, Operand, Rule, Step, Worked
 
 __all__ = ["grad", "Gradient", "LOSSES", "WRT", "HEAD_GRADIENTS"]
@@ -131,8 +131,10 @@ class Backward:
             cols = like.col_labels if not like.transposed else like.row_labels
             tokens_as_columns = like.transposed
         assert rows is not None and cols is not None
+        node.name_as(name, list(rows), list(cols))
         shown = V.transpose(node) if tokens_as_columns else node
         r, c = (cols, rows) if tokens_as_columns else (rows, cols)
+        shown.name_as(name, list(r), list(c))
         example = (0, 0)
         queries = self.spec.query_labels()
         if self.focus is not None and list(r) == queries:
@@ -199,31 +201,35 @@ def grad_weights(b: Backward, h: HeadGrad) -> None:
 
 
 def grad_rowsums(b: Backward, h: HeadGrad) -> None:
-    """D = rowsum(dO ∘ O) (= rowsum(P ∘ dP)); over queries the column sums of P ∘ dP."""
+    """D = rowsum(P ∘ dP) = rowsum(dO ∘ O); over queries the column sums of P ∘ dP. D and dS are
+    built together (:func:`~symattn.exact.nodes.softmax_backward`), so that the rows of dS
+    provably sum to 0."""
     pst, dpst = b.fwd(h.name("weights")), b.step(h.name("dP"))
-    D = h.sym("D")
+    D, P, dP = h.sym("D"), h.sym("P"), h.sym("dP")
+    h.dS, node = V.softmax_backward(pst.value, dpst.value, b.conv.softmax_axis)
+    n, m = pst.shape
     if b.conv.softmax_axis == "keys":
         ost, dost = b.fwd(h.name("output")), b.step(h.name("dO"))
         dO, O = h.sym("dO"), h.sym("O")
         width = ost.value.shape[1]
 
         def rule(at: Lookup, i: int, j: int) -> Worked:
-            return Worked([R.plus(*[R.times(at("G", i, t), at("O", i, t)) for t in range(width)])])
+            return Worked([R.plus(*[R.times(at("P", i, k), at("dP", i, k)) for k in range(m)]),
+                           R.plus(*[R.times(at("G", i, t), at("O", i, t)) for t in range(width)])])
 
-        b.add(h.name("D"), "row sums of dO ∘ O", sympy.Eq(D, RowSum(sympy.HadamardProduct(dO, O)), evaluate=False),
-              V.row_sums(V.elementwise("mul", h.d_o, ost.value)), rows=pst.row_labels, cols=["1"],
-              operands={"G": b.row_op(dost, dO), "O": b.row_op(ost, O)}, rule=rule, symbol=D,
-              entry_name=h.entry("D"))
+        b.add(h.name("D"), "row sums of P ∘ dP (= row sums of dO ∘ O)",
+              Chain(D, RowSum(sympy.HadamardProduct(P, dP)), RowSum(sympy.HadamardProduct(dO, O))), node,
+              rows=pst.row_labels, cols=["1"], operands={"P": b.op(pst, P), "dP": b.op(dpst, dP),
+                                                         "G": b.row_op(dost, dO), "O": b.row_op(ost, O)},
+              rule=rule, symbol=D, entry_name=h.entry("D"))
         return
-    P, dP = h.sym("P"), h.sym("dP")
-    n = pst.shape[0]
 
     def col_rule(at: Lookup, i: int, j: int) -> Worked:
         return Worked([R.plus(*[R.times(at("P", r, j), at("dP", r, j)) for r in range(n)])])
 
     b.add(h.name("D"), "column sums of P ∘ dP", sympy.Eq(D, ColSum(sympy.HadamardProduct(P, dP)), evaluate=False),
-          V.col_sums(V.elementwise("mul", pst.value, dpst.value)), rows=["1"], cols=pst.col_labels,
-          operands={"P": b.op(pst, P), "dP": b.op(dpst, dP)}, rule=col_rule, symbol=D, entry_name=h.entry("D"))
+          node, rows=["1"], cols=pst.col_labels, operands={"P": b.op(pst, P), "dP": b.op(dpst, dP)},
+          rule=col_rule, symbol=D, entry_name=h.entry("D"))
 
 
 def grad_scores(b: Backward, h: HeadGrad) -> None:
@@ -231,7 +237,8 @@ def grad_scores(b: Backward, h: HeadGrad) -> None:
     pst, dpst, dst = b.fwd(h.name("weights")), b.step(h.name("dP")), b.step(h.name("D"))
     P, dP, D, dS = h.sym("P"), h.sym("dP"), h.sym("D"), h.sym("dS")
     keys = b.conv.softmax_axis == "keys"
-    node = V.softmax_backward(pst.value, dpst.value, dst.value)
+    assert h.dS is not None  # from grad_rowsums
+    node = h.dS
     keep = b.keep(h.prefix)
     replaced = b.spec.masked_pairs()[1] if keep is not None else set()
     if keep is not None:

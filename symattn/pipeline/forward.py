@@ -159,11 +159,13 @@ class Builder:
         """Add a step and return the value later steps use. ``node`` is in row form; in the
         column layout, token-indexed values (Q, K, V, outputs) are shown transposed, and the
         formula, operands, rule and ``example`` describe the step as shown."""
+        node.name_as(name, list(rows), list(cols))
         shown = node
         transposed = tokens_as_columns and self.col
         if transposed:
             shown = V.transpose(node)
             rows, cols = cols, rows
+        shown.name_as(name, list(rows), list(cols))
         self.steps.append(Step(name, title, formula, shown, list(rows), list(cols), symbol=symbol,
                                entry_name=entry_name, operands=dict(operands or {}), rule=rule,
                                example=example, substituted=substituted, notes=list(notes or []),
@@ -408,6 +410,7 @@ def weighted(b: Builder, h: Head) -> None:
         return
     wst = b.step(h.name("weights"))
     node = V.weighted(h.weights, h.v)
+    node.name_as(h.name("weighted"), wst.row_labels, wst.col_labels, num_labels(h.v.shape[1]))
     p, v = sympy.IndexedBase(sympy.Symbol(h.entry("weights"))), sympy.IndexedBase(sympy.Symbol(h.entry("V")))
     i, j, l = sympy.symbols("i j l", integer=True)
     formula = sympy.Mul(p[i, j], v[j, l], evaluate=False)

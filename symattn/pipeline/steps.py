@@ -28,7 +28,6 @@ import sympy
 from ..display import render
 from ..errors import SymattnError
 from ..exact import nodes as V
-from ..exact.certify import format_rational
 from ..read.numbers import did_you_mean
 from ..read.spec import Spec
 
@@ -37,17 +36,14 @@ __all__ = ["Step", "Derivation", "Operand", "Lookup", "Rule", "Worked", "exact_d
 
 def exact_decimal(node: V.Node, k: int, digits: int) -> bool:
     """Whether entry ``k``'s decimals at ``digits`` significant digits are its exact value
-    (a terminating rational, or a masked −∞): the one terminating-decimal test.
+    (a terminating rational, or a masked −∞): the value graph's one terminating-decimal test.
 
     >>> exact_decimal(V.rational_matrix([[Fraction(1339, 1000), Fraction(1, 3)]]), 0, 6)
     True
     >>> exact_decimal(V.rational_matrix([[Fraction(1339, 1000), Fraction(1, 3)]]), 1, 6)
     False
     """
-    if node.is_infinite(k):
-        return True
-    q = node.rational(k)
-    return q is not None and Fraction(format_rational(q, digits)) == q
+    return node.prints_exactly(k, digits)
 
 
 @dataclass(frozen=True)
@@ -232,6 +228,9 @@ class Derivation:
 
     def __str__(self) -> str:
         return render(self, "text") or repr(self)
+
+    def _repr_html_(self) -> str | None:  # the heatmap and the steps (None without matplotlib)
+        return render(self, "html")
 
     def _repr_markdown_(self) -> str | None:
         return render(self, "markdown")

@@ -13,6 +13,7 @@ sqrt(2)/2
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -87,11 +88,7 @@ class Convention:
 
     def echo(self, **dims: int | None) -> dict:
         """The conventions as they were applied, for every output (stable key order)."""
-        try:
-            tau = self.tau(**dims)
-            tau_text = str(tau)
-        except InputError:
-            tau_text = None
+        tau_text = _tau_text(self.scale_text, self.scale_expr, self.temperature, tuple(sorted(dims.items())))
         return {
             "layout": self.layout,
             "scale": self.scale_text,
@@ -106,6 +103,17 @@ class Convention:
             "heads": self.heads,
             "query": self.query,
         }
+
+
+@functools.lru_cache(maxsize=64)
+def _tau_text(scale_text: str, scale_expr: sympy.Expr | None, temperature: sympy.Expr,
+              dims: tuple[tuple[str, int | None], ...]) -> str | None:
+    """τ as text, once per scale, temperature and dimensions (a check derives one example many times)."""
+    try:
+        conv = Convention(scale_text=scale_text, scale_expr=scale_expr, temperature=temperature)
+        return str(conv.tau(**dict(dims)))
+    except InputError:
+        return None
 
 
 def allowed_pattern(mask: str, matrix: Sequence[Sequence[bool]] | None,

@@ -70,6 +70,8 @@ def to_data(obj: Any, **options: Any) -> Any:
     claim, a proof, softmax closed forms, a fact, a formula or a verification."""
     if isinstance(obj, list) and all(isinstance(v, Verification) for v in obj):
         return [to_data(v) for v in obj]
+    if type(obj).__name__ == "Comparison" and type(obj).__module__ == "symattn.analyses.compare":
+        return obj.to_data()  # a kernel comparison (not imported here: it needs NumPy)
     raise TypeError(f"no JSON view of {type(obj).__name__}")
 
 
@@ -90,7 +92,7 @@ def _(c: Claim, **_: Any) -> dict:
     return {"step": c.step, "row": c.row, "col": c.col, "index": list(c.index), "claimed": c.claimed,
             "exact": c.exact, "value": c.decimal, "verdict": c.verdict, "tie": c.tie,
             "local_verdict": c.local_verdict, "local_value": c.local_value, "error_ulps": c.error_ulps,
-            "group": c.group, "field": c.field}
+            "group": c.group, "field": c.field, "enclosure": c.enclosure}
 
 
 @to_data.register

@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 import sympy
 
 from ..analyses.check import Report
+from ..pipeline.notation import Chain
 from ..pipeline.steps import Derivation, Operand, Step
 from .conventions import digits_line, summary
 from .entries import (Line, aligned_decimals, entry_symbol, exact_cells, exact_rows, named_entry, row_symbol,
@@ -168,6 +169,8 @@ def _general(step: Step) -> str:
     f = step.formula
     if isinstance(f, sympy.Equality):
         return f"{latex(f.lhs)} &= {latex(f.rhs)}"
+    if isinstance(f, Chain):
+        return f"{latex(f.args[0])} &= " + " = ".join(latex(a) for a in f.args[1:])
     return f"& {latex(f)}"
 
 
@@ -262,8 +265,9 @@ def claims_section(r: Report | None) -> str | None:
         return None
     rows = []
     for c in r.claims:
-        mark = r"$\checkmark$" if c.ok else r"$\times$"
-        right = "" if c.ok else f"${latex_decimal(c.decimal)}$"
+        mark = r"$\checkmark$" if c.ok else ("?" if c.undecided else r"$\times$")
+        right = "" if c.ok else (f"in {escape_text(c.enclosure or '')}" if c.undecided
+                                 else f"${latex_decimal(c.decimal)}$")
         where = escape_text(c.position + (f" ({c.group})" if c.group else ""))
         rows.append(f"{mark} & {where} & {escape_text(c.claimed)} & {right} \\\\")
     s = r.summary()
@@ -308,20 +312,24 @@ PREAMBLE = (
 )
 
 
-def standalone(title: str, content: str, description: str = "") -> str:
+def standalone(title: str, content: str, description: str = "", extra_preamble: str = "",
+               author: str = "derived exactly by symattn") -> str:
     """A whole document around ``content`` (LaTeX) with symattn's preamble."""
-    return ("\\documentclass[11pt]{article}\n" + PREAMBLE
-            + f"\\title{{{escape_text(title)}}}\n\\author{{derived exactly by symattn}}\n\\date{{}}\n"
+    return ("\\documentclass[11pt]{article}\n" + PREAMBLE + extra_preamble
+            + f"\\title{{{escape_text(title)}}}\n\\author{{{escape_text(author)}}}\n\\date{{}}\n"
             "\\begin{document}\n\\maketitle\n"
             + (f"{escape_text(description)}\n\n" if description else "")
             + content + "\\end{document}\n")
 
 
 def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None,
-             report: Report | None = None) -> str:
+             report: Report | None = None, heatmap: str | None = None) -> str:
     """A standalone LaTeX document that compiles with pdflatex (with the claims table when a
-    check ``report`` is given)."""
-    return standalone(d.title, body(d, style, steps, report), d.spec.description)
+    check ``report`` is given, and a TikZ ``heatmap`` from :mod:`symattn.views.heatmap_tex`)."""
+    from .heatmap_tex import PREAMBLE as TIKZ
+
+    return standalone(d.title, body(d, style, steps, report) + (heatmap or ""), d.spec.description,
+                      TIKZ if heatmap else "")
 
 
 def _md_text(s: str) -> str:

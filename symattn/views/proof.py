@@ -69,7 +69,7 @@ def latex(p: Proof, standalone: bool = False) -> str:
         return _body(p)
     from .latex import standalone as doc
 
-    return doc(p.title, _body(p))
+    return doc(p.title, _body(p), author="proved by symattn")
 
 
 def markdown(p: Proof) -> str:
@@ -113,7 +113,7 @@ def forms_latex(forms: ClosedForms, standalone: bool = False) -> str:
     from .latex import standalone as doc
 
     size = "a symbolic size n" if forms.n == "n" else f"n = {forms.n}"
-    return doc(f"Softmax closed forms for {size}", _forms_body(forms))
+    return doc(f"Softmax closed forms for {size}", _forms_body(forms), author="checked by symattn")
 
 
 def forms_markdown(forms: ClosedForms) -> str:

@@ -24,7 +24,7 @@ from ..analyses.softmax_forms import ClosedForms
 from ..analyses.verify import Verification
 from ..pipeline.steps import Derivation, Step
 
-__all__ = ["render", "text", "to_json", "latex", "markdown"]
+__all__ = ["render", "text", "to_json", "latex", "markdown", "html"]
 
 
 def text(obj: Any, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None,
@@ -56,6 +56,10 @@ def text(obj: Any, digits: int = 6, steps: Sequence[str] | None = None, exact: b
         from .printers import text as print_text
 
         return print_text(obj)
+    if _is_comparison(obj):
+        from .compare import text as compare_text
+
+        return compare_text(obj)
     raise TypeError(f"no text view of {type(obj).__name__}")
 
 
@@ -115,6 +119,11 @@ def markdown(obj: Any, digits: int = 6, steps: Sequence[str] | None = None, expa
     raise TypeError(f"no Markdown view of {type(obj).__name__}")
 
 
+def _is_comparison(obj: Any) -> bool:
+    """A kernel comparison (checked by name, so that rendering other objects does not import NumPy)."""
+    return type(obj).__name__ == "Comparison" and type(obj).__module__ == "symattn.analyses.compare"
+
+
 def render(obj: object, fmt: str) -> str | None:
     """The hook behind ``str(obj)`` and ``_repr_*``: None when there is no such view."""
     try:
@@ -135,6 +144,52 @@ def render(obj: object, fmt: str) -> str | None:
             if isinstance(obj, sympy.Basic):
                 return "$" + latex(obj) + "$"
             return None
+        if fmt == "html" and isinstance(obj, Derivation):
+            return html(obj)
+        if fmt == "svg":
+            from .heatmap import Heatmap
+
+            if isinstance(obj, Heatmap):
+                from .plot import svg
+
+                return svg(obj)
     except TypeError:
         return None
     return None
+
+
+def html(d: Derivation, digits: int = 6) -> str | None:
+    """HTML for Jupyter: the heatmap of the weights (of dS for a gradient) as inline SVG,
+    then every step as a ``$$`` block (typeset by the notebook's MathJax). None when there
+    is no picture to draw (matplotlib missing, symbols), so that Jupyter shows the Markdown."""
+    import html as _html
+
+    from ..errors import SymattnError
+    from ..pipeline.backward import Gradient
+    from .conventions import digits_line, summary
+    from .heatmap import heatmap
+    from .latex import Style, step_block
+    from .printers import render_phrase
+
+    step = "dS" if isinstance(d, Gradient) else "weights"
+    try:
+        picture = _svg_inline(heatmap(d, step, digits=3))
+        blocks = [step_block(st, Style(digits=digits, katex=True), env="aligned") for st in d.steps]
+    except SymattnError:  # no matplotlib, symbols, a step too large to draw
+        return None
+    conventions = ", ".join(_html.escape(render_phrase(i.short, "text")) for i in summary(d))
+    parts = [f"<h3>{_html.escape(d.title)}</h3>",
+             f"<p>Conventions: {conventions}. {_html.escape(digits_line(digits).capitalize())}.</p>",
+             f'<div class="symattn-heatmap">{picture}</div>']
+    for st, block in zip(d.steps, blocks):
+        parts.append(f"<h4>Step <code>{_html.escape(st.name)}</code>: {_html.escape(st.title)}</h4>")
+        parts.append("<div>$$" + _html.escape(block, quote=False) + "$$</div>")
+    return "\n".join(parts)
+
+
+def _svg_inline(h: object) -> str:
+    """The heatmap's SVG without its XML prolog, to sit inside HTML."""
+    from .plot import svg
+
+    out = svg(h)  # type: ignore[arg-type]
+    return out[out.index("<svg"):]

@@ -8,13 +8,14 @@ from .printers import render_phrase
 
 __all__ = ["text", "markdown"]
 
-MARK = {"correct": "✓", "consistent": "≈", "truncated": "✗", "wrong": "✗", "unchecked": "·"}
+MARK = {"correct": "✓", "consistent": "≈", "truncated": "✗", "wrong": "✗", "unchecked": "·", "undecided": "?",
+        "undefined": "!"}
 
 
 def _right(c: Claim) -> str:
     if c.verdict in ("correct", "unchecked"):
         return ""
-    if c.exact and c.exact != c.decimal and len(c.exact) <= 24:
+    if not c.closed_form and c.exact and c.exact != c.decimal and len(c.exact) <= 24:  # closed forms: --json
         return f"{c.decimal} (= {c.exact})"
     return c.decimal
 
@@ -55,6 +56,8 @@ def _header(r: Report) -> list[str]:
         parts.append(f"of which {s['truncated']} truncated")
     if s["consistent"]:
         parts.append(f"{s['consistent']} consistent with rounded inputs")
+    if s["undecided"]:
+        parts.append(f"{s['undecided']} undecided")
     lines.append(f"  {s['total']} printed numbers: " + ", ".join(parts)
                  + (f"; first wrong step: {s['first_wrong_step']}" if s["first_wrong_step"] else ""))
     return lines
@@ -100,7 +103,8 @@ def text(r: Report) -> str:
     lines.append("")
     lines.append("✓ correct · ✗ wrong (the right value is beside it) · ≈ consistent: possible within the rounding "
                  "of the inputs (--inputs-rounded) or, in the last column, of the page's own earlier numbers, "
-                 "from which that column recomputes the step")
+                 "from which that column recomputes the step · ? undecided within the precision limit (the note "
+                 "gives the value's certified enclosure)")
     return "\n".join(lines) + "\n"
 
 
@@ -113,6 +117,7 @@ def markdown(r: Report) -> str:
     s = r.summary()
     out = [f"### Check: {_md(r.title)}", ""]
     out.append(f"{s['total']} printed numbers: **{s['correct']} correct, {s['wrong']} wrong**"
+               + (f", {s['undecided']} undecided" if s["undecided"] else "")
                + (f"; first wrong step: `{s['first_wrong_step']}`" if s["first_wrong_step"] else "") + ".")
     step_info = {s["step"]: s for s in r.steps}
     for name, cs in _groups(r):

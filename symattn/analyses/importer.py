@@ -1,0 +1,1744 @@
+"""``symattn import``: a published worked example of attention read from its page
+(Markdown, HTML, LaTeX, a Jupyter notebook or plain text) into example files: the inputs,
+the conventions, and every printed intermediate as a claim keyed by its step, each number
+exactly as printed and traced to its line (or notebook cell).
+
+The page is read as text (nothing on it is executed or fetched). Its matrices are named
+by what the page calls them; where the name does not decide, the example is derived with
+the pipeline and a printed matrix goes to the step whose shape and values it fits.
+Several worked examples on one page become several drafts; the same step printed again
+differently is kept as a restatement (``[[claims.also]]``), never merged; what cannot be
+placed is listed.
+
+>>> page = '''
+... Word Embedding for "a": [1, 0]
+... Word Embedding for "b": [0, 1]
+... Query Weight Matrix (Wq): [[1, 0], [0, 1]]
+... Key Weight Matrix (Wk): [[1, 0], [0, 1]]
+... Value Weight Matrix (Wv): [[1, 2], [3, 4]]
+... Attention scores: [[1, 0], [0, 1]]
+... '''
+>>> spec, notes = import_page(page, format="text")
+>>> spec.tokens, spec.convention.scale_text, spec.claims["scores"]
+(['a', 'b'], '1/sqrt(d_k)', {'a': [1, 0], 'b': [0, 1]})
+>>> [n.text for n in notes.assumptions]  # doctest: +ELLIPSIS
+['scale = "1/sqrt(d_k)": the page does not say whether the scores are scaled; ...']
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from ..errors import InputError, LimitError, SpecError, SymattnError
+from ..limits import MAX_DIM, MAX_PAGE_EXAMPLES, MAX_TOKENS
+from ..pipeline.forward import derive
+from ..pipeline.steps import Derivation
+from ..read.pages import read_page
+from ..read.pages.latex_cells import is_number
+from ..read.pages.model import Page
+from ..read.pages.scan import entry_kind
+from ..read.spec import Spec, from_dict
+from .importer_conventions import layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
+from .importer_items import Collected, Item, collect, split_glued
+from .importer_names import INPUT_NAMES, step_of_text
+
+__all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
+           "Choice", "LOOKED_FOR"]
+
+#: what a page must show to hold a worked example (said when none is found)
+LOOKED_FOR = ("inputs (embeddings X with weights Wq/Wk/Wv, or Q, K and V, or attention scores) as bracketed "
+              "rows, tables, NumPy/PyTorch printouts or LaTeX matrices")
+WEIGHT_NAMES = ("Wq", "Wk", "Wv")
+CLAIM_ORDER = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weights_sum", "weighted", "output")
+_MAX_VALUE_ENTRIES = 20_000  # entries of a derivation compared with printed numbers
+_FAMILIES = {"scores": ("scores", "scaled", "masked"), "scaled": ("scores", "scaled", "masked"),
+             "masked": ("scores", "scaled", "masked")}
+
+
+# ---------------------------------------------------------------------------------------
+# results
+
+
+@dataclass
+class Note:
+    """One thing the importer found, assumed or could not place, and where."""
+
+    kind: str  # found, stated, assumed, unplaced, repeat, echo, info
+    text: str
+    where: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.text}" if self.where else self.text
+
+    def to_data(self) -> dict:
+        return {"kind": self.kind, "where": self.where, "text": self.text}
+
+
+@dataclass
+class Given:
+    """An input matrix as printed: each row's texts and where it is."""
+
+    rows: list[list[str]]
+    where: list[str]
+    label: str = ""
+
+
+@dataclass
+class Choice:
+    """A convention of the draft, why, and whether the page said it or it was assumed."""
+
+    value: Any
+    reason: str
+    assumed: bool = False
+    where: str = ""
+
+
+@dataclass
+class ClaimRow:
+    """One printed row of a step (or a row sum), as printed."""
+
+    step: str  # Q, K, V, scores, scaled, masked, weights, weights_sum, weighted, output
+    row: str  # the row's token
+    values: list[str]  # the printed texts ("..": not printed); one value for a sum
+    where: str
+    group: str | None = None  # None: the first printing; else where it is printed again
+    key: str | None = None  # weighted: the key token
+
+
+@dataclass
+class ImportedExample:
+    """One worked example found on a page: what a draft example file holds."""
+
+    title: str
+    source: str
+    format: str
+    index: int
+    count: int
+    tokens: list[str] | None
+    key_tokens: list[str] | None
+    inputs: dict[str, Given]
+    convention: dict[str, Choice]
+    claims: list[ClaimRow]
+    notes: list[Note]
+    spec: Spec | None = None
+    first_line: str = ""
+    last_line: str = ""
+    first_index: int = 0  # index of its first line in the page
+    inputs_rounded: bool = False
+
+    @property
+    def assumptions(self) -> list[Note]:
+        return [n for n in self.notes if n.kind == "assumed"]
+
+    @property
+    def unplaced(self) -> list[Note]:
+        return [n for n in self.notes if n.kind == "unplaced"]
+
+    @property
+    def placed(self) -> int:
+        """How many printed numbers were placed (claims, including restatements)."""
+        return sum(1 for c in self.claims for v in c.values if v not in ("..",))
+
+    def data(self) -> dict:
+        """The example as Python data for :func:`symattn.read.spec.from_dict` (the same data
+        the draft file holds)."""
+        d: dict[str, Any] = {"title": self.title,
+                             "description": f"Imported from {self.source} ({self.format}), worked example "
+                                            f"{self.index} of {self.count}."}
+        if self.tokens:
+            d["tokens"] = list(self.tokens)
+        if self.key_tokens:
+            d["key_tokens"] = list(self.key_tokens)
+        if self.inputs_rounded:
+            d["inputs_rounded"] = True
+        d["inputs"] = {k: [[toml_value(x) for x in r] for r in g.rows] for k, g in self.inputs.items()}
+        d["convention"] = {k: c.value for k, c in self.convention.items()}
+        claims: dict[str, Any] = {}
+        also: dict[str, dict] = {}
+        for c in self.claims:
+            target = claims if c.group is None else also.setdefault(c.group, {"where": c.group})
+            if c.step == "weighted":
+                target.setdefault("weighted", {}).setdefault(c.row, {})[c.key] = [toml_value(v) for v in c.values]
+            elif c.step.endswith("_sum"):
+                target.setdefault(c.step, {})[c.row] = toml_value(c.values[0])
+            else:
+                target.setdefault(c.step, {})[c.row] = [toml_value(v) for v in c.values]
+        if also:
+            claims["also"] = list(also.values())
+        if claims:
+            d["claims"] = claims
+        return d
+
+    def notes_data(self) -> dict:
+        return {"source": self.source, "format": self.format, "example": self.index, "examples": self.count,
+                "lines": [self.first_line, self.last_line],
+                "placed": self.placed, "unplaced": len(self.unplaced),
+                "assumptions": [n.to_data() for n in self.assumptions],
+                "notes": [n.to_data() for n in self.notes]}
+
+
+@dataclass
+class ImportNotes:
+    """What :func:`import_page` found where, what it assumed, and what it could not place."""
+
+    example: ImportedExample
+    examples: int
+
+    @property
+    def assumptions(self) -> list[Note]:
+        return self.example.assumptions
+
+    @property
+    def unplaced(self) -> list[Note]:
+        return self.example.unplaced
+
+    @property
+    def notes(self) -> list[Note]:
+        return self.example.notes
+
+    def to_data(self) -> dict:
+        return self.example.notes_data()
+
+    def __str__(self) -> str:
+        return "\n".join(str(n) for n in self.notes)
+
+
+def toml_value(text: str) -> Any:
+    """A printed number as it goes into a draft: a Decimal (or int) when TOML writes it
+    bare and reads it back with the same text, else the text itself.
+
+    >>> toml_value("0.5152"), toml_value("2"), toml_value("6.3379e-02"), toml_value("1."), toml_value("..")
+    (Decimal('0.5152'), 2, '6.3379e-02', '1.', '..')
+    """
+    if re.fullmatch(r"-?(0|[1-9]\d{0,299})", text):
+        return int(text)
+    if re.fullmatch(r"-?(0|[1-9]\d*)\.\d+", text) and len(text) <= 300:
+        return Decimal(text)
+    return text
+
+
+# ---------------------------------------------------------------------------------------
+# numbers
+
+
+def _num(text: str) -> float | None:
+    t = text.strip()
+    if is_number(t):
+        try:
+            return float(t)
+        except (OverflowError, ValueError):  # pragma: no cover - is_number guards
+            return None
+    m = re.fullmatch(r"([+-]?\d+)/(\d+)", t)
+    if m and int(m.group(2)):
+        return int(m.group(1)) / int(m.group(2))
+    if t.lower() in ("-inf", "-∞"):
+        return -math.inf
+    return None
+
+
+def _ulp(text: str) -> float:
+    t = text.strip()
+    if not is_number(t):
+        return 0.0
+    try:
+        e = Decimal(t).as_tuple().exponent
+    except ArithmeticError:  # pragma: no cover
+        return 0.0
+    return 10.0 ** e if isinstance(e, int) else 0.0
+
+
+def _close(text: str, value: float) -> bool:
+    """Whether a printed number is the value up to its printed precision or 1%."""
+    p = _num(text)
+    if p is None or value is None:
+        return False
+    if math.isinf(p) or math.isinf(value):
+        return p == value
+    return abs(p - value) <= max(_ulp(text) * 0.51, 0.01 * abs(value), 1e-12)
+
+
+def _same_rows(a: list[list[str]], b: list[list[str]]) -> bool:
+    return len(a) == len(b) and all(len(x) == len(y) and all(_eq(u, v) for u, v in zip(x, y)) for x, y in zip(a, b))
+
+
+def _same_values(a: list[list[str]], b: list[list[str]]) -> bool:
+    """The same numbers, however they are printed ("1." and "1.0")."""
+    return len(a) == len(b) and all(len(x) == len(y) and all(_num(u) is not None and _num(u) == _num(v)
+                                                              for u, v in zip(x, y)) for x, y in zip(a, b))
+
+
+def _eq(u: str, v: str) -> bool:
+    if u == v:
+        return True
+    a, b = _num(u), _num(v)
+    return a is not None and b is not None and a == b and (_ulp(u) == _ulp(v) or not is_number(u) or not is_number(v))
+
+
+def _numeric(rows: list[list[str]]) -> bool:
+    return any(entry_kind(x) == "number" for r in rows for x in r)
+
+
+# ---------------------------------------------------------------------------------------
+# the importer
+
+
+@dataclass
+class _Segment:
+    inputs: dict[str, Item] = field(default_factory=dict)
+    items: list[Item] = field(default_factory=list)
+    first: int = 0
+    last: int = 0
+    hidden: list[tuple[int, str, str]] = field(default_factory=list)  # weights made in code, not printed
+    random: list[str] = field(default_factory=list)  # inputs made in code and printed (rounded)
+    masked: bool = False  # the page has introduced a causal mask by this part
+
+
+class _Importer:
+    def __init__(self, page: Page, col: Collected) -> None:
+        self.page = page
+        self.col = col
+        self.items = col.items
+        self.page_notes: list[Note] = []
+        self.last_tokens: tuple[list[str], str] | None = None
+        self.random_x = False
+
+    # -- page-wide passes -------------------------------------------------------------
+    def same_line_chains(self) -> None:
+        """Several blocks on one line: those before the last '=' are operands; a result keeps
+        the products it came from (``[0.3012 * 0.66, …] = [0.1988, …]``)."""
+        by_line: dict[int, list[Item]] = {}
+        for it in self.items:
+            if it.kind in ("vector", "matrix", "scalar"):
+                by_line.setdefault(it.line, []).append(it)
+        for group in by_line.values():
+            if len(group) < 2:
+                continue
+            last = group[-1]
+            for op in group[:-1]:
+                if op.strength == 3 and op.label and "=" not in op.label:
+                    continue
+                op.operand = True
+                if op.exprs:
+                    last.products = op.exprs
+            last.chain_of = [g for g in group[:-1]]
+            if last.step is None and group[0].step:
+                last.step, last.strength = group[0].step, group[0].strength
+
+    def cross_line_chains(self) -> None:
+        """Slides: A [×] B = C with only operators, blank lines and short labels between."""
+        lines = self.page.lines
+        ops = self.col.operators
+        mats = [it for it in self.items if it.kind in ("matrix", "vector") and it.role != "code"]
+
+        def gap_ok(a: int, b: int) -> str | None:
+            """The operator between lines a and b (exclusive), '' for none, None when prose intervenes."""
+            if b - a > 14:
+                return None
+            op = ""
+            for k in range(a + 1, b):
+                t = lines[k].text.strip()
+                if k in ops:
+                    op = "=" if ops[k] == "=" or op == "=" else "×"
+                elif t and (len(t.split()) > 4 or len(t) > 40):
+                    return None
+            return op
+
+        k = 0
+        while k + 1 < len(mats):
+            a, b = mats[k], mats[k + 1]
+            op = gap_ok(a.end, b.line)
+            if op == "=" and b.label == "" or (op == "=" and b.strength < 3):
+                # operands: a, and what is juxtaposed before it
+                operands = [a]
+                j = k - 1
+                while j >= 0 and len(operands) < 3:
+                    g = gap_ok(mats[j].end, operands[0].line)
+                    if g is None or g == "=":
+                        break
+                    operands.insert(0, mats[j])
+                    j -= 1
+                self.chain(operands, b)
+            elif op == "×":
+                # a product whose result is a number on a line "= 1.0", or a matrix after "="
+                res = None
+                for line_k in range(b.end + 1, min(b.end + 4, len(lines))):
+                    if line_k in self.col.result_lines:
+                        res = line_k
+                        break
+                    if lines[line_k].text.strip():
+                        break
+                if res is not None:
+                    r = Item(rows=[[self.col.result_lines[res]]], where=[lines[res].where], line=res, end=res,
+                             kind="scalar", role=lines[res].role, label="= " + self.col.result_lines[res])
+                    self.items.append(r)
+                    self.chain([a, b], r)
+                elif k + 2 < len(mats) and gap_ok(b.end, mats[k + 2].line) == "=":
+                    self.chain([a, b], mats[k + 2])
+                    k += 1
+            k += 1
+        self.items.sort(key=lambda it: (it.line, it.where[0].line))
+
+    def chain(self, operands: list[Item], result: Item) -> None:
+        result.chain_of = list(operands)
+        w = next((o for o in operands if o.step in WEIGHT_NAMES and o.strength >= 2), None)
+        if w is not None:
+            i = operands.index(w)
+            if i > 0:
+                x = operands[i - 1]
+                x.step, x.strength, x.operand = "X", 3, True
+            result.step, result.strength = {"Wq": "Q", "Wk": "K", "Wv": "V"}[w.step], 3
+            return
+        if len(operands) == 2:
+            p, v = operands
+            pr, pc = p.shape
+            vr, vc = v.shape
+            if pc == vr and all(0 <= (_num(x) or 0) <= 1 for r in p.rows for x in r if _num(x) is not None):
+                p.step, p.strength = "weights", max(p.strength, 2) if p.step == "weights" else 2
+                v.step, v.strength = "V", 2
+                if vc == 1:
+                    v.col_index = 0
+                    v.notes.append("a single column of V: taken as its first column")
+                result.step, result.strength = "output", 3
+
+    def glued_tables(self, tokens: list[str]) -> None:
+        """Plain text copied from a web page runs table cells together: a header
+        'Wordthequickbrown…' and rows 'jumps0.20.80.4…' (or '[0.1, 0.2, 0.3]0.060.21…')."""
+        if not tokens:
+            return
+        lines = self.page.lines
+        lower = [t.lower() for t in tokens]
+        row_re = re.compile(r"^\s*([A-Za-z<>][\w<>'-]*?)(-?\d+\.\d+(?:-?\d+\.\d+)+)\s*$")
+        vec_items = {it.line: it for it in self.items if it.kind == "vector" and re.fullmatch(r"\s*-?\d+\.\d+(-?\d+\.\d+)*\s*", it.after or "")}
+        k = 0
+        new: list[Item] = []
+        drop: set[int] = set()
+        while k < len(lines):
+            keys = _split_header(lines[k].text.strip(), lower)
+            if keys is None or lines[k].role != "prose":
+                k += 1
+                continue
+            names = [tokens[i] for i in keys]
+            rows, where, labels, vecs = [], [], [], []
+            j = k + 1
+            while j < len(lines):
+                t = lines[j].text.strip()
+                m = row_re.match(t)
+                vi = vec_items.get(j)
+                if m and m.group(1).lower() in lower + ["word"]:
+                    nums = _split_count(m.group(2), len(names))
+                    label, vec = m.group(1), None
+                elif vi is not None:
+                    nums = _split_count(vi.after.strip(), len(names))
+                    label, vec = None, vi.rows[0]
+                else:
+                    break
+                if nums is None:
+                    break
+                rows.append(nums + [".."] * (len(names) - len(nums)))
+                where.append(lines[j].where)
+                labels.append(label)
+                vecs.append(vec)
+                if vi is not None:
+                    drop.add(id(vi))
+                j += 1
+            if rows:
+                ctx = _context_text(lines, k)
+                it = Item(rows=rows, where=where, line=k, end=j - 1, kind="matrix", role="prose", form="table",
+                          label=ctx, col_labels=names)
+                it.step = step_of_text(ctx) if ctx else None
+                it.strength = 1 if it.step else 0
+                if all(lb is not None for lb in labels):
+                    it.row_labels = [lb for lb in labels if lb is not None]
+                elif all(v is not None for v in vecs):
+                    it.row_vectors = [v for v in vecs if v is not None]
+                new.append(it)
+                k = j
+                continue
+            k += 1
+        if new:
+            self.items = [it for it in self.items if id(it) not in drop] + new
+            self.items.sort(key=lambda it: (it.line, it.where[0].line))
+
+    def group_tokens(self) -> None:
+        """Consecutive per-token vectors of one step ('Word Embedding for "I": […]', …) form
+        one matrix with the tokens as row labels."""
+        out: list[Item] = []
+        i = 0
+        items = self.items
+        while i < len(items):
+            it = items[i]
+            if it.kind == "vector" and it.token and not it.operand and not it.products:
+                grp = [it]
+                j = i + 1
+                skipped: list[Item] = []
+                while j < len(items):
+                    nx = items[j]
+                    if nx.kind == "scalar" and re.fullmatch(r"\d{1,3}", nx.rows[0][0]):
+                        skipped.append(nx)  # a position number between the rows of a flattened table
+                        j += 1
+                        continue
+                    if not (nx.kind == "vector" and nx.token and not nx.operand and not nx.products
+                            and len(nx.rows[0]) == len(it.rows[0]) and nx.line <= grp[-1].end + 3
+                            and (nx.step == it.step or nx.step is None or it.step is None)
+                            and nx.token not in [g.token for g in grp]):
+                        break
+                    grp.append(nx)
+                    j += 1
+                if len(grp) >= 2:
+                    while skipped and skipped[-1].line > grp[-1].line:
+                        skipped.pop()
+                        j -= 1
+                    step = next((g.step for g in grp if g.step), None)
+                    m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line,
+                             end=grp[-1].end, kind="matrix", label=grp[0].label, step=step,
+                             strength=max(g.strength for g in grp), role=it.role, form=it.form,
+                             row_labels=[g.token for g in grp])  # type: ignore[misc]
+                    out.append(m)
+                    out += skipped  # listed as not placed, never dropped
+                    i = j
+                    continue
+            out.append(it)
+            i += 1
+        self.items = out
+
+    # -- tokens -------------------------------------------------------------------------
+    def page_tokens(self) -> list[str] | None:
+        for it in self.items:
+            if it.step == "X" and it.row_labels:
+                return list(it.row_labels)
+        for words, _, _ in self.col.token_lists:
+            return list(words)
+        return None
+
+    def tokens_for(self, n: int, seg: _Segment, x: Item | None) -> tuple[list[str] | None, str]:
+        got, how = self._tokens_for(n, seg, x)
+        if got is None and self.last_tokens is not None and len(self.last_tokens[0]) == n:
+            return list(self.last_tokens[0]), f"the previous worked example ({self.last_tokens[1]})"
+        if got is not None:
+            self.last_tokens = (got, how)
+        return got, how
+
+    def _tokens_for(self, n: int, seg: _Segment, x: Item | None) -> tuple[list[str] | None, str]:
+        if x is not None and x.row_labels and len(x.row_labels) == n:
+            return list(x.row_labels), f"the labels of X ({x.at()})"
+        for words, where, how in self.col.token_lists:
+            if len(words) == n:
+                return list(words), f"the token list at {where}"
+        lo = (x.line if x else seg.first) - 12
+        for a, b, words in self.col.vertical_lists:
+            if len(words) == n and a >= lo:
+                return list(words), f"the words at {self.page.lines[a].where}"
+        for it in seg.items:
+            if it.row_labels and len(it.row_labels) == n and it.step in ("Q", "K", "V", "scores", "weights", "output"):
+                return list(it.row_labels), f"the row labels at {it.at()}"
+        return None, ""
+
+    # -- segmentation -------------------------------------------------------------------
+    def segments(self) -> list[_Segment]:
+        segs: list[_Segment] = []
+        cur: _Segment | None = None
+        hidden = sorted(self.col.hidden)
+        masks = mask_lines(self.page.lines)
+        for it in self.items:
+            # a causal mask introduced after attention was worked without one: a new example
+            while masks and masks[0] < it.line:
+                k = masks.pop(0)
+                if cur is not None and not cur.masked and any(
+                        c.step in ("weights", "output", "scores", "scaled") and c.numbers for c in cur.items):
+                    cur = _Segment(inputs=dict(cur.inputs), first=k, masked=True, hidden=list(cur.hidden),
+                                   random=list(cur.random))
+                    segs.append(cur)
+                elif cur is not None:
+                    cur.masked = True
+            # weights made in code (random, nn.Linear) before this item: what follows uses numbers
+            # the page does not print, unless the page prints those weights
+            while hidden and hidden[0][0] < it.line:
+                h = hidden.pop(0)
+                if h[1] == "X":
+                    self.random_x = True  # embeddings drawn at random: printed rounded
+                    continue
+                if cur is not None and h[1] in cur.inputs and cur.inputs[h[1]].line > h[0]:
+                    continue  # made in code, then printed: these are the printed weights
+                worked = cur is not None and any(
+                    _numeric(c.rows) and not any(_same_values(v.rows, c.rows) or
+                                                 (c.shape[0] == 1 and any(_same_values([r], c.rows) for r in v.rows))
+                                                 for v in cur.inputs.values())
+                    and not (c.kind == "scalar" and re.fullmatch(r"\d{1,4}", c.rows[0][0]))
+                    for c in cur.items)
+                if cur is None or worked:
+                    keep = {"X": cur.inputs["X"]} if cur is not None and "X" in cur.inputs else {}
+                    if cur is not None and cur.hidden and not cur.items:
+                        cur.hidden.append(h)
+                        continue
+                    cur = _Segment(inputs=keep, first=h[0])
+                    segs.append(cur)
+                cur.hidden.append(h)
+            name = it.step if (it.step in INPUT_NAMES and it.strength >= 1 and it.kind in ("matrix", "vector")
+                               and (not it.operand or it.strength == 3)) else None
+            if name == "X" and it.kind == "vector":
+                name = None  # one embedding: an echo or a query, not the input matrix
+            if name:
+                if cur is None:
+                    cur = _Segment(first=it.line)
+                    segs.append(cur)
+                old = cur.inputs.get(name)
+                if cur.hidden and name in [h[1] for h in cur.hidden]:
+                    cur.hidden = [h for h in cur.hidden if h[1] != name]  # printed after all
+                    cur.random.append(name)
+                if old is not None:
+                    if _same_values(old.rows, it.rows):
+                        if it.row_labels and not old.row_labels:
+                            cur.inputs[name] = it  # the printing that names the tokens
+                            it, old = old, it
+                        cur.items.append(it)  # printed again: an echo
+                        cur.last = max(cur.last, it.end)
+                        continue
+                    # new inputs: a new example (a new X does not keep the old weights)
+                    keep = {} if name == "X" else {k: v for k, v in cur.inputs.items() if k != name}
+                    cur = _Segment(inputs=keep, first=it.line)
+                    segs.append(cur)
+                elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
+                      and any(c.step in ("scores", "scaled", "weights", "output", "masked") and c.numbers
+                              for c in cur.items)):
+                    cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
+                    segs.append(cur)
+                cur.inputs[name] = it
+            else:
+                if cur is None:
+                    cur = _Segment(first=it.line)
+                    segs.append(cur)
+                cur.items.append(it)
+            cur.last = max(cur.last, it.end)
+        # an embedding matrix with nothing worked on it is not an example
+        return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden]
+
+    # -- one example --------------------------------------------------------------------
+    def example(self, seg: _Segment, index: int) -> tuple[ImportedExample | None, str]:
+        notes: list[Note] = []
+        made = [h for h in seg.hidden if h[1] in WEIGHT_NAMES and h[1] not in seg.inputs]
+        if made:
+            k, _, code = made[0]
+            return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
+                          "not print them, so its numbers cannot be reproduced")
+        inputs = seg.inputs
+        x = inputs.get("X")
+        if x is not None:
+            for w in ("Wq", "Wk", "Wv"):
+                it = inputs.get(w)
+                dm = x.shape[1]
+                if it is not None and 1 in it.shape and it.shape != (1, 1) and max(it.shape) % dm == 0 \
+                        and max(it.shape) > dm:
+                    flat = [e for r in it.rows for e in r]
+                    cols = len(flat) // dm
+                    inputs[w] = Item(rows=[flat[r * cols:(r + 1) * cols] for r in range(dm)],
+                                     where=[it.where[min(r * cols, len(it.where) - 1)] for r in range(dm)],
+                                     line=it.line, end=it.end, step=w, strength=it.strength, label=it.label, role=it.role)
+                    notes.append(Note("assumed", f"{w} is printed as {len(flat)} numbers in a row; read row by row "
+                                                 f"as {dm}×{cols} (X has {dm} columns)", it.at()))
+        ws = {k: inputs[k] for k in ("Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv") if k in inputs}
+        lines = self.page.lines
+        region = lines[max(0, seg.first - 30): seg.last + 1]
+        given: dict[str, Item] = {}
+        dropped: tuple | None = None
+        stage = ""
+        conv: dict[str, Choice] = {}
+        tokens: list[str] | None = None
+        key_tokens: list[str] | None = None
+        claims_items = [it for it in seg.items]
+        for it in inputs.values():
+            if it.row_labels is None and it.step != "X" and it.step not in WEIGHT_NAMES:
+                pass
+        if x is not None and any(w in ws for w in WEIGHT_NAMES):
+            stage = "x"
+            n, dm = x.shape
+            tokens, how = self.tokens_for(n, seg, x)
+            if tokens:
+                notes.append(Note("found", f"tokens {', '.join(tokens)} from {how}"))
+                sub = self.attention_tokens(tokens, claims_items)
+                if sub is not None:
+                    left = tokens[len(sub):]
+                    notes.append(Note("assumed", f"the attention steps name only {', '.join(sub)}, so "
+                                      f"{', '.join(left)} (the last row{'s' if len(left) > 1 else ''} of X) "
+                                      "is left out"))
+                    dropped = (left, x)
+                    x = Item(rows=x.rows[:len(sub)], where=x.where[:len(sub)], line=x.line, end=x.end,
+                             step="X", strength=x.strength, label=x.label, role=x.role)
+                    inputs = dict(inputs, X=x)
+                    tokens = sub
+                    n = len(sub)
+            lay_ev = layout_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or \
+                layout_evidence(lines[: seg.last + 1])
+            layout = None
+            for w in WEIGHT_NAMES:
+                if w in ws:
+                    r, c = ws[w].shape
+                    if r == dm and c != dm:
+                        layout = layout or ("row", f"X is {n}×{dm} and {w} is {r}×{c}: Q = X·W")
+                    elif c == dm and r != dm:
+                        layout = layout or ("torch", f"X is {n}×{dm} and {w} is {r}×{c}: Q = X·Wᵀ")
+            where = ""
+            if lay_ev is not None and (layout is None or layout[0] == lay_ev.value):
+                layout = (lay_ev.value, f"the page writes {lay_ev.text!r}")
+                where = lay_ev.where
+            if layout is None:
+                layout = ("row", "")
+            conv["layout"] = Choice(layout[0], layout[1] or "the page multiplies the embeddings by the weights "
+                                    "as written (Q = X·W)", assumed=not layout[1], where=where)
+            for w in ("Wq", "Wk", "Wv"):
+                if w not in ws:
+                    tgt = {"Wq": "Q", "Wk": "K", "Wv": "V"}[w]
+                    cand = next((c for c in claims_items if c.step == tgt and c.kind == "matrix"
+                                 and c.shape[0] == n and _numeric(c.rows)), None)
+                    if cand is None and tgt == "V":
+                        notes.append(Note("assumed", "V = X: the page gives no value weights, so the values are "
+                                                     "the embeddings themselves"))
+                        given["V"] = x
+                    elif cand is not None:
+                        given[tgt] = cand
+                        claims_items.remove(cand)
+                    else:
+                        return None, f"the page gives no {w} (nor {tgt})"
+        elif x is not None:
+            n, dm = x.shape
+            tokens, how = self.tokens_for(n, seg, x)
+            scores_item = next((c for c in claims_items if c.step == "scores" and c.numbers), None)
+            xs = _rows_float(x.rows)
+            follows = True
+            if scores_item is not None and xs is not None:
+                follows = self.scores_follow(scores_item, xs, tokens)
+            if follows:
+                stage = "qkv"
+                for k in ("Q", "K", "V"):
+                    given[k] = x
+                notes.append(Note("assumed", "Q = K = V = X: the page has no projection weights, so the "
+                                             "embeddings are the queries, keys and values"))
+                if tokens:
+                    notes.append(Note("found", f"tokens {', '.join(tokens)} from {how}"))
+            else:
+                assert scores_item is not None
+                stage = "scores"
+                given["scores"] = scores_item
+                given["V"] = x
+                claims_items.remove(scores_item)
+                q_labels = scores_item.row_labels
+                key_tokens = tokens
+                tokens = list(q_labels) if q_labels else None
+                if scores_item.col_labels and key_tokens and [c.lower() for c in scores_item.col_labels] != \
+                        [t.lower() for t in key_tokens]:
+                    notes.append(Note("info", "the scores' column labels ("
+                                      + ", ".join(scores_item.col_labels) + ") differ from the embeddings' "
+                                      "tokens; the keys are named after the embeddings"))
+                v0 = _dot(xs[_index(tokens[0] if tokens else None, key_tokens) or 0], xs[0]) if xs else None
+                example_text = ""
+                if v0 is not None and key_tokens:
+                    qrow = _index(tokens[0] if tokens else None, key_tokens)
+                    if qrow is not None:
+                        example_text = (f" ({key_tokens[qrow]}·{key_tokens[0]} = {_fmt(v0)}, printed "
+                                        f"{scores_item.rows[0][0]})")
+                notes.append(Note("assumed", "the printed scores are not the dot products of the embeddings"
+                                  + example_text + ", so this draft starts from the printed scores, with the "
+                                  "embeddings as the values V", scores_item.at()))
+        else:
+            q = next((c for c in claims_items if c.step == "Q" and c.kind in ("matrix", "vector") and _numeric(c.rows)),
+                     None)
+            k = next((c for c in claims_items if c.step == "K" and c.kind == "matrix" and _numeric(c.rows)), None)
+            v = next((c for c in claims_items if c.step == "V" and c.kind == "matrix" and _numeric(c.rows)), None)
+            s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None)
+            if q is not None and k is not None and v is not None:
+                stage = "qkv"
+                for name, it in (("Q", q), ("K", k), ("V", v)):
+                    given[name] = it
+                    claims_items.remove(it)
+                tokens, how = self.tokens_for(q.shape[0], seg, None)
+                if q.row_labels:
+                    tokens = list(q.row_labels)
+            elif s is not None:
+                stage = "scores"
+                given["scores"] = s
+                claims_items.remove(s)
+                if v is not None:
+                    given["V"] = v
+                    claims_items.remove(v)
+                tokens = list(s.row_labels) if s.row_labels else None
+                key_tokens = list(s.col_labels) if s.col_labels else None
+            else:
+                return None, "no inputs"
+        return self.finish(seg, index, stage, inputs, given, tokens, key_tokens, conv, notes, claims_items, dropped)
+
+    def attention_tokens(self, tokens: list[str], items: list[Item]) -> list[str] | None:
+        """The first m < n tokens when the page's attention steps (weights, output) are
+        labelled with exactly those (a slide that leaves out <EOS>)."""
+        for it in items:
+            for labels in (it.col_labels, it.row_labels):
+                if labels and 1 < len(labels) < len(tokens) and it.step in ("weights", "scores", "output", None) \
+                        and [t.lower() for t in labels] == [t.lower() for t in tokens[:len(labels)]]:
+                    return list(tokens[:len(labels)])
+        return None
+
+    def scores_follow(self, s: Item, xs: list[list[float]], tokens: list[str] | None) -> bool:
+        """Whether printed scores are (about) the embeddings' dot products, scaled or not."""
+        n, d = len(xs), len(xs[0])
+        rows = s.rows
+        if s.shape == (n, n):
+            pairs = [(i, j, rows[i][j]) for i in range(n) for j in range(n)]
+        elif s.shape[0] == 1 and s.shape[1] == n:
+            i = _index(s.row_labels[0] if s.row_labels else None, tokens)
+            if i is None:
+                return True
+            pairs = [(i, j, rows[0][j]) for j in range(n)]
+        else:
+            return True
+        good = 0
+        total = 0
+        for scale in (1.0, 1 / math.sqrt(d)):
+            g = sum(1 for i, j, t in pairs if _num(t) is not None and _close(t, _dot(xs[i], xs[j]) * scale))
+            good = max(good, g)
+        total = sum(1 for _, _, t in pairs if _num(t) is not None)
+        return total == 0 or good >= 0.5 * total
+
+    def finish(self, seg: _Segment, index: int, stage: str, inputs: dict[str, Item], given: dict[str, Item],
+               tokens: list[str] | None, key_tokens: list[str] | None, conv: dict[str, Choice], notes: list[Note],
+               claims_items: list[Item], dropped: tuple | None = None) -> tuple[ImportedExample | None, str]:
+        lines = self.page.lines
+        ex_inputs: dict[str, Given] = {}
+        source_items: dict[str, Item] = {}
+        if stage == "x":
+            for k in ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv"):
+                if k in inputs:
+                    source_items[k] = inputs[k]
+        for k, it in given.items():
+            source_items[k] = it
+        for k, it in source_items.items():
+            rows = it.rows if not (k in ("Q", "K", "V", "scores") and it.transposed and False) else it.rows
+            if any(entry_kind(x) not in ("number",) and not re.fullmatch(r"[+-]?\d+/\d+", x) for r in rows for x in r):
+                bad = next(x for r in rows for x in r if entry_kind(x) != "number")
+                return None, f"input {k} ({it.at()}) has an entry {bad!r} that is not a number"
+            if len(rows) > MAX_TOKENS or len(rows[0]) > max(MAX_DIM, MAX_TOKENS):
+                return None, f"input {k} ({it.at()}) is {len(rows)}×{len(rows[0])}, past the size limit"
+            ex_inputs[k] = Given([list(r) for r in rows], [str(w) for w in it.where], it.label)
+            if not (k in ("Q", "K", "V") and it is inputs.get("X")):
+                notes.append(Note("found", f"{k}: {it.shape[0]}×{it.shape[1]}"
+                                  + (f", from {it.label.strip()!r}" if it.label.strip() else ""), it.at()))
+        # duplicate tokens cannot name rows: number them
+        tokens = _unique(tokens, notes)
+        key_tokens = _unique(key_tokens, notes)
+        # conventions the page states
+        region = lines[max(0, seg.first - 30): seg.last + 1]
+        # what the page says before or within this example (a formula at the top counts;
+        # what a later part says does not)
+        sc = scale_evidence(region) or scale_evidence(lines[: seg.last + 1])
+        if stage == "scores":
+            if sc is not None and sc.value == "none":
+                conv["scale"] = Choice("none", f"the page says so: {sc.text!r}", where=sc.where)
+            else:
+                conv["scale"] = Choice("none", "the page does not say whether its scores are scaled; this draft "
+                                       "applies softmax to the printed scores as they are", assumed=True)
+        elif sc is not None:
+            conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
+        mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
+        if mk is not None and stage != "scores":
+            conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
+        data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
+        try:
+            spec = from_dict(data, self.page.source)
+            d = derive(spec.unfocused())
+        except SymattnError as e:
+            if stage == "x" and conv.get("layout") and conv["layout"].assumed:
+                conv["layout"] = Choice("torch", "X·W does not fit; X·Wᵀ does", assumed=True)
+                try:
+                    spec = from_dict(self.spec_data(ex_inputs, tokens, key_tokens, conv), self.page.source)
+                    d = derive(spec.unfocused())
+                except SymattnError:
+                    return None, f"the inputs do not fit together ({_short(e)})"
+            else:
+                return None, f"the inputs do not fit together ({_short(e)})"
+        def place_all(spec: Spec, d: Derivation) -> _Placer:
+            placer = _Placer(self, spec, d, tokens, key_tokens, stage, given, inputs, notes)
+            if dropped:
+                placer.dropped, placer.full_x = dropped[0], dropped[1]
+            for it in claims_items:
+                placer.place(it)
+            return placer
+
+        placer = place_all(spec, d)
+        # conventions decided by values when the page is silent
+        if "scale" not in conv:
+            choice = placer.choose_scale(self.spec_data(ex_inputs, tokens, key_tokens, conv))
+            conv["scale"] = choice
+            if choice.value != spec.convention.scale_text:
+                # place again with the scale the numbers follow (values decide some placements)
+                try:
+                    spec = from_dict(self.spec_data(ex_inputs, tokens, key_tokens, conv), self.page.source)
+                    placer = place_all(spec, derive(spec.unfocused()))
+                except SymattnError:  # pragma: no cover - the same inputs derived a moment ago
+                    pass
+        query = query_evidence(lines[max(0, seg.first - 5): seg.last + 1], spec.query_labels())
+        if query is not None:
+            conv["query"] = Choice(query.value, f"the page says so: {query.text!r}", where=query.where)
+        else:
+            rows_used = {c.row for c in placer.claims if c.step in ("scores", "scaled", "masked", "weights",
+                                                                     "weighted", "weights_sum")}
+            if len(rows_used) == 1 and spec.n_queries > 1:
+                q = next(iter(rows_used))
+                conv["query"] = Choice(q, "the page works the attention of this query only")
+        if stage == "scores" and tokens and len(tokens) == 1 and "query" not in conv:
+            conv["query"] = Choice(tokens[0], "the page's scores are for this query only")
+        made = list(seg.random) + (["X"] if self.random_x else [])
+        if made:
+            notes.append(Note("assumed", f"inputs_rounded = true: the page makes {', '.join(made)} with random "
+                                         "numbers in code and prints them rounded, so each input is known only to "
+                                         "its printed digits"))
+            conv_rounded = True
+        else:
+            conv_rounded = False
+        if not placer.claims and not (stage == "x" and not given):
+            return None, "nothing printed on the page could be placed in it"
+        data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
+        title = self.title(index, seg.first)
+        ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
+                             inputs_rounded=conv_rounded,
+                             tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,
+                             claims=placer.ordered(), notes=notes + placer.notes,
+                             first_index=seg.first,
+                             first_line=str(lines[seg.first].where) if seg.first < len(lines) else "",
+                             last_line=str(lines[min(seg.last, len(lines) - 1)].where) if lines else "")
+        for key, ch in conv.items():
+            if ch.assumed:
+                ex.notes.insert(0, Note("assumed", f"{key} = {_show(ch.value)}: {ch.reason}"))
+            elif ch.where:
+                ex.notes.append(Note("stated", f"{key} = {_show(ch.value)}: {ch.reason}", ch.where))
+            else:
+                ex.notes.append(Note("found", f"{key} = {_show(ch.value)}: {ch.reason}"))
+        return ex, ""
+
+    def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
+                  conv: dict[str, Choice]) -> dict:
+        d: dict[str, Any] = {"title": "import"}
+        if tokens:
+            d["tokens"] = tokens
+        if key_tokens:
+            d["key_tokens"] = key_tokens
+        d["inputs"] = {k: [[toml_value(x) for x in r] for r in g.rows] for k, g in ex_inputs.items()}
+        d["convention"] = {k: c.value for k, c in conv.items()}
+        return d
+
+    def title(self, index: int, first: int = 0) -> str:
+        if index > 1:
+            for k in range(min(first, len(self.page.lines) - 1), -1, -1):
+                ln = self.page.lines[k]
+                if ln.role == "heading" and ln.text.strip():
+                    return _clean_title(ln.text)
+        for ln in self.page.lines:
+            if ln.role == "heading" and ln.text.strip() and not re.match(r"(step|part)\s*\d", ln.text.strip(), re.I):
+                return _clean_title(ln.text)
+        if self.page.format == "text":
+            first = next((ln.text.strip() for ln in self.page.lines if ln.text.strip()), "")
+            if 3 <= len(first) <= 80 and re.search(r"[A-Za-z]{3}", first) and not re.search(r"[\[\]=|]", first) \
+                    and not re.match(r"(step|part)\s*\d", first, re.I):
+                return first
+        name = re.sub(r"\.[A-Za-z]+$", "", self.page.source.split("/")[-1])
+        return name if name and name not in ("<page>", "-", "<stdin>") else "Imported worked example"
+
+    def run(self) -> list[ImportedExample]:
+        self.same_line_chains()
+        self.cross_line_chains()
+        toks = self.page_tokens() or _vector_tokens(self.items)
+        if self.page.format == "text" and toks:
+            self.glued_tables(toks)
+        self.group_tokens()
+        self.attach_labels()
+        segs = self.segments()
+        out: list[ImportedExample] = []
+        reasons: list[str] = []
+        skipped: list[tuple[_Segment, str]] = []
+        for seg in segs:
+            if len(out) >= MAX_PAGE_EXAMPLES:
+                raise LimitError(f"{self.page.source}: more than {MAX_PAGE_EXAMPLES} worked examples on one page "
+                                 "(see the README's limits)")
+            ex, why = self.example(seg, len(out) + 1)
+            if ex is None:
+                if why and why != "no inputs":
+                    reasons.append(why)
+                skipped.append((seg, why if why != "no inputs" else
+                                "printed before the page gives the inputs of a worked example"))
+                continue
+            out.append(ex)
+        if not out:
+            reasons.sort(key=lambda r: "makes its weights" not in r)
+            extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
+            raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
+                               f"{LOOKED_FOR}")
+        for seg, why in skipped:
+            # what a part of the page that is not a worked example prints is listed, not dropped
+            near = min(out, key=lambda e: abs(e.first_index - seg.first))
+            used = {(k, g.where[0]) for e in out for k, g in e.inputs.items()}
+            extra = [i for k, i in seg.inputs.items() if (k, str(i.where[0])) not in used
+                     and not any(str(i.where[0]) == w for _, w in used)]
+            for it in seg.items + extra:
+                same = _printed_before(near, it)
+                if same:
+                    near.notes.append(Note("repeat", f"prints {same} again, with the same numbers (from code whose "
+                                                     "weights the page makes in code)", it.at()))
+                    continue
+                if _numeric(it.rows):
+                    shown = ", ".join(", ".join(r) for r in it.rows[:2])
+                    near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                           f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+        for ex in out:
+            ex.count = len(out)
+            if len(out) > 1:
+                ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
+        return out
+
+    def attach_labels(self) -> None:
+        """Words written beside a matrix on slides: a vertical list of tokens (one per line)
+        as row labels, a line of tokens above as column labels."""
+        lines = self.page.lines
+        for it in self.items:
+            if it.kind != "matrix" or it.row_labels or it.row_vectors:
+                continue
+            r, c = it.shape
+            for a, b, words in self.col.vertical_lists:
+                if len(words) == r and (0 <= a - it.end <= 3 or 0 <= it.line - b <= 3):
+                    it.row_labels = list(words)
+                    break
+            if it.col_labels is None:
+                for k, words in self.col.horizontal_lists:
+                    if len(words) == c and 0 < it.line - k <= 8 and c > 1:
+                        it.col_labels = list(words)
+                        break
+        del lines
+
+
+def _clean_title(text: str) -> str:
+    t = text.replace("``", "“").replace("''", "”")
+    return re.sub(r"[*_`#]+", "", t).strip()[:200]
+
+
+def _printed_before(ex: ImportedExample, it: Item) -> str | None:
+    """The step of ``ex`` whose main claims print exactly these rows (a later part of the page
+    that reproduces them with weights it does not print)."""
+    if it.shape[0] < 1 or not _numeric(it.rows):
+        return None
+    by_step: dict[str, list[list[str]]] = {}
+    for c in ex.claims:
+        if c.group is None and c.key is None and not c.step.endswith("_sum"):
+            by_step.setdefault(c.step, []).append(c.values)
+    for step, rows in by_step.items():
+        if len(rows) == len(it.rows) and all(len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b))
+                                             for a, b in zip(rows, it.rows)):
+            return step
+    return None
+
+
+def _short(e: SymattnError) -> str:
+    """An error's message without the file name in front (the notes already say where)."""
+    if isinstance(e, SpecError):
+        return f"{e.field}: {e.message}" if e.field else e.message
+    return str(e)
+
+
+def _show(v: Any) -> str:
+    return f'"{v}"' if isinstance(v, str) else str(v)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _dot(a: list[float], b: list[float]) -> float:
+    return sum(u * v for u, v in zip(a, b))
+
+
+def _rows_float(rows: list[list[str]]) -> list[list[float]] | None:
+    out = []
+    for r in rows:
+        vals = [_num(x) for x in r]
+        if any(v is None for v in vals):
+            return None
+        out.append(vals)
+    return out  # type: ignore[return-value]
+
+
+def _index(token: str | None, labels: list[str] | None) -> int | None:
+    if token is None or not labels:
+        return None
+    hits = [i for i, t in enumerate(labels) if t == token]
+    if not hits:
+        hits = [i for i, t in enumerate(labels) if t.lower() == token.lower()]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _pair_index(token: str, labels: list[str]) -> int | None:
+    """A token, or a 1-based index written "#2" (ω_{21})."""
+    if token.startswith("#") and token[1:].isdigit():
+        i = int(token[1:]) - 1
+        return i if 0 <= i < len(labels) else None
+    return _index(token, labels)
+
+
+def _unique(tokens: list[str] | None, notes: list[Note]) -> list[str] | None:
+    if not tokens:
+        return tokens
+    seen: dict[str, int] = {}
+    out = []
+    for t in tokens:
+        seen[t] = seen.get(t, 0) + 1
+        out.append(t if seen[t] == 1 else f"{t} ({seen[t]})")
+    if out != tokens:
+        notes.append(Note("info", "tokens that repeat are numbered so that each names one row: "
+                                  + ", ".join(t for t in out if t not in tokens)))
+    return out
+
+
+def _vector_tokens(items: list[Item]) -> list[str] | None:
+    toks = [it.token for it in items if it.kind == "vector" and it.token]
+    return toks if len(toks) >= 2 else None
+
+
+def _split_header(text: str, lower: list[str]) -> list[int] | None:
+    """A header of words run together ('Wordthequickbrownfox…') as indices into the tokens."""
+    s = text.lower().replace(" ", "")
+    if len(s) > 400 or len(s) < 4:
+        return None
+    for prefix in ("word", "words", "token", "tokens", "query", "key", ""):
+        if not s.startswith(prefix):
+            continue
+        rest = s[len(prefix):]
+        found = _split_words(rest, lower)
+        if found and len(found) >= 2:
+            return found
+    return None
+
+
+def _split_words(s: str, lower: list[str]) -> list[int] | None:
+    """Split ``s`` into a sequence of tokens, preferring the tokens' own order."""
+    memo: dict[tuple[int, int], list[int] | None] = {}
+
+    def go(pos: int, nxt: int) -> list[int] | None:
+        if pos == len(s):
+            return []
+        key = (pos, nxt)
+        if key in memo:
+            return memo[key]
+        order = list(range(nxt, len(lower))) + list(range(0, nxt))
+        res = None
+        for i in order:
+            t = lower[i]
+            if t and s.startswith(t, pos):
+                rest = go(pos + len(t), (i + 1) % len(lower))
+                if rest is not None:
+                    res = [i] + rest
+                    break
+        memo[key] = res
+        return res
+
+    return go(0, 0)
+
+
+def _split_count(text: str, n: int) -> list[str] | None:
+    for k in range(n, 0, -1):
+        parts = split_glued(text, k)
+        if parts is not None:
+            return parts
+    return None
+
+
+def _context_text(lines: list, k: int) -> str:
+    for j in range(k - 1, max(-1, k - 8), -1):
+        t = lines[j].text.strip()
+        if t and step_of_text(t[-160:]):
+            return t
+    return ""
+
+
+# ---------------------------------------------------------------------------------------
+# placing printed numbers into steps
+
+
+class _Placer:
+    def __init__(self, imp: _Importer, spec: Spec, d: Derivation, tokens: list[str] | None,
+                 key_tokens: list[str] | None, stage: str, given: dict[str, Item], inputs: dict[str, Item],
+                 notes: list[Note]) -> None:
+        self.imp, self.spec, self.d = imp, spec, d
+        self.stage = stage
+        self.given = given
+        self.inputs = inputs
+        self.notes: list[Note] = []
+        self.claims: list[ClaimRow] = []
+        self.cells: dict[tuple, str] = {}  # (step, row, key, col) -> printed text of the first printing
+        self.seen: dict[tuple, list[str]] = {}  # every printed text of a cell, restatements included
+        self.values: dict[str, Any] = {}
+        self.input_names = set(spec.inputs) | {k for k, v in given.items()}
+        self.steps = [s.name for s in d.all_steps if s.name not in self.input_names]
+        self.row_of_item: dict[int, str] = {}
+        self.query_hint: str | None = None
+        self.pending: tuple[str, Note] | None = None  # an assumption made while fitting, kept if placed
+        self.dropped: list[str] = []  # tokens left out (rows of X the attention steps do not use)
+        self.full_x: Item | None = None
+
+    # -- values of the derivation --
+    def vals(self, step: str, d: Derivation | None = None) -> Any:
+        d = d or self.d
+        key = (id(d), step)
+        if key not in self.values:
+            st = d[step]
+            size = 1
+            for n in st.shape:
+                size *= n
+            if size > _MAX_VALUE_ENTRIES or st.symbolic:
+                self.values[key] = None
+            else:
+                try:
+                    dec = st.decimals(12)
+                except SymattnError:
+                    dec = None
+                self.values[key] = _floats(dec) if dec is not None else None
+        return self.values[key]
+
+    def labels(self, step: str) -> tuple[list[str], list[str]]:
+        st = self.d[step]
+        return st.row_labels, st.col_labels
+
+    # -- one item --
+    def place(self, it: Item) -> None:
+        self.pending = None
+        if it.batches > 1:
+            self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch); import each head's page "
+                              "part separately")
+            return
+        if not _numeric(it.rows) and not it.exprs:
+            return
+        if it.exprs and it.operand:
+            return  # products written out; their result carries them
+        echo = self.echo_of(it)
+        if echo:
+            self.notes.append(Note("echo", f"restates {echo}", it.at()))
+            return
+        if it.kind == "sum":
+            self.place_sum(it)
+            return
+        rep = self.repeat_of(it)
+        if rep:
+            self.notes.append(Note("repeat", f"prints {rep} again, with the same numbers", it.at()))
+            return
+        if it.products:
+            if self.place_products(it):
+                return
+        if it.kind in ("vector", "matrix") and 1 in it.shape and self.row_sums(it):
+            return
+        if it.notes and it.notes[0].startswith("uninitialized"):
+            self.unplaced(it, it.notes[0])
+            return
+        cells = None
+        step = None
+        why = ""
+        if it.kind == "pair" and it.pair:
+            step, cells, why = self.choose_pair(it)
+        elif it.kind == "scalar" and it.chain_of:
+            step, cells, why = self.choose_chain_scalar(it)
+        elif it.kind == "scalar":
+            step, cells, why = self.choose_scalar(it)
+        else:
+            step, cells, why = self.choose(it)
+        if why == "__done__":
+            return
+        if cells is None or step is None:
+            self.unplaced(it, why or "no step of this example fits it")
+            return
+        self.commit(it, step, cells)
+
+    def commit(self, it: Item, step: str, cells: list[tuple]) -> None:
+        """cells: (row label, key label or None, column, text[, index of the item's row])."""
+        if self.pending is not None:
+            self.query_hint = self.pending[0]
+            self.notes.append(self.pending[1])
+            self.pending = None
+        conflict = False
+        new = False
+        src: dict[str, int] = {}
+        for cell in cells:
+            if len(cell) > 4:
+                src.setdefault(cell[0], cell[4])
+        cells = [c[:4] for c in cells]
+        for row, key, col, text in cells:
+            if text == "..":
+                continue
+            old = self.cells.get((step, row, key, col))
+            if old is None:
+                new = True
+            elif not _eq(old, text):
+                conflict = True
+        group = None
+        if conflict and all(text == ".." or any(_eq(t, text) for t in self.seen.get((step, row, key, col), ()))
+                            for row, key, col, text in cells):
+            self.notes.append(Note("repeat", f"prints a restatement of {step} again, with the same numbers",
+                                   it.at()))
+            if it.shape[0] == 1 and cells:
+                self.row_of_item[id(it)] = cells[0][0]
+            return
+        for row, key, col, text in cells:
+            if text != "..":
+                self.seen.setdefault((step, row, key, col), []).append(text)
+        if conflict:
+            group = self.group_name(it)
+        elif not new:
+            self.notes.append(Note("repeat", f"prints {step} again, with the same numbers", it.at()))
+            if it.shape[0] == 1 and cells:
+                self.row_of_item[id(it)] = cells[0][0]
+            return
+        rows: dict[tuple[str, str | None], dict[int, str]] = {}
+        for row, key, col, text in cells:
+            rows.setdefault((row, key), {})[col] = text
+            if group is None and text != ".." and (step, row, key, col) not in self.cells:
+                self.cells[(step, row, key, col)] = text
+        width = self.width(step)
+        for (row, key), got in rows.items():
+            values = [got.get(j, "..") for j in range(width)]
+            if all(v == ".." for v in values):
+                continue
+            k = src.get(row)
+            where = str(it.where[k]) if k is not None and len(it.where) == len(it.rows) else self.row_where(it, row)
+            if group is None:
+                prev = next((c for c in self.claims if c.step == step and c.row == row and c.key == key
+                             and c.group is None), None)
+                if prev is not None:
+                    prev.values = [v if v != ".." else w for v, w in zip(prev.values, values)]
+                    if where not in prev.where.split("; "):
+                        prev.where += "; " + where
+                    self.row_of_item[id(it)] = row
+                    continue
+            self.claims.append(ClaimRow(step, row, values, where, group, key))
+            self.row_of_item[id(it)] = row
+        kind = "restated" if group else "placed"
+        self.notes.append(Note("found", f"{kind} {step}" + (f" ({group})" if group else "")
+                               + (f": {it.label.strip()[:60]!r}" if it.label.strip() else ""), it.at()))
+
+    def group_name(self, it: Item) -> str:
+        return f"{it.at()}"
+
+    def width(self, step: str) -> int:
+        st = self.d[step]
+        return st.shape[2] if len(st.shape) == 3 else st.shape[1]
+
+    def row_where(self, it: Item, row: str) -> str:
+        if it.row_labels and row in it.row_labels and len(it.where) == len(it.rows):
+            return str(it.where[it.row_labels.index(row)])
+        return it.at()
+
+    def unplaced(self, it: Item, why: str) -> None:
+        shown = ", ".join(", ".join(r) for r in it.rows[:2])
+        if len(shown) > 80:
+            shown = shown[:77] + "…"
+        name = f" {it.label.strip()[:50]!r}" if it.label.strip() else ""
+        self.notes.append(Note("unplaced", f"[{shown}]{name} ({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+
+    # -- echoes and repeats --
+    def echo_of(self, it: Item) -> str | None:
+        """An input printed again (an operand of a product, a row label): 'X[love]'."""
+        if self.full_x is not None and _same_values(self.full_x.rows, it.rows):
+            return "input X (with the rows left out)"
+        for name, src in list(self.inputs.items()) + list(self.given.items()):
+            if name in self.given and src is not self.given[name]:
+                continue
+            if it.step is not None and it.strength >= 2 and it.step != name and not it.operand \
+                    and not (name in ("Q", "K", "V") and it.step in ("Q", "K", "V", "X")):
+                continue  # named as another step: a claim that happens to print the same numbers
+            if _same_values(src.rows, it.rows) and it is not src:
+                return f"input {name}"
+            if it.shape[0] == 1 and it.kind in ("vector", "matrix") and src.shape[1] == it.shape[1]:
+                hits = [i for i, r in enumerate(src.rows) if _same_values([r], it.rows)]
+                if len(hits) == 1 and (it.operand or it.step in (None, name) or it.strength < 3):
+                    labels = src.row_labels or self.spec.query_labels()
+                    lab = labels[hits[0]] if labels and hits[0] < len(labels) else str(hits[0] + 1)
+                    return f"input {name}[{lab}]"
+        return None
+
+    def repeat_of(self, it: Item) -> str | None:
+        """Every row of the item already placed with the same numbers (a table that prints the
+        weights row once per value vector)."""
+        if it.shape[0] < 2 and not it.row_vectors:
+            return None
+        placed = [(c.step, c.row, c.values) for c in self.claims if c.group is None and c.key is None
+                  and (it.strength <= 1 or it.step is None or c.step == it.step)]
+        names = set()
+        for r in it.rows:
+            texts = [x for x in r]
+            if not _numeric([texts]):
+                continue
+            hit = None
+            for step, row, vals in placed:
+                if len(vals) == len(texts) and all(_eq(a, b) for a, b in zip(vals, texts) if b != ".."):
+                    hit = f"{step}[{row}]"
+                    break
+                if len(texts) <= len(vals) and all(_eq(a, b) for a, b in zip(vals, texts) if b != ".."):
+                    hit = f"{step}[{row}]"
+            if hit is None:
+                return None
+            names.add(hit)
+        if not names:
+            return None
+        return ", ".join(sorted(names)) + (f" ({it.shape[0]} times)" if it.shape[0] > 1 else "")
+
+    # -- choosing a step --
+    def fits(self, it: Item, step: str) -> list[tuple[str, str | None, int, str]] | None:
+        st = self.d[step]
+        if len(st.shape) != 2:
+            return None
+        nr, nc = st.shape
+        rows_l, cols_l = st.row_labels, st.col_labels
+        m = it.rows
+        r, c = len(m), len(m[0])
+        if it.row_labels and c == nc:
+            idx = [_index(lb, rows_l) for lb in it.row_labels]
+            if all(i is not None for i in idx):
+                return [(rows_l[i], None, j, m[k][j], k) for k, i in enumerate(idx) for j in range(c)]  # type: ignore[index]
+            known = [(k, i) for k, i in enumerate(idx) if i is not None]
+            if self.dropped and len(known) == nr and all(lb in self.dropped for k, lb in enumerate(it.row_labels)
+                                                          if idx[k] is None):
+                return [(rows_l[i], None, j, m[k][j], k) for k, i in known for j in range(c)]  # type: ignore[index]
+        if self.dropped and r == nr + len(self.dropped) and step in ("Q", "K", "V", "output") and \
+                not it.row_labels and c == nc:
+            r = nr  # the rows of the tokens left out are not claims
+        if (r, c) == (nr, nc) and not (it.transposed and r != c):
+            return [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
+        if (c, r) == (nr, nc):
+            return [(rows_l[j], None, i, m[i][j], j) for i in range(r) for j in range(c)]
+        if r == 1 and c == nc:
+            i = self.row_for(it, step)
+            if i is None:
+                return None
+            return [(rows_l[i], None, j, m[0][j], 0) for j in range(c)]
+        if c == 1 and r == nr and nc > 1 and it.col_index is not None:
+            return [(rows_l[i], None, it.col_index, m[i][0], i) for i in range(r)]
+        if c == 1 and r == nc and it.transposed is False and nr == 1:
+            return [(rows_l[0], None, j, m[j][0], j) for j in range(r)]
+        return None
+
+    def row_for(self, it: Item, step: str) -> int | None:
+        st = self.d[step]
+        labels = st.row_labels
+        if it.token is not None:
+            i = _index(it.token, labels)
+            if i is not None:
+                return i
+        if it.row_labels and len(it.row_labels) == 1:
+            i = _index(it.row_labels[0], labels)
+            if i is not None:
+                return i
+        if it.pair:
+            i = _pair_index(it.pair[0], labels)
+            if i is not None:
+                return i
+        if len(labels) == 1:
+            return 0
+        if it.row_index is not None and 1 <= it.row_index <= len(labels):
+            return it.row_index - 1
+        vals = self.vals(step)
+        if vals is not None:
+            hits = [i for i, row in enumerate(vals)
+                    if sum(_close(t, v) for t, v in zip(it.rows[0], row)) >= max(1, 0.75 * len(row))]
+            if len(hits) == 1:
+                return hits[0]
+        if self.query_hint is not None:
+            i = _index(self.query_hint, labels)
+            if i is not None:
+                return i
+        q = query_evidence(self.imp.page.lines, labels)
+        if q is not None:
+            return labels.index(q.value)
+        if step in ("scores", "scaled", "masked", "weights", "output") and it.kind in ("matrix", "vector"):
+            self.pending = (labels[0], Note("assumed", f"the page does not say which query's row this is; taken "
+                                                       f"as the first token, {labels[0]!r}", it.at()))
+            return 0
+        return None
+
+    def match(self, step: str, cells: list[tuple[str, str | None, int, str]]) -> float:
+        vals = self.vals(step)
+        if vals is None:
+            return 0.0
+        st = self.d[step]
+        rows_l = st.row_labels
+        good = total = 0
+        for cell in cells:
+            row, key, col, text = cell[:4]
+            if _num(text) is None:
+                continue
+            total += 1
+            i = rows_l.index(row)
+            if _close(text, vals[i][col]):
+                good += 1
+        return good / total if total else 0.0
+
+    def choose(self, it: Item) -> tuple[str | None, list | None, str]:
+        primary = it.step if it.step in self.steps else None
+        if it.step in self.input_names and it.step is not None:
+            return None, None, f"names the input {it.step}, but its numbers differ from the input's"
+        fits = {}
+        for s in self.steps:
+            if s in ("weighted",):
+                continue
+            f = self.fits(it, s) if s != primary else None
+            if f is not None:
+                fits[s] = f
+        pfit = self.fits(it, primary) if primary else None
+        if pfit is not None:
+            family = _FAMILIES.get(primary)  # type: ignore[arg-type]
+            if family:
+                # pages call scaled and masked scores "scores" too: the numbers decide within the family
+                pm = self.match(primary, pfit)  # type: ignore[arg-type]
+                alt = [(self.match(s, fits[s]), s) for s in family if s in fits and s != primary]
+                if alt and pm < 0.2:
+                    best_m, best_s = max(alt)
+                    if best_m >= 0.9:
+                        self.notes.append(Note("info", f"named like {primary} but its numbers are {best_s}'s",
+                                               it.at()))
+                        return best_s, fits[best_s], ""
+            if it.strength >= 2:
+                return primary, pfit, ""
+            pm = self.match(primary, pfit)  # type: ignore[arg-type]
+            if pm >= 0.5:
+                return primary, pfit, ""
+            best = max(fits, key=lambda s: self.match(s, fits[s]), default=None)
+            if best is not None and self.match(best, fits[best]) >= 0.8:
+                self.notes.append(Note("info", f"named like {primary} but its numbers are {best}'s", it.at()))
+                return best, fits[best], ""
+            return primary, pfit, ""
+        if fits:
+            scored = sorted(((self.match(s, f), s) for s, f in fits.items()), reverse=True)
+            if scored[0][0] >= 0.6 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+                return scored[0][1], fits[scored[0][1]], ""
+            if "weights" in fits and _looks_like_weights(it.rows) and (primary is None):
+                return "weights", fits["weights"], ""
+            if primary is None and it.step is None:
+                names = [s for _, s in scored[:4]]
+                return None, None, ("no name on the page, and its numbers match no step ("
+                                    + ", ".join(names) + (" has" if len(names) == 1 else " have") + " its shape)")
+        if primary is not None:
+            return None, None, f"named like {primary}, but {primary} is " \
+                               f"{'×'.join(map(str, self.d[primary].shape))} here"
+        if it.step in ("Wq", "Wk", "Wv", "X"):
+            return None, None, f"named like {it.step}, but this example already has other numbers for it"
+        return None, None, "no step of this example has its shape"
+
+    def choose_pair(self, it: Item) -> tuple[str | None, list | None, str]:
+        q, k = it.pair  # type: ignore[misc]
+        cands = [it.step] if it.step in self.steps else [s for s in ("scores", "scaled", "weights") if s in self.steps]
+        for s in cands:
+            st = self.d[s]
+            i, j = _pair_index(q, st.row_labels), _pair_index(k, st.col_labels)
+            if i is None or j is None:
+                continue
+            if len(cands) > 1 and self.match(s, [(st.row_labels[i], None, j, it.rows[0][0])]) < 1:
+                continue
+            return s, [(st.row_labels[i], None, j, it.rows[0][0])], ""
+        return None, None, f"no step with query {q!r} and key {k!r}"
+
+    def choose_chain_scalar(self, it: Item) -> tuple[str | None, list | None, str]:
+        ops = it.chain_of or []
+        if it.step == "output" and len(ops) == 2:
+            p, v = ops
+            row = self.row_of_item.get(id(p))
+            col = v.col_index if v.col_index is not None else 0
+            if row is not None and "output" in self.steps:
+                return "output", [(row, None, col, it.rows[0][0])], ""
+        return None, None, "the result of a product whose operands were not placed"
+
+    def row_sums(self, it: Item) -> bool:
+        """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""
+        if not re.search(r"\b(row\s*)?sums?\b", it.label.lower()) or "weights" not in self.d:
+            return False
+        rows = self.d["weights"].row_labels
+        vals = it.rows[0] if it.shape[0] == 1 else [r[0] for r in it.rows] if it.shape[1] == 1 else None
+        if vals is None or len(vals) != len(rows):
+            return False
+        for lab, v in zip(rows, vals):
+            self.claims.append(ClaimRow("weights_sum", lab, [v], it.at(), None))
+        self.notes.append(Note("found", "placed weights_sum for every row", it.at()))
+        return True
+
+    def choose_scalar(self, it: Item) -> tuple[str | None, list | None, str]:
+        lab = it.label.lower()
+        if re.search(r"\bsum\b|total", lab) and self.claims:
+            last = next((c for c in reversed(self.claims) if c.step == "weights" and c.group is None), None)
+            if last is not None:
+                self.claims.append(ClaimRow("weights_sum", last.row, [it.rows[0][0]], it.at()))
+                self.notes.append(Note("found", f"placed weights_sum[{last.row}]", it.at()))
+                return "", [], "__done__"
+        text = it.rows[0][0]
+        hits = []
+        for s in self.steps:
+            vals = self.vals(s)
+            if vals is None or len(self.d[s].shape) != 2:
+                continue
+            for i, r in enumerate(vals):
+                for j, v in enumerate(r):
+                    x = _num(text)
+                    if x is not None and _ulp(text) and abs(x - v) <= max(_ulp(text) / 2 * 1.0001, 1e-6 * abs(v)):
+                        hits.append((s, i, j))
+        if len(hits) == 1:
+            s, i, j = hits[0]
+            return s, [(self.d[s].row_labels[i], None, j, text)], ""
+        return None, None, "a single number that matches no one entry of the example"
+
+    def place_sum(self, it: Item) -> None:
+        terms = it.rows[0]
+        for c in self.claims:
+            if c.step.endswith("weights") and c.group is None and len(c.values) == len(terms) \
+                    and all(_eq(a, b) for a, b in zip(c.values, terms)):
+                self.claims.append(ClaimRow(c.step + "_sum", c.row, [it.label], it.at()))
+                self.notes.append(Note("found", f"placed {c.step}_sum[{c.row}]", it.at()))
+                return
+        self.unplaced(it, "a sum whose terms are not a printed row of weights")
+
+    def place_products(self, it: Item) -> bool:
+        """A result written as products p·v (``[0.3012 * 0.66, 0.3012 * 0.82] = [0.1988, 0.2460]``):
+        the weighted values p_ij·v_j."""
+        if "weighted" not in self.d or not it.products:
+            return False
+        prods = it.products[0]
+        parts = [re.split(r"\s*[*×·]\s*", p.strip()) for p in prods]
+        if not all(len(p) == 2 and all(_num(x) is not None for x in p) for p in parts):
+            return False
+        weights = {p[0] for p in parts}
+        if len(weights) != 1:
+            return False
+        w = parts[0][0]
+        vrow = [p[1] for p in parts]
+        st = self.d["weighted"]
+        keys = st.col_labels
+        k = _index(it.token, keys) if it.token else None
+        if k is None:
+            vclaims = [c for c in self.claims if c.step == "V" and c.group is None and c.values == vrow]
+            if len(vclaims) == 1:
+                k = _index(vclaims[0].row, keys)
+        if k is None:
+            return False
+        q = None
+        for c in self.claims:
+            if c.step == "weights" and c.group is None and k < len(c.values) and _eq(c.values[k], w):
+                q = c.row
+                break
+        if q is None:
+            return False
+        cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
+        self.commit(it, "weighted", cells)
+        return True
+
+    # -- conventions from values --
+    def choose_scale(self, data: dict) -> Choice:
+        """The page does not say whether the scores are scaled: compare the printed weights
+        (and scaled scores) with both choices."""
+        counts = {}
+        for scale in ("1/sqrt(d_k)", "none"):
+            dd = dict(data)
+            dd["convention"] = dict(data.get("convention", {}), scale=scale)
+            try:
+                spec = from_dict(dd, "<import>")
+                d = derive(spec.unfocused())
+            except SymattnError:
+                continue
+            good = total = 0
+            for c in self.claims:
+                if c.step not in ("weights", "scaled", "output") or c.group is not None or c.step not in d:
+                    continue
+                vals = self.vals(c.step, d)
+                if vals is None:
+                    continue
+                i = _index(c.row, d[c.step].row_labels)
+                if i is None:
+                    continue
+                for j, t in enumerate(c.values):
+                    if _num(t) is None:
+                        continue
+                    total += 1
+                    good += _close(t, vals[i][j])
+            counts[scale] = (good, total)
+        sc, un = counts.get("1/sqrt(d_k)", (0, 0)), counts.get("none", (0, 0))
+        if un[1] and un[0] > sc[0] and un[0] >= 0.6 * un[1]:
+            return Choice("none", "the page does not say whether the scores are scaled; its printed numbers "
+                                  f"follow without scaling ({un[0]} of {un[1]} agree, {sc[0]} with 1/√d_k)",
+                          assumed=True)
+        if sc[1] and sc[0] > un[0] and sc[0] >= 0.6 * sc[1]:
+            return Choice("1/sqrt(d_k)", "the page does not say whether the scores are scaled; its printed "
+                                         f"numbers follow with 1/√d_k ({sc[0]} of {sc[1]} agree, {un[0]} without)",
+                          assumed=True)
+        return Choice("1/sqrt(d_k)", "the page does not say whether the scores are scaled; this draft uses the "
+                                     "standard 1/√d_k (check reports whether no scaling explains the numbers better)",
+                      assumed=True)
+
+    def ordered(self) -> list[ClaimRow]:
+        order = {s: k for k, s in enumerate(CLAIM_ORDER)}
+        main = [c for c in self.claims if c.group is None]
+        also = [c for c in self.claims if c.group is not None]
+        main.sort(key=lambda c: order.get(c.step, 99))
+        return main + also
+
+
+def _floats(dec: Any) -> Any:
+    if isinstance(dec, list):
+        return [_floats(x) for x in dec]
+    if dec in ("-inf", "-oo"):
+        return -math.inf
+    try:
+        return float(dec)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _looks_like_weights(rows: list[list[str]]) -> bool:
+    for r in rows:
+        vals = [_num(x) for x in r if _num(x) is not None]
+        if not vals or any(v < 0 or v > 1 for v in vals):  # type: ignore[operator]
+            return False
+        if abs(sum(vals) - 1) > 0.05 * len(vals):  # type: ignore[arg-type]
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# the API
+
+
+def import_examples(text: str, format: str | None = None, source: str = "<page>") -> list[ImportedExample]:
+    """Every worked example on a page, each with its inputs, conventions, claims and notes.
+
+    ``format`` is ``markdown``, ``html``, ``latex``, ``notebook`` or ``text`` (None: guessed
+    from the text). A page with no recognisable worked example raises
+    :class:`~symattn.errors.SymattnError` saying what was looked for.
+    """
+    page = read_page(text, format, source)
+    imp = _Importer(page, collect(page))
+    out = imp.run()
+    for ex in out:
+        try:
+            ex.spec = from_dict(ex.data(), source)
+        except (SpecError, InputError) as e:  # pragma: no cover - the data was validated while placing
+            raise SymattnError(f"{source}: the imported example {ex.index} does not validate: {e}") from None
+    return out
+
+
+def import_page(text: str, format: str | None = None, example: int | None = None,
+                source: str = "<page>") -> tuple[Spec, ImportNotes]:
+    """A worked example read from a page's text: ``(spec, notes)``.
+
+    ``notes`` says what was found where, what was assumed where the page is silent, and
+    what could not be placed. With several examples on the page, ``example`` (1-based)
+    picks one; without it the first is returned and ``notes.examples`` says how many there are.
+    """
+    exs = import_examples(text, format, source)
+    if example is None:
+        k = 1
+    else:
+        if isinstance(example, bool) or not isinstance(example, int) or not 1 <= example <= len(exs):
+            raise SymattnError(f"{source}: example {example!r} is out of range: the page has {len(exs)} worked "
+                               f"example{'s' if len(exs) != 1 else ''} (1..{len(exs)})")
+        k = example
+    ex = exs[k - 1]
+    assert ex.spec is not None
+    return ex.spec, ImportNotes(ex, len(exs))

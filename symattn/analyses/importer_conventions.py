@@ -1,0 +1,212 @@
+"""What a page says about its conventions: whether the scores are scaled by √d_k, a causal
+mask, the layout of the projections (X·W or X·Wᵀ), and which token is the focus query.
+Each finding keeps the line that says it, so a draft can cite it.
+
+>>> from symattn.read.pages.model import Line, Where
+>>> lines = [Line(r"\\[ \\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) V \\]", Where(17), "math"),
+...          Line('The word "love" is the query.', Where(52))]
+>>> scale_evidence(lines).value, scale_evidence(lines).where
+('1/sqrt(d_k)', 'line 17')
+>>> query_evidence(lines, ["I", "love", "statistics"]).value
+'love'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..read.pages.model import Line
+
+__all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "query_evidence", "snippet"]
+
+
+def snippet(text: str, m: re.Match | None = None, width: int = 100) -> str:
+    """The words around a match (or the start of the text), at most ``width`` characters."""
+    t = re.sub(r"\s+", " ", text).strip()
+    if m is None or len(t) <= width:
+        return t[:width]
+    s = re.sub(r"\s+", " ", text[: m.start()]).lstrip()
+    start = max(0, len(s) - width // 3)
+    out = t[start:start + width]
+    return ("…" if start else "") + out + ("…" if start + width < len(t) else "")
+
+
+@dataclass
+class Evidence:
+    """A convention the page states: its value, the line that says it, and the words."""
+
+    value: str
+    where: str
+    text: str
+
+
+_UNSCALED = re.compile(r"without\s+(any\s+)?scal|no\s+scaling|unscaled|not\s+scaled|skip(ping)?\s+(the\s+)?scal|"
+                       r"omit(ting)?\s+(the\s+)?scal|we\s+do\s+not\s+scale|don'?t\s+scale", re.I)
+_SCALED = re.compile(r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\}|√\s*\(?\s*d_?[kK]|sqrt\(\s*(self\.)?d_?k|"
+                     r"(np|math|torch)\.sqrt\(|\*\*\s*-?0\.5|\\sqrt\s*\{\s*\d+\s*\}|√\s*\d|"
+                     r"\bscal(e|ed|ing)\s+(each\s+|the\s+)?(dot[- ]product\s+|attention\s+|raw\s+)?"
+                     r"(scores?\s+|similarit\w*\s+|logits\s+)?by\s+(?=[^.;]{0,30}(√|sqrt|square\s+root|\\sqrt|d_?k|"
+                     r"dimension|\d))|divid(e|ed|ing)\s+(each\s+|the\s+|them\s+)?"
+                     r"(scores?\s+)?by\s+(the\s+)?(square\s+root|√|sqrt|\\sqrt)|scaled_dot_product_attention|"
+                     r"\bscaled\s+(dot[- ]product|attention\s+scores|scores)", re.I)
+_DMODEL = re.compile(r"sqrt\(\s*d_?model|\\sqrt\s*\{\s*d_?\{?model|√\s*d_?model", re.I)
+
+
+def _joined(lines: list[Line]) -> list[Line]:
+    """Each line read together with the next one (sentences wrap across lines)."""
+    out = []
+    for k, ln in enumerate(lines):
+        text = ln.text
+        if text.strip() and k + 1 < len(lines) and ln.role == lines[k + 1].role and ln.role in ("prose", "heading"):
+            text = text + " " + lines[k + 1].text
+        out.append(Line(text, ln.where, ln.role))
+    return out
+
+
+def _first(lines: list[Line], rx: re.Pattern, joined: bool = True) -> tuple[Line, re.Match] | None:
+    """The first line that matches (read with the next line when ``joined``)."""
+    for ln in (_joined(lines) if joined else lines):
+        m = rx.search(ln.text)
+        if m:
+            return ln, m
+    return None
+
+
+_SCALE_CODE = re.compile(r"/\s*\(?\s*(?:np|math|torch)\.sqrt\(|/\s*\(?\s*[\w.\[\]-]+\s*\*\*\s*0?\.5|"
+                         r"\*\s*\(?\s*[\w.\[\]-]+\s*\*\*\s*-0?\.5|\*\s*scale\b|/\s*scale\b|"
+                         r"scale\s*=\s*1(?:\.0)?\s*/\s*(?:np\.|math\.|torch\.)?sqrt|scaled_dot_product_attention")
+
+
+_SOFTMAX_OF_SCORES = re.compile(r"(?:softmax\w*|exp)\(\s*(?:attn_|attention_)?(?:scores?|logits|omega)\w*\s*[,)]")
+
+
+def scale_evidence(lines: list[Line]) -> Evidence | None:
+    """``1/sqrt(d_k)`` or ``none`` when the page says so, else None. What its code computes
+    counts first (``/ np.sqrt(d_k)``, ``d_k**0.5``), then what its text says, then comments."""
+    code = [ln for ln in lines if ln.role == "code" and not ln.text.lstrip().startswith("#")]
+    bare = [Line(re.sub(r"\s#.*$", "", ln.text), ln.where, ln.role) for ln in code]
+    hit = _first(bare, _SCALE_CODE, joined=False)
+    if hit:
+        return Evidence("1/sqrt(d_k)", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    raw = _first(bare, _SOFTMAX_OF_SCORES, joined=False)
+    if raw:  # softmax(scores) and no scaling anywhere in the code
+        return Evidence("none", str(raw[0].where), snippet(raw[0].text, raw[1]))
+    text = [ln for ln in lines if ln.role != "code"]
+    found = _scale_statement(text)
+    if found is not None:
+        return found
+    comments = [Line(ln.text.lstrip().lstrip("#"), ln.where, "prose") for ln in lines
+                if ln.role == "code" and ln.text.lstrip().startswith("#")]
+    return _scale_statement(comments)
+
+
+def _scale_statement(lines: list[Line]) -> Evidence | None:
+    joined = _joined(lines)
+    # "the unscaled dot product, then scale each similarity by √2": a line that says both is scaling
+    un = _first([ln for ln in joined if not _SCALED.search(ln.text)], _UNSCALED, joined=False)
+    if un:
+        return Evidence("none", str(un[0].where), snippet(un[0].text, un[1]))
+    dm = _first(lines, _DMODEL)
+    sc = _first(lines, _SCALED)
+    if dm and (not sc or dm[0] is sc[0]):
+        return Evidence("1/sqrt(d_model)", str(dm[0].where), snippet(dm[0].text, dm[1]))
+    if sc:
+        return Evidence("1/sqrt(d_k)", str(sc[0].where), snippet(sc[0].text, sc[1]))
+    return None
+
+
+_CAUSAL = re.compile(r"\bcausal\b|masked_fill|\btril\b|\btriu\b|look-?ahead\s+mask|future\s+(tokens|positions)|"
+                     r"autoregressive\s+mask|decoder\s+mask|is_causal\s*=\s*True", re.I)
+
+
+def mask_lines(lines: list[Line]) -> list[int]:
+    """Indices of the lines that introduce a causal mask."""
+    return [k for k, ln in enumerate(lines) if _CAUSAL.search(ln.text)]
+
+
+def mask_evidence(lines: list[Line]) -> Evidence | None:
+    hit = _first(lines, _CAUSAL)
+    return Evidence("causal", str(hit[0].where), snippet(hit[0].text, hit[1])) if hit else None
+
+
+_TORCH = re.compile(r"@\s*(self\.)?W_?\w*\.T\b|\bW_?\w*\.T\s*\)|nn\.Linear|F\.linear|\.weight\.T|"
+                    r"(matmul|dot|mm)\(\s*\w+\s*,\s*W_?\w*\.T\)", re.I)
+_COLUMN = re.compile(r"(W_?\w*|W\^\{?\w+\}?)\s*(@|\\cdot|·|\*)?\s*(x|X)(_\w+)?\.T\b|W_?[qkv]\s*@\s*x\b", re.I)
+
+
+_PROJ = re.compile(r"(?:^|[\s$;,(])(?:self\.)?(?:Q|K|V|q|k|v|quer\w*|key\w*|value\w*)\s*=\s*(?P<rhs>[^=#\n]*)")
+_ROW_RHS = re.compile(r"^\s*(?:x\w*|X\w*|inputs?\w*|emb\w*|E|h|H)\s*(?:@|\\cdot|·|\*)?\s*(?:self\.)?"
+                      r"(?:W|w)(?:_?\w*|\^\{?\w+\}?)\s*$|^\s*(?:np\.)?(?:dot|matmul)\(\s*(?:x|X|inputs?)\w*\s*,\s*"
+                      r"(?:self\.)?W_?\w*\s*\)")
+_TORCH_RHS = re.compile(r"(?:W|w)_?\w*\.(?:T\b|t\(\)|transpose)|(?:self\.)?W_?\w*\(\s*(?:x|X|inputs?)\w*\s*\)|"
+                        r"F\.linear\(")
+_COLUMN_RHS = re.compile(r"^\s*(?:self\.)?(?:W|w)_?\w*\s*(?:@|\\cdot|·)\s*(?:x|X|inputs?)\w*(?:\.T)?\s*$")
+
+
+def layout_evidence(lines: list[Line]) -> Evidence | None:
+    """``row`` (Q = X·W), ``torch`` (X·Wᵀ, nn.Linear) or ``column`` (W·x) from the lines that
+    compute the projections (not, say, a gradient's formula that transposes W)."""
+    for ln in lines:
+        if ln.role not in ("code", "math"):
+            continue
+        text = re.sub(r"\s#.*$", "", ln.text)
+        for m in _PROJ.finditer(text):
+            rhs = m.group("rhs").split(",")[0] if ln.role == "math" else m.group("rhs")
+            rhs = rhs.replace("{", "").replace("}", "")
+            if _TORCH_RHS.search(rhs):
+                return Evidence("torch", str(ln.where), snippet(text, m))
+            if _COLUMN_RHS.search(rhs):
+                return Evidence("column", str(ln.where), snippet(text, m))
+            if _ROW_RHS.search(rhs):
+                return Evidence("row", str(ln.where), snippet(text, m))
+    hit = _first([ln for ln in lines if ln.role == "code"], re.compile(r"nn\.Linear\(|F\.linear\("), joined=False)
+    if hit:
+        return Evidence("torch", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    return None
+
+
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixth": 5, "seventh": 6, "eighth": 7,
+             "ninth": 8, "last": -1}
+
+
+def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | None:
+    """The focus query token a page names ("Focusing on "jumps"", "the word "love" is the query",
+    ``query = inputs[1]``)."""
+    if not tokens:
+        return None
+    lower = {t.lower(): t for t in tokens}
+    q = r"[\"“‘'`]?([\w<>]+)[\"”’'`]?"
+    pats = [
+        re.compile(r"focus(?:ing|ed|es)?\s+on\s+(?:the\s+)?(?:word\s+|token\s+)?" + q, re.I),
+        re.compile(r"(?:word|token)\s+" + q + r"\s+(?:is|as)\s+(?:the|our)\s+query", re.I),
+        re.compile(r"[\"“‘']([\w<>]+)[\"”’']\s+(?:is|as)\s+(?:the|our)\s+query", re.I),
+        re.compile(r"query\s+(?:word|token)\s+(?:is\s+)?" + q, re.I),
+        re.compile(r"(?:use|take|consider|choose)\s+" + q + r"\s+as\s+(?:the|our)\s+query", re.I),
+        re.compile(r"(?:we\s+)?(?:follow|track|trace)\s+(?:how\s+)?(?:the\s+)?(?:word|token)\s+" + q, re.I),
+    ]
+    ints: dict[str, int] = {}
+    for ln in lines:
+        if ln.role == "code":
+            a = re.match(r"\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*(?:#.*)?$", ln.text)
+            if a:
+                ints[a.group(1)] = int(a.group(2))
+            m = re.search(r"\b(?:query|q|x_q|q_vec)\w*\s*=\s*(?:inputs?|x|X|embeddings|emb|E|embedded\w*)\[\s*(-?\d+|[A-Za-z_]\w*)"
+                          r"\s*(?:,\s*:\s*)?\]", ln.text)
+            if m:
+                ref = m.group(1)
+                i = int(ref) if re.fullmatch(r"-?\d+", ref) else ints.get(ref)
+                if i is not None and -len(tokens) <= i < len(tokens):
+                    return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
+            continue
+        for p in pats:
+            m = p.search(ln.text)
+            if m and m.group(1).lower() in lower:
+                return Evidence(lower[m.group(1).lower()], str(ln.where), snippet(ln.text, m))
+        m = re.search(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|last)\s+(?:input\s+)?"
+                      r"(?:token|word|input)\b[^.]{0,40}\bas\s+(?:the\s+|a\s+)?query", ln.text, re.I)
+        if m:
+            i = _ORDINALS[m.group(1).lower()]
+            if -len(tokens) <= i < len(tokens):
+                return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
+    return None

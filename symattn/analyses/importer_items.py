@@ -1,0 +1,607 @@
+"""From a page's blocks to *items*: each printed matrix, vector or number with the name the
+page gives it (recognised as a step), its token labels, whether it is written transposed,
+and where it is. Also the page-wide facts the importer needs: token lists, and the lines
+that say something about conventions.
+
+>>> from symattn.read.pages import read_page
+>>> page = read_page('Query Weight Matrix (Wq):\\n[0.1, 0.3]\\n[0.2, 0.4]\\n\\nWord Embedding for "I": [0.2, 0.5]', "text")
+>>> [(i.step, i.rows, i.token) for i in collect(page).items]
+[('Wq', [['0.1', '0.3'], ['0.2', '0.4']], None), ('X', [['0.2', '0.5']], 'I')]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..read.pages.latex_cells import is_number
+from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
+from ..read.pages.scan import entry_kind
+from .importer_names import clean_label, is_transposed, quoted, step_of_ident, step_of_text
+
+__all__ = ["Item", "Collected", "collect", "split_glued"]
+
+
+@dataclass
+class Item:
+    """A printed matrix, vector or number, and what the page says it is."""
+
+    rows: list[list[str]]
+    where: list[Where]
+    line: int  # index of its first line in the page
+    end: int  # index of its last line
+    kind: str = "matrix"  # matrix, vector, scalar, pair, sum
+    label: str = ""  # the text that names it
+    step: str | None = None  # recognised name
+    strength: int = 0  # 3: a code name or math symbol; 2: a label; 1: context; 0: none
+    transposed: bool = False
+    row_labels: list[str] | None = None
+    col_labels: list[str] | None = None
+    token: str | None = None  # a per-token vector: the token named in its label
+    pair: tuple[str, str] | None = None  # Attention("love", "I") = …
+    exprs: list[list[str]] | None = None  # entries written as products (p · v)
+    operand: bool = False  # an operand of a product written on the page (not a result)
+    chain: int | None = None  # the product it belongs to
+    role: str = "prose"
+    form: str = "list"
+    suffix: str = ""
+    notes: list[str] = field(default_factory=list)
+    row_vectors: list[list[str]] | None = None  # table rows labelled by a printed vector
+    batches: int = 1
+    after: str = ""  # text after it on its last line
+    products: list[list[str]] | None = None  # the products it is the result of ("0.3012 * 0.66")
+    chain_of: list["Item"] | None = None  # the operands of the product it is the result of
+    col_index: int | None = None  # a column printed alone: which column
+    row_index: int | None = None  # a 1-based query index the name gives (attn_scores_2, z^{(2)})
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.rows), (len(self.rows[0]) if self.rows else 0)
+
+    @property
+    def numbers(self) -> int:
+        return sum(1 for r in self.rows for x in r if entry_kind(x) in ("number", "inf"))
+
+    def at(self) -> str:
+        a, b = self.where[0], self.where[-1]
+        if a == b or (a.cell == b.cell and a.output == b.output and a.line == b.line):
+            return str(a)
+        if a.cell == b.cell and a.output == b.output:
+            return f"{a}–{b.line}"
+        return f"{a} to {b}"
+
+
+@dataclass
+class Collected:
+    """Items in page order, and page-wide facts."""
+
+    page: Page
+    items: list[Item]
+    token_lists: list[tuple[list[str], Where, str]]  # (tokens, where, how found)
+    vertical_lists: list[tuple[int, int, list[str]]]  # (first line, last line, words) of one-word lines
+    horizontal_lists: list[tuple[int, list[str]]]  # (line, words) of a line of words
+    operators: dict[int, str]  # line index -> "=" or "×" for lines that hold only an operator
+    result_lines: dict[int, str]  # line index -> number for lines "= 1.0"
+    hidden: list[tuple[int, str, str]] = field(default_factory=list)  # (line, step, code): weights made in code
+
+
+_ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
+                        r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*)*$")
+_SEP_CHARS = " \t:=→->–—(),;$"
+
+
+def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
+    """(label text, identifier, transposed) from the text before a block on its line."""
+    b = before.rstrip()
+    if not b:
+        return "", None, False
+    m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
+    if m:  # weights[0] = [...]: a row of a named matrix
+        return f"{m.group(1)}[{m.group(2)}]", m.group(1), False
+    if "[" in b or b.count("=") > 1 or re.search(r"\\end\{", b):
+        # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
+        head = b.split("=")[0].strip(_SEP_CHARS)
+        if head and "[" not in head and "\\end" not in head:
+            m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
+            return head, (m.group(1) if m else None), is_transposed(head)
+        return "", None, False
+    if role in ("code", "math") or re.search(r"=\s*(?:(?:np|numpy|torch)\.\w+\()?\s*$", b):
+        m = _ASSIGN_RE.search(b)
+        if m:
+            name = m.group(1)
+            return name, name, is_transposed(name)
+    # a chain on one line: 'Context Vector for "I" = [..] = ' → the text before the first '='
+    if "=" in b:
+        head = b.split("=")[0].strip()
+        if head:
+            m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
+            name = m.group(1) if m else None
+            return head, name, is_transposed(head)
+        return "", None, False
+    s = b.strip(" \t:=→->–—,;$`*")
+    m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\.]*)(\[\s*-?\d+\s*\])?\$?", s)
+    return s, (m.group(1) if m else None), is_transposed(s)
+
+
+def _name_index(label: str) -> int | None:
+    """A query index written in a name: attn_scores_2, context_vec_2, z^{(2)}, x^(2), ω_2."""
+    m = re.search(r"(?:_|\^\{?\()(\d{1,3})\)?\}?\s*[:=]?\s*$", label.strip()) or \
+        re.fullmatch(r"\s*[A-Za-z_]+?_?(\d{1,3})\s*", label)
+    return int(m.group(1)) if m and int(m.group(1)) >= 1 else None
+
+
+def _ident_step(name: str | None) -> str | None:
+    if not name:
+        return None
+    return step_of_ident(name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
+
+
+def _token_of(label: str) -> str | None:
+    """The token a per-token label names: 'Embedding for "I"' → I; 'please →' → please."""
+    q = quoted(label)
+    if q:
+        return q[-1]
+    m = re.search(r"\b(?:for|of)\s+(?:the\s+)?(?:word|token)?\s*([A-Za-z<>][\w<>'-]*)\s*[:=]?\s*$", label)
+    if m and m.group(1).lower() not in ("the", "each", "all", "word", "token", "it"):
+        return m.group(1)
+    s = label.strip(_SEP_CHARS + "`*\"'“”")
+    if re.fullmatch(r"[A-Za-z<>][\w<>'-]{0,30}", s):
+        return s
+    return None
+
+
+def _note_token(note: str) -> str | None:
+    """A token from a code comment after a row: '# "The"', '# Your (x^1)', '← walk'."""
+    if not note:
+        return None
+    q = quoted(note)
+    if q:
+        return q[0]
+    m = re.match(r"([A-Za-z<>][\w<>'-]*)(\s*\d)?", note.strip())
+    if m and not m.group(2) and m.group(1).lower() not in ("word", "token", "row", "query", "key", "value",
+                                                            "weights", "shape", "input", "dim", "e.g"):
+        return m.group(1)
+    return None
+
+
+class _Collector:
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.lines = page.lines
+        self.block_lines: set[int] = set()
+        for b in page.blocks:
+            self.block_lines.update(range(b.start, b.end + 1))
+        self.items: list[Item] = []
+
+    # -- context --
+    def context_label(self, start: int, stop_at: int = -1) -> tuple[str, int]:
+        """The nearest text above line ``start`` naming what follows: (text, strength)."""
+        k = start - 1
+        seen = 0
+        looked = 0
+        cell = self.lines[start].where.cell if start < len(self.lines) else None
+        texts = []
+        while k > stop_at and k >= 0 and seen < 4 and looked < 12:
+            looked += 1
+            ln = self.lines[k]
+            if ln.where.cell != cell and not (ln.where.cell is not None and cell is not None and
+                                              ln.where.cell == cell - 1):
+                break
+            t = ln.text.strip()
+            if k in self.block_lines and not t.startswith(("#",)) and not re.fullmatch(r"\d{1,3}", t):
+                if ln.role != "code":
+                    break
+            if t and not re.fullmatch(r"[=×xX*·\-–—]+|\$\$|\\\[|\\\]|```\w*", t):
+                if ln.role == "code":
+                    # a print statement's text or variable, or an assignment
+                    m = re.search(r"print\(\s*f?[\"']([^\"'{]*)", t)
+                    pv = re.fullmatch(r"print\(\s*([A-Za-z_][\w.]*)\s*\)", t)
+                    if m and m.group(1).strip():
+                        texts.append((m.group(1), 2))
+                    elif pv and step_of_ident(pv.group(1)):
+                        texts.append((pv.group(1), 3))
+                    elif t.startswith("#"):
+                        texts.append((t.lstrip("# "), 1))
+                    seen += 1
+                else:
+                    texts.append((t, 2 if len(t) <= 100 else 1))
+                    if len(t.split()) > 3 or step_of_text(t):
+                        seen += 1
+                    if t.endswith(":") and len(t) <= 100:
+                        break  # the label of what follows: what is above it names other things
+            k -= 1
+        near = texts[:3]
+        for t, s in near:  # a symbol (WQ, W_q, K^T) names it better than a sentence beside it
+            if any(step_of_ident(w) in ("Wq", "Wk", "Wv", "Wo") for w in re.findall(r"[A-Za-z][\w^{}]*", t)):
+                return t, s
+        for t, s in texts:
+            if step_of_ident(t.strip(" :")) or step_of_text(t[-160:]):
+                return t, s
+        head = self.heading_above(start, max(0, start - 40))
+        if head:
+            return head, 1
+        return (texts[0] if texts else ("", 0))
+
+    def heading_above(self, start: int, stop: int = 0) -> str:
+        """The nearest heading above that names a step: a heading, a numbered line ("Step 3:
+        Softmax Function:") or a slide's short title ("Softmax")."""
+        for k in range(start - 1, stop - 1, -1):
+            ln = self.lines[k]
+            t = ln.text.strip()
+            if ln.role == "heading" or (ln.role == "prose" and len(t) <= 60 and (
+                    re.match(r"(step\s*\d+|\d+(\.\d+)*[.)]?\s)", t, re.I) or len(t.split()) <= 3)):
+                if step_of_text(t):
+                    return t
+        return ""
+
+    # -- blocks --
+    def numbers(self, b: Numbers) -> None:
+        label, ident, transposed = _label_before(b.before, b.role)
+        if getattr(b, "batches", None):
+            it = Item(rows=b.rows, where=b.where, line=b.start, end=b.end, role=b.role, form=b.form,
+                      suffix=b.suffix, label=label)
+            it.batches = len(b.batches)  # type: ignore[attr-defined]
+            it.notes.append(f"a stack of {it.batches} matrices (heads or a batch)")
+            self.items.append(it)
+            return
+        kinds = {entry_kind(x) for r in b.rows for x in r}
+        it = Item(rows=[list(r) for r in b.rows], where=list(b.where), line=b.start, end=b.end, role=b.role,
+                  form=b.form, suffix=b.suffix, transposed=transposed, after=b.after)
+        it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
+            ("vector" if b.depth == 1 else "matrix")
+        if "expr" in kinds:
+            it.exprs = it.rows
+            it.operand = True
+        step = _ident_step(ident)
+        strength = 3 if step else 0
+        if not step and label:
+            step = step_of_text(label)
+            strength = 2 if step else 0
+        it.label = label
+        if it.kind == "vector" and label:
+            tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
+            if tok and (tok != ident or not step):
+                it.token = tok
+        if it.kind == "vector" and not label and not b.before.strip() and b.start > 0:
+            # a web page's table flattened one cell per line: "apple" on one line, its vector on the next
+            prev = self.lines[b.start - 1].text.strip()
+            if re.fullmatch(r"[A-Za-z<>][\w<>'’-]{0,30}", prev) and not step_of_ident(prev) and not step_of_text(prev):
+                it.token = prev
+                if not step:
+                    ctx, s_ = self.context_label(b.start - 1)
+                    st = step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:]) if ctx else None
+                    if st:
+                        step, strength, it.label = st, 1, ctx
+        if b.role == "output":
+            name = self.printed_name(b)
+            if name and self.uninitialized(b, name):
+                it.notes.insert(0, f"uninitialized memory: the page prints {name} right after torch.empty/np.empty")
+        if not step and b.role == "output":
+            # the variable the code printed names it better than the text printed beside it
+            name = self.printed_name(b)
+            if name:
+                st = _ident_step(name)
+                if st:
+                    step, strength, it.label = st, 3, name
+                    it.transposed = is_transposed(name)
+            if not step:
+                own = self.output_label(b)
+                if own:
+                    st = step_of_ident(own.strip(" :")) or step_of_text(own)
+                    if st:
+                        step, strength, it.label = st, 2, own
+                        it.transposed = it.transposed or is_transposed(own)
+        if not step:
+            ctx, s = self.context_label(b.start)
+            if ctx:
+                it.label = (label + " " if label else "") + ctx if not label else label
+                st = step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:])
+                if st:
+                    step, strength = st, min(s, 2)
+                    if not label:
+                        it.label = ctx
+                    if not transposed and is_transposed(ctx):
+                        it.transposed = True
+        if b.suffix:
+            g = re.search(r"grad_fn=<(\w+?)Backward", b.suffix)
+            if g and not step:
+                step = {"Softmax": "weights", "Div": "scaled", "MaskedFill": "masked"}.get(g.group(1))
+                strength = 1 if step else 0
+        it.step, it.strength = step, strength
+        it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") else None
+        sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
+        if sub and it.kind in ("vector", "scalar"):
+            it.row_index = int(sub.group(1)) + 1  # code indexes from 0
+        notes = [t for t in (_note_token(n) for n in b.row_notes)] if b.row_notes else []
+        if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
+            it.row_labels = notes
+        self.items.append(it)
+
+    def uninitialized(self, b: Numbers, name: str) -> bool:
+        """Whether the cell makes ``name`` with torch.empty/np.empty and prints it before filling it."""
+        cell = b.where[0].cell
+        code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
+        made = [t for t in code if re.match(rf"\s*{re.escape(name)}\s*=\s*(?:torch|np|numpy)\.empty(?:_like)?\(", t)]
+        filled = [t for t in code if re.match(rf"\s*{re.escape(name)}\s*\[", t)]
+        return bool(made) and not filled
+
+    def output_label(self, b: Numbers) -> str:
+        """Text printed just before a block in the same output ("Attention Weights:")."""
+        w = b.where[0]
+        k = b.start - 1
+        while k >= 0:
+            ln = self.lines[k]
+            if ln.where.cell != w.cell or ln.where.output != w.output:
+                return ""
+            if k in self.block_lines:
+                return ""
+            t = ln.text.strip()
+            if t:
+                return t if len(t) <= 100 else ""
+            k -= 1
+        return ""
+
+    def printed_name(self, b: Numbers) -> str | None:
+        """For a notebook output with no text of its own: the name its code cell printed."""
+        cell = b.where[0].cell
+        if cell is None:
+            return None
+        code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
+        names: list[str] = []
+        code = [re.sub(r"\s+#.*$", "", t) if not t.lstrip().startswith("#") else "" for t in code]
+        for t in code:
+            for m in re.finditer(r"print\((.*)\)\s*;?\s*$", t):
+                args = m.group(1)
+                parts = [p.strip() for p in re.split(r",(?![^(\[]*[)\]])", args)]
+                nonstr = [p for p in parts if p and not re.match(r"^[fbr]?[\"']", p) and "=" not in p]
+                if nonstr:
+                    names.append(nonstr[-1])
+        last = next((t.strip() for t in reversed(code) if t.strip() and not t.strip().startswith("#")), "")
+        if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last):
+            names.append(last)
+        # which printed block of this output is b?
+        outs = [x for x in self.page.blocks if (isinstance(x, Numbers) and x.where[0].cell == cell and x.where[0].output)
+                or (isinstance(x, Words) and x.where.cell == cell and x.where.output)]
+        idx = next((i for i, x in enumerate(outs) if x is b), None)
+        if idx is None or not names:
+            return None
+        if len(outs) == len(names):
+            return names[idx]
+        if len(outs) == 1:
+            return names[-1]
+        return None
+
+    def table(self, t: Table) -> None:
+        header = t.header
+        rows = t.rows
+        if not rows:
+            return
+        ctx, s = self.context_label(t.start)
+        step = step_of_text(ctx[-160:]) if ctx else None
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        # drop empty trailing columns
+        while width > 1 and all(r[-1] == "" for r in rows) and (header is None or len(header) < width or header[width - 1] == ""):
+            rows = [r[:-1] for r in rows]
+            width -= 1
+        if header is not None:
+            header = (header + [""] * width)[:width]
+        vec_re = re.compile(r"^\s*[\[(]\s*(-?[\d.]+(?:e-?\d+)?(?:\s*[,\s]\s*-?[\d.]+(?:e-?\d+)?)*)\s*[\])]\s*$")
+        first_col = [r[0] for r in rows]
+        label_col = all(entry_kind(c) == "other" and not vec_re.match(c) for c in first_col if c)
+        vec_label_col = all(vec_re.match(c) for c in first_col if c) and any(first_col)
+        # Word | Vector: one cell per row holding a bracketed vector
+        if width == 2 and all(vec_re.match(r[1]) for r in rows) and label_col:
+            vecs = [re.split(r"[,\s]+", vec_re.match(r[1]).group(1).strip()) for r in rows]  # type: ignore[union-attr]
+            if len({len(v) for v in vecs}) == 1:
+                it = Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
+                          label=ctx, row_labels=[r[0] for r in rows])
+                it.step = step_of_text(ctx[-160:]) if ctx else None
+                it.strength = 1 if it.step else 0
+                if header and not it.step:
+                    it.step = step_of_text(" ".join(header))
+                    it.strength = 1 if it.step else 0
+                self.items.append(it)
+                return
+        if label_col or vec_label_col:
+            body = [r[1:] for r in rows]
+            cols = header[1:] if header else None
+            if all(entry_kind(c) in ("number", "placeholder", "inf", "expr") or c == "" for r in body for c in r) \
+                    and any(is_number(c) for r in body for c in r):
+                body = [[c if c != "" else ".." for c in r] for r in body]
+                it = Item(rows=body, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
+                          label=ctx, col_labels=cols)
+                if label_col:
+                    it.row_labels = first_col
+                else:
+                    it.row_vectors = [re.split(r"[,\s]+", vec_re.match(c).group(1).strip())  # type: ignore[union-attr]
+                                      for c in first_col]
+                corner = header[0] if header else ""
+                st = step_of_ident(corner) or (step_of_text(corner) if corner else None)
+                it.step = step or st
+                it.strength = 1 if it.step else 0
+                if it.step is None and label_col and cols and corner.lower() in ("word", "words", "token", "tokens", "") \
+                        and all(_DIM_RE.fullmatch(c.strip().lower()) for c in cols):
+                    it.step, it.strength = "X", 1  # words down the side, dimensions across: embeddings
+                # a transposed table: tokens across, dimensions down ("dim 1", "x", "d1")
+                if label_col and all(re.fullmatch(r"(dim(ension)?|d|x|feature|f|e)?\s*_?\d+|[xyzw]", c.strip().lower())
+                                     for c in first_col if c):
+                    it.transposed = True
+                    it.row_labels, it.col_labels = it.col_labels, None
+                    it.rows = [list(r) for r in zip(*it.rows)]
+                    it.where = [it.where[0]] * len(it.rows)
+                self.items.append(it)
+                return
+        # all numbers: a matrix with a header of tokens
+        if all(entry_kind(c) in ("number", "placeholder", "inf") or c == "" for r in rows for c in r):
+            it = Item(rows=[[c or ".." for c in r] for r in rows], where=list(t.where), line=t.start, end=t.end,
+                      role=t.role, form="table", label=ctx, col_labels=header)
+            it.step = step
+            it.strength = 1 if step else 0
+            self.items.append(it)
+
+    # -- lines --
+    def lines_items(self) -> None:
+        pair_re = re.compile(r"^\s*[-•*]?\s*\$?([A-Za-z\\][\w\\{}^]*)\s*\(\s*([\"'“‘]?)([^,()\"'“”‘’]{1,40})\2[”’]?\s*,\s*"
+                             r"([\"'“‘]?)([^,()\"'“”‘’]{1,40})\4[”’]?\s*\)\$?\s*(?:=|≈|:)\s*"
+                             r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
+        idx_re = re.compile(r"^\s*[-•*]?\s*\$?\\?(ω|omega|α|alpha|a|s|e)_\{?(?:(\d)(\d)|(\d+)\s*,\s*(\d+))\}?\$?"
+                            r"\s*(?:=|≈|:)\s*\$?\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\$?\s*$")
+        elem_re = re.compile(r"^\s*[-•*]?\s*([A-Za-z_]\w*)\[(\d{1,3})\]\s*\[(\d{1,3})\]\s*=\s*(?:.*=\s*)?"
+                             r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
+        sum_re = re.compile(r"^\s*[-•*]?\s*((?:[+-]?\d*\.?\d+\s*\+\s*)+[+-]?\d*\.?\d+)\s*(?:=|≈)\s*"
+                            r"([+-]?(?:\d+\.?\d*|\.\d+))\s*$")
+        eye_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_][\w.]*)\s*=\s*(?:np|numpy|torch|jnp)\.(?:eye|identity)\(\s*(\d{1,3})\s*\)")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code":
+                m = elem_re.match(ln.text)
+                if m and step_of_ident(m.group(1)) in ("scores", "scaled", "masked", "weights"):
+                    it = Item(rows=[[m.group(4)]], where=[ln.where], line=k, end=k, kind="pair", label=m.group(1),
+                              step=step_of_ident(m.group(1)), strength=3,
+                              pair=("#" + str(int(m.group(2)) + 1), "#" + str(int(m.group(3)) + 1)), role=ln.role)
+                    self.items.append(it)
+                    continue
+                m = eye_re.match(ln.text)
+                if m and 1 <= int(m.group(2)) <= 64:
+                    n = int(m.group(2))
+                    step = _ident_step(m.group(1))
+                    rows = [["1" if i == j else "0" for j in range(n)] for i in range(n)]
+                    it = Item(rows=rows, where=[ln.where] * n, line=k, end=k, kind="matrix", label=m.group(1),
+                              step=step, strength=3 if step else 0, role="code", form="code")
+                    it.notes.append(f"{m.group(0).strip()}: the {n}×{n} identity")
+                    self.items.append(it)
+                continue
+            t = ln.text.replace("−", "-")
+            m = pair_re.match(t)
+            if m:
+                ctx, s = self.context_label(k)
+                st = step_of_text(ctx[-160:]) if ctx else None
+                fn = m.group(1)
+                if step_of_ident(fn) in ("weights", "scores") and not st:
+                    st = step_of_ident(fn)
+                it = Item(rows=[[m.group(6)]], where=[ln.where], line=k, end=k, kind="pair", label=ctx,
+                          step=st, strength=2 if st else 0, pair=(m.group(3).strip(), m.group(5).strip()),
+                          role=ln.role)
+                self.items.append(it)
+                continue
+            m = idx_re.match(t)
+            if m and k not in self.block_lines:
+                sym = m.group(1)
+                st = {"ω": "scores", "omega": "scores", "α": "weights", "alpha": "weights", "a": "weights",
+                      "s": "scores", "e": "scores"}.get(sym.lstrip("\\").lower())
+                if st:
+                    i, j = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
+                    it = Item(rows=[[m.group(6)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip(),
+                              step=st, strength=2, pair=("#" + i, "#" + j), role=ln.role)
+                    self.items.append(it)
+                    continue
+            m = elem_re.match(t)
+            if m:
+                st = step_of_ident(m.group(1))
+                if st in ("scores", "scaled", "masked", "weights"):
+                    it = Item(rows=[[m.group(4)]], where=[ln.where], line=k, end=k, kind="pair", label=m.group(1),
+                              step=st, strength=3, pair=("#" + str(int(m.group(2)) + 1), "#" + str(int(m.group(3)) + 1)),
+                              role=ln.role)
+                    self.items.append(it)
+                    continue
+            m = sum_re.match(t)
+            if m and k not in self.block_lines:
+                terms = [x.strip() for x in m.group(1).split("+")]
+                it = Item(rows=[terms], where=[ln.where], line=k, end=k, kind="sum", label=m.group(2), role=ln.role)
+                self.items.append(it)
+
+
+_DIM_RE = re.compile(r"(dim(ension)?|d|x|e|feature|f|emb)?\s*_?\d+|[xyzw]|x_?\{?\d+\}?")
+
+
+def split_glued(text: str, n: int) -> list[str] | None:
+    """Numbers run together when a table is copied as plain text, split into ``n`` numbers
+    with the same number of decimals (the way a column of a table is printed).
+
+    >>> split_glued("0.20.80.41.0", 4)
+    ['0.2', '0.8', '0.4', '1.0']
+    >>> split_glued("0.060.210.10", 3)
+    ['0.06', '0.21', '0.10']
+    >>> split_glued("0.060.21", 3) is None
+    True
+    """
+    s = text.strip()
+    if not re.fullmatch(r"[\d.\-]+", s) or n < 1:
+        return None
+    for dec in range(1, 9):
+        parts = re.findall(r"-?\d+\.\d{%d}" % dec, s)
+        if "".join(parts) == s and len(parts) == n and all(re.fullmatch(r"-?(0|[1-9]\d{0,2})\.\d+", p) for p in parts):
+            return parts
+    return None
+
+
+def collect(page: Page) -> Collected:
+    """The items of a page, in page order, and its token lists."""
+    c = _Collector(page)
+    token_lists: list[tuple[list[str], Where, str]] = []
+    for b in page.blocks:
+        if isinstance(b, Numbers):
+            c.numbers(b)
+        elif isinstance(b, Table):
+            c.table(b)
+        elif isinstance(b, Words):
+            token_lists.append((b.words, b.where, "list"))
+    c.lines_items()
+    # sentences assigned in code or printed: sentence = "The cat sat"
+    for ln in page.lines:
+        m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",
+                      ln.text)
+        if m and ln.role == "code":
+            words = [w.strip(".,;:!?\"()") for w in m.group(2).split()]
+            words = [w for w in words if w]
+            if 1 < len(words) <= 64:
+                token_lists.append((words, ln.where, "sentence"))
+    hidden: list[tuple[int, str, str]] = []
+    made_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*(?:torch\.)?(?:nn\.)?(?:Parameter\(\s*)?"
+                         r"(?:torch\.(?:rand|randn|randint|empty|normal)\b|np\.random\.|numpy\.random\.|"
+                         r"(?:torch\.)?nn\.Linear\b|Linear\(|rng\.|random\.)")
+    for k, ln in enumerate(page.lines):
+        if ln.role == "code":
+            m = made_re.match(ln.text)
+            # a top-level assignment, or a module's attribute (self.W_query = nn.Linear(…)); not a
+            # helper's local variable
+            if m and (not ln.text[:1].isspace() or m.group(1).startswith("self.")):
+                st = step_of_ident(m.group(1))
+                if st in ("Wq", "Wk", "Wv", "X"):
+                    hidden.append((k, st, ln.text.strip()[:100]))
+    vertical: list[tuple[int, int, list[str]]] = []
+    horizontal: list[tuple[int, list[str]]] = []
+    operators: dict[int, str] = {}
+    results: dict[int, str] = {}
+    lines = page.lines
+    k = 0
+    while k < len(lines):
+        t = lines[k].text.strip()
+        if lines[k].role not in ("code",) and t in ("=", "X", "x", "×", "*", "·", "@", "\\times", "\\cdot"):
+            operators[k] = "=" if t == "=" else "×"
+        m = re.fullmatch(r"=\s*([+-]?(?:\d+\.?\d*|\.\d+))", t)
+        if m and lines[k].role != "code":
+            results[k] = m.group(1)
+        if lines[k].role in ("prose", "heading") and re.fullmatch(r"[<\[]?[A-Za-z][\w'’-]{0,20}[>\]]?", t) \
+                and k not in c.block_lines:
+            j = k
+            words = []
+            while j < len(lines) and re.fullmatch(r"[<\[]?[A-Za-z][\w'’-]{0,20}[>\]]?", lines[j].text.strip()) \
+                    and lines[j].role in ("prose", "heading"):
+                words.append(lines[j].text.strip())
+                j += 1
+            if len(words) >= 2:
+                vertical.append((k, j - 1, words))
+                k = j
+                continue
+        if lines[k].role in ("prose", "heading") and k not in c.block_lines:
+            ws = t.split()
+            if 2 <= len(ws) <= 12 and all(re.fullmatch(r"[<\[]?[A-Za-z][\w'’-]{0,20}[>\]]?", w) for w in ws):
+                horizontal.append((k, ws))
+        k += 1
+    c.items.sort(key=lambda it: (it.line, it.where[0].line))
+    return Collected(page, c.items, token_lists, vertical, horizontal, operators, results, hidden)
+
+
+def label_text(it: Item) -> str:
+    return clean_label(it.label)

@@ -1,0 +1,217 @@
+"""The names people give the matrices of a worked example, and what pages say about
+conventions: recognising ``W_q``, ``W^Q``, ``w_query``, "Query Weight Matrix", queries,
+"unnormalized attention scores", "softmax", "context vector", … as symattn's step names.
+
+>>> step_of_ident("W^Q"), step_of_ident("w_query"), step_of_ident("attn_weights"), step_of_ident("K.T")
+('Wq', 'Wq', 'weights', 'K')
+>>> step_of_text("Unnormalized Attention Scores:"), step_of_text("Query Weight Matrix (Wq):")
+('scores', 'Wq')
+>>> step_of_text('Weighted Query for "love": (Embedding of "love" transposed) * Wq')
+'Q'
+>>> step_of_text("Now, we apply the softmax function to convert the unnormalized scores into probabilities:")
+'weights'
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["STEP_NAMES", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
+           "INPUT_NAMES", "clean_label"]
+
+#: symattn's names for what a page prints, in pipeline order
+STEP_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "Q", "K", "V", "scores", "scaled", "masked",
+              "weights", "weighted", "output")
+#: names that are inputs of an example that starts from X
+INPUT_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv")
+
+_IDENTS = {
+    "X": ("x", "inputs", "input", "embeddings", "embedding", "emb", "embs", "e", "wordembeddings",
+          "tokenembeddings", "inputembeddings", "inputmatrix", "inputvectors", "inputsequence", "wordvectors",
+          "tokens_embeddings", "xembed", "inputemb", "embedded", "h", "hidden"),
+    "Wq": ("wq", "wquery", "queryweights", "queryweight", "weightsquery", "weightquery", "wqs", "qweights",
+           "qweight", "queryw", "wqmatrix", "queryproj", "qproj"),
+    "Wk": ("wk", "wkey", "keyweights", "keyweight", "weightskey", "weightkey", "kweights", "kweight", "keyw",
+           "keyproj", "kproj"),
+    "Wv": ("wv", "wvalue", "valueweights", "valueweight", "weightsvalue", "weightvalue", "vweights", "vweight",
+           "valuew", "valueproj", "vproj"),
+    "Wo": ("wo", "woutput", "wout", "outputweights", "outproj", "oproj"),
+    "bq": ("bq", "bquery"), "bk": ("bk", "bkey"), "bv": ("bv", "bvalue"),
+    "Q": ("q", "queries", "query", "querys", "qmatrix", "querymatrix", "queryvectors", "queryvector", "qs"),
+    "K": ("k", "keys", "key", "kmatrix", "keymatrix", "keyvectors", "keyvector", "ks"),
+    "V": ("v", "values", "value", "vmatrix", "valuematrix", "valuevectors", "valuevector", "vs"),
+    "scores": ("scores", "score", "attnscores", "attentionscores", "attentionscore", "rawscores", "qkt", "qk",
+               "dotproducts", "dotproduct", "logits", "omega", "similarity", "similarities", "s", "energies",
+               "energy", "compat", "attnlogits", "qkscores", "unnormalized", "unnormalizedscores"),
+    "scaled": ("scaledscores", "scaled", "attnscoresscaled", "scaledattentionscores", "scaledattention",
+               "scaledlogits", "scoresscaled", "scaleddotproduct", "scaledattnscores", "stilde"),
+    "masked": ("masked", "maskedscores", "attnscoresmasked", "maskedattention", "maskedlogits",
+               "scoresmasked", "maskedattnscores"),
+    "weights": ("weights", "attnweights", "attentionweights", "attentionweight", "softmax", "probs",
+                "probabilities", "alpha", "alphas", "a", "p", "attentionprobs", "attnprobs", "attention",
+                "attentionmatrix", "attn", "weightsnorm", "normalized", "softmaxscores", "attnmatrix",
+                "attentiondistribution", "normalizedscores"),
+    "output": ("output", "outputs", "out", "context", "contextvec", "contextvecs", "contextvector",
+               "contextvectors", "z", "attentionoutput", "attnoutput", "result", "y", "o", "contextualized",
+               "attended", "selfattention", "selfattentionoutput", "attnout"),
+    "weighted": ("weightedvalues", "weightedv", "weightedsum_terms"),
+}
+_IDENT_TO_STEP = {alias: step for step, aliases in _IDENTS.items() for alias in aliases}
+
+# (pattern, step): matched on lower-cased label text; the leftmost match wins, then the longest
+_PHRASES = [
+    (r"un-?normali[sz]ed\s+(attention\s+)?(scores?|weights?)", "scores"),
+    (r"raw\s+(attention\s+)?scores?", "scores"),
+    (r"scaled\s+(dot[- ]product\s+)?(attention\s+)?(scores?|logits|similarit\w*)", "scaled"),
+    (r"scores?\s+(after|with)\s+scaling", "scaled"),
+    (r"scaled\s+(by|with)\b", "scaled"),
+    (r"(after|with)\s+scaling", "scaled"),
+    (r"masked\s+(attention\s+)?(scores?|logits|similarit\w*)", "masked"),
+    (r"(scores?|logits)\s+(after|with)\s+(the\s+)?(causal\s+)?mask(ing)?", "masked"),
+    (r"normali[sz]ed\s+(attention\s+)?scores?", "weights"),
+    (r"normali[sz]ed\s+probabilit\w*", "weights"),
+    (r"attention\s+(weights?|probabilit\w*|distributions?|matrix)", "weights"),
+    (r"self-?\s*attention\s+weights?", "weights"),
+    (r"soft-?max", "weights"),
+    (r"probabilit\w*", "weights"),
+    (r"weighted\s+(query|queries)(\s+vectors?)?", "Q"),
+    (r"weighted\s+keys?(\s+vectors?)?", "K"),
+    (r"weighted\s+values?\s+vectors?", "V"),
+    (r"weighted\s+values?(\s+matrix)?", "weighted"),
+    (r"weighted\s+sum", "output"),
+    (r"(query|queries)\s+weights?(\s+matri(x|ces))?", "Wq"),
+    (r"keys?\s+weights?(\s+matri(x|ces))?", "Wk"),
+    (r"values?\s+weights?(\s+matri(x|ces))?", "Wv"),
+    (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?(query|queries)", "Wq"),
+    (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?keys?", "Wk"),
+    (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?values?", "Wv"),
+    (r"(query|key|value)\s+projection\s+(matrix|weights?)", "W?"),
+    (r"(projection\s+|learn(ed|able)\s+)?weights?\s+matri(x|ces)", "W*"),
+    (r"(?<![a-z])w[_^ ]?\{?(q|k|v|query|key|value)\}?(?![a-z])", "W?"),
+    (r"output\s+projection", "Wo"),
+    (r"context(ual)?\s+(vectors?|embeddings?|representations?|matrix)", "output"),
+    (r"attention\s+outputs?", "output"),
+    (r"self-?\s*attention\s+(scores?\s+)?outputs?", "output"),
+    (r"final\s+(vectors?|representations?|outputs?|embeddings?)", "output"),
+    (r"contextuali[sz]ed", "output"),
+    (r"outputs?\b", "output"),
+    (r"(attention\s+)?scores?\b", "scores"),
+    (r"weights?\b", "weights"),
+    (r"dot[- ]products?", "scores"),
+    (r"similarit(y|ies)(\s+scores?)?", "scores"),
+    (r"logits?\b", "scores"),
+    (r"compatibilit\w*", "scores"),
+    (r"\bq\s+(vectors?|matrix)\b", "Q"),
+    (r"\bk\s+(vectors?|matrix)\b", "K"),
+    (r"\bv\s+(vectors?|matrix)\b", "V"),
+    (r"(query|queries)(\s+(vectors?|matrix))?\b", "Q"),
+    (r"keys?(\s+(vectors?|matrix))?\b", "K"),
+    (r"values?(\s+(vectors?|matrix))?\b", "V"),
+    (r"(word\s+|token\s+|input\s+)?embeddings?", "X"),
+    (r"inputs?(\s+(matrix|vectors?|sequence|tokens?))?\b", "X"),
+    (r"word\s+vectors?", "X"),
+    (r"encod(ing|ed)\b", "X"),
+]
+_PHRASE_RES = [(re.compile(r"(?<![a-z])" + p), s) for p, s in _PHRASES]
+_IDENT_RE = re.compile(r"(?<![\w\\])((?:self\.)?[A-Za-z][A-Za-z0-9_]*(?:\^\{?[A-Za-z]+\}?|_\{[A-Za-z]+\})?)"
+                       r"(\s*(?:\.T\b|\.t\(\)|\.transpose\([^)]*\)|\^\{?(?:T|\\top|\\intercal|⊤)\}?|ᵀ))?")
+
+
+def normalise_ident(name: str) -> str:
+    """``W^{Q}`` → ``wq``; ``self.W_query`` → ``wquery``; ``\\mathbf{K}`` → ``k``."""
+    s = re.sub(r"\\(mathbf|mathrm|text|boldsymbol|bm|mathit|operatorname)\s*", "", name)
+    s = s.replace("self.", "")
+    s = re.sub(r"\.T\b|\.t\(\)|\.transpose\([^)]*\)|\^\{?(T|\\top|\\intercal|⊤)\}?|ᵀ", "", s)
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def is_transposed(name: str) -> bool:
+    """Whether a name is written transposed: ``K.T``, ``K^T``, ``K^\\top``, ``Kᵀ``."""
+    return re.search(r"\.T\b|\.t\(\)|\.transpose\(|\^\{?(T|\\top|\\intercal|⊤)\}?(?![a-z])|ᵀ", name) is not None
+
+
+def step_of_ident(name: str) -> str | None:
+    """The step an identifier names (a code variable or a math symbol), or None.
+    A short trailing part after an underscore is a variant's tag: ``weights_c``, ``out_2``."""
+    ident = normalise_ident(name)
+    if not ident or re.search(r"grad", ident) or re.match(r"d[A-Z]|d_[A-Za-z]", name.split(".")[-1]):
+        return None  # dQ, dW_q, grads_auto[…]: gradients, not forward steps
+    parts = re.sub(r"\.T\b|\^.*$", "", name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
+    parts_l = [p for p in parts.split("_") if p]
+    while len(parts_l) > 1 and len(parts_l[-1]) <= 6:
+        parts_l = parts_l[:-1]
+        base = normalise_ident("_".join(parts_l))
+        if base in _IDENT_TO_STEP and len(base) > 1:
+            if base == "w":  # W_q, W_k: the tag is the point
+                break
+            full = _IDENT_TO_STEP.get(ident)
+            return full or _IDENT_TO_STEP[base]
+    step = _IDENT_TO_STEP.get(ident)
+    if step:
+        return step
+    if ident.endswith("s") and _IDENT_TO_STEP.get(ident[:-1]) and len(ident) > 3:
+        return _IDENT_TO_STEP[ident[:-1]]  # contexts, outputs, queries' plural forms
+    # attn_scores_2, attn_weights_2, context_vec_2, W_query1, Q1: a name with an index
+    base = re.sub(r"\d+$", "", ident)
+    if base != ident and base in _IDENT_TO_STEP and len(base) > 1:
+        return _IDENT_TO_STEP[base]
+    for suffix in ("tmp", "naive", "manual", "numpy", "np", "torch", "hand", "mat", "matrix", "simple"):
+        if ident.endswith(suffix) and ident[: -len(suffix)] in _IDENT_TO_STEP and len(ident) > len(suffix) + 1:
+            return _IDENT_TO_STEP[ident[: -len(suffix)]]
+    return None
+
+
+def clean_label(text: str) -> str:
+    """Label text without Markdown/LaTeX decoration, lower-cased."""
+    s = re.sub(r"\\(text|mathrm|mathbf|operatorname|textbf|emph)\s*\{([^{}]*)\}", r"\2", text)
+    s = re.sub(r"[*_`#>]+", " ", s)
+    return re.sub(r"\s+", " ", s).strip().lower()
+
+
+#: phrases too common in running text to name a matrix unless the label is short
+_GENERIC = {r"outputs?\b", r"(query|queries)(\s+(vectors?|matrix))?\b", r"keys?(\s+(vectors?|matrix))?\b",
+            r"values?(\s+(vectors?|matrix))?\b", r"(word\s+|token\s+|input\s+)?embeddings?",
+            r"inputs?(\s+(matrix|vectors?|sequence|tokens?))?\b", r"encod(ing|ed)\b", r"(attention\s+)?scores?\b",
+            r"similarit(y|ies)(\s+scores?)?", r"probabilit\w*", r"weights?\b"}
+_WEAK = {id(rx) for (p, _), (rx, _) in zip(_PHRASES, _PHRASE_RES) if p in _GENERIC}
+SHORT_LABEL = 60
+
+
+def step_of_text(text: str) -> str | None:
+    """The step a label names (the leftmost recognised phrase, then the longest), or None.
+    In a long sentence, generic words ("values", "output", "input") do not count.
+    A ``W?`` result (a projection matrix of unknown kind) is resolved by its word."""
+    s = clean_label(text)
+    if re.search(r"\bgrad(ient)?s?\b|\bdl\s*/\s*d|∂\s*l|\bd\s*l\s*/", s):
+        return None  # a gradient, not a forward step
+    # a long sentence names what follows when it ends with a colon ("…, one token per column:")
+    long = len(s) > SHORT_LABEL and not s.rstrip().endswith(":")
+    best: tuple[int, int, str] | None = None
+    for rx, step in _PHRASE_RES:
+        if long and id(rx) in _WEAK:
+            continue
+        m = rx.search(s)
+        if m:
+            key = (m.start(), -(m.end() - m.start()), step)
+            if best is None or key < best:
+                best = key
+    if best is None:
+        return None
+    step = best[2]
+    if step == "W?":
+        seg = re.sub(r"^w[_^ ]?\{?", "", s[best[0]:])
+        step = "Wq" if seg.startswith("q") else "Wk" if seg.startswith("k") else "Wv"
+    elif step == "W*":
+        # "Weight matrix W_q", "weight matrices for the keys": the kind is named later in the label
+        m = re.search(r"(?<![a-z])w[_^ ]?\{?(q|k|v)(?![a-z])|\b(quer|key|value)", s[best[0]:])
+        if not m:
+            return None
+        ch = (m.group(1) or m.group(2))[0]
+        step = {"q": "Wq", "k": "Wk", "v": "Wv"}[ch]
+    return step
+
+
+def quoted(text: str) -> list[str]:
+    """Words in quotes: ``Embedding for "I"`` → ``['I']``."""
+    return [next(g for g in m.groups() if g is not None)
+            for m in re.finditer(r'"([^"\n]{1,40})"|“([^”\n]{1,40})”|‘([^’\n]{1,40})’|(?<![A-Za-z])\'([^\'\n]{1,40})\'', text)]

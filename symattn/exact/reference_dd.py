@@ -1,0 +1,376 @@
+"""The second tier of the certified reference: attention in double-float arithmetic (a value as
+an unevaluated sum hi + lo of two float64s) with proven error bounds, vectorised in NumPy.
+
+The float64 fast path (:mod:`~symattn.exact.reference_fast`) is accurate to about 2⁻⁴⁵ of each
+entry's scale, which leaves some float32 gradient entries undecided; dK and dV are sums over every
+query row whose terms cancel, so deciding them needs each row's softmax normaliser L and
+D = rowsum(dO ∘ O) far more precisely than float64 gives. This tier computes them to about 2⁻⁶⁰:
+
+- scores: the exact part q_hi·k_hiᵀ and the small rest of the split product
+  (:func:`~symattn.exact.reference_fast.side_product`) are kept apart and added without
+  rounding (TwoSum), then scaled by τ with an exact product (TwoProd);
+- the exponential in double-float: k = rint(x·256/ln 2), a three-part ln 2/256, a degree-6
+  polynomial, a table of 2^{j/256} in double-float; its relative error bound :data:`DD_EXP_RHO`
+  (about 2⁻⁶⁹) is computed in ball arithmetic when the module is imported;
+- row sums by a pairwise tree of error-free additions.
+
+Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum, split and TwoProd) are exact in
+IEEE binary64 round-to-nearest barring overflow and underflow; values here stay far from overflow,
+and entries below e^{-700} are set to 0, their contribution bounded absolutely.
+
+>>> xh = np.array([0.0, -1.0, -3.5]); xl = np.array([0.0, 2.0 ** -60, 0.0])
+>>> h, l = dd_exp(xh, xl)
+>>> bool(h[0] == 1.0 and l[0] == 0.0), bool(abs(h[1] - 0.36787944117144233) < 1e-16)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+from flint import arb
+
+from .reference_exact import workprec as _prec
+from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, split_rows
+
+__all__ = ["two_sum", "fast_two_sum", "two_prod", "dd_exp", "DD_EXP_RHO", "dd_scores", "dd_rowsum", "dd_product",
+           "dd_split_product"]
+
+_SPLITTER = 134217729.0  # 2^27 + 1
+
+
+def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """s + e = a + b exactly (Knuth); infinite inputs give e = NaN (callers mask them)."""
+    with np.errstate(invalid="ignore"):
+        s = a + b
+        bb = s - a
+        e = (a - (s - bb)) + (b - bb)
+    return s, e
+
+
+def fast_two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """s + e = a + b exactly, when |a| ≥ |b| or a = 0 (Dekker)."""
+    s = a + b
+    e = b - (s - a)
+    return s, e
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c = _SPLITTER * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """p + e = a·b exactly (Dekker), barring underflow."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+# ------------------------------------------------------------------------------------------- exp
+
+def _constants() -> tuple[float, float, float, float, np.ndarray, np.ndarray]:
+    with _prec(400):
+        c = arb.const_log2() / 256
+        inv = float((256 / arb.const_log2()).mid())
+        m, e = math.frexp(float(c.mid()))
+        c1 = math.ldexp(math.floor(math.ldexp(m, 32)), e - 32)      # 32 significant bits
+        rest = c - arb(c1)
+        c2 = float(rest.mid())
+        c3 = float((rest - arb(c2)).mid())
+        th, tl = [], []
+        for j in range(256):
+            t = (arb(j) / 256 * arb.const_log2()).exp()
+            h = float(t.mid())
+            th.append(h)
+            tl.append(float((t - arb(h)).mid()))
+    return inv, c1, c2, c3, np.array(th), np.array(tl)
+
+
+_INV, _C1, _C2, _C3, _TH, _TL = _constants()
+_COEF = [1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720]
+_XMIN = -700.0
+
+
+def _dd_exp_bound() -> float:
+    """Relative error bound of :func:`dd_exp` for x ≥ −700 (in ball arithmetic, rounded up).
+
+    With |xh| ≤ 700 (so ulp(xh) ≤ 2⁻⁴³ and |xl| ≤ 2⁻⁴³), |k| < 2¹⁸: k·C1 is exact (32-bit C1),
+    TwoSum and TwoProd are exact, and the four float operations forming rl act on numbers below
+    3·2⁻⁴³, so rh + rl is within 2⁻⁹⁰ + |k|·|ln2/256 − C1 − C2 − C3| of x − k·ln2/256, whose size is
+    at most R = ln2/512 + 2⁻⁴⁰. e^{rh + rl} = 1 + rh + rl + q + rl(rh + q) + O(rl²) with
+    q = e^{rh} − 1 − rh: Horner's rule for q (float coefficients) is bounded by the running-error
+    recursion, the Taylor remainder by R⁷/7!·e^R, the two additions forming the low part by
+    2u·2⁻¹⁹, the dropped rl² terms by 2⁻⁸⁵; the table entries are within 2⁻¹⁰⁵ relative and the
+    double-float product adds at most 2⁻¹⁰³.
+    """
+    with _prec(256):
+        u = arb(2) ** -53
+        R = arb.const_log2() / 512 + arb(2) ** -40
+        ln = arb.const_log2() / 256
+        red = arb(2) ** -90 + arb(2) ** 18 * abs(ln - arb(_C1) - arb(_C2) - arb(_C3))
+        # Horner for P(r) = 1/2 + r/6 + ... + r^4/720, then q = r²·P(r): running error
+        coef = [arb(c) for c in _COEF]
+        tails = [arb(0)] * (len(coef) + 1)
+        for i in range(len(coef) - 1, -1, -1):
+            tails[i] = abs(coef[i]) + R * tails[i + 1]
+        err = arb(0)
+        for i in range(len(coef) - 2, -1, -1):
+            err = err * R * (1 + u) ** 2 + tails[i + 1] * R * (2 * u + u * u) + abs(coef[i]) * u
+        p_max = tails[0]
+        q_err = (err + p_max * 3 * u) * R * R + sum((abs(arb(_COEF[i]) - 1 / arb.fac_ui(i + 2)) * R ** (i + 2)
+                                                    for i in range(len(_COEF))), arb(0))
+        trunc = R ** 7 / arb.fac_ui(7) * R.exp()
+        adds = 2 * u * arb(2) ** -19 + u * arb(2) ** -40
+        dropped = arb(2) ** -85
+        table = arb(2) ** -105 + arb(2) ** -103
+        emin = (-R).exp()
+        rel = (red + (q_err + trunc + adds + dropped) / emin) * R.exp() + table
+        up = rel.mid() + rel.rad()
+        return float(up) * 2.0
+
+
+#: |dd_exp(x) − eˣ| ≤ DD_EXP_RHO·eˣ + 2⁻¹⁰⁰⁰ for x = xh + xl ≤ 1/2 (entries below −700 give 0)
+DD_EXP_RHO = _dd_exp_bound()
+_PIECE = 8192
+
+
+def dd_exp(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """e^{xh + xl} as a double-float (hi, lo), elementwise; −inf (or below −700) gives 0."""
+    xh = np.asarray(xh, dtype=np.float64)
+    xl = np.asarray(xl, dtype=np.float64)
+    oh = np.empty_like(xh)
+    ol = np.empty_like(xh)
+    fh, fl, gh, gl = xh.reshape(-1), xl.reshape(-1), oh.reshape(-1), ol.reshape(-1)
+    for s in range(0, fh.size, _PIECE):
+        gh[s:s + _PIECE], gl[s:s + _PIECE] = _dd_exp_piece(fh[s:s + _PIECE], fl[s:s + _PIECE])
+    return oh, ol
+
+
+def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    small = ~(xh >= _XMIN)
+    xh = np.where(small, 0.0, xh)
+    xl = np.where(small, 0.0, xl)
+    k = np.rint(xh * _INV)
+    ki = k.astype(np.int64)
+    j = ki & 255
+    big = (ki - j) >> 8
+    a, b = two_sum(xh, -(k * _C1))
+    c, d = two_prod(k, np.full_like(k, _C2))
+    rh, e = two_sum(a, -c)
+    rl = (((e + b) + xl) - d) - k * _C3
+    p = _COEF[-1] * rh
+    for co in reversed(_COEF[:-1]):
+        p = (p + co) * rh if co is not _COEF[0] else p + co
+    q = rh * rh * p
+    s1, s2 = fast_two_sum(np.ones_like(rh), rh)
+    t = s2 + (rl + (q + rl * (rh + q)))
+    e1, e2 = fast_two_sum(s1, t)
+    th, tl = _TH[j], _TL[j]
+    ph, pe = two_prod(th, e1)
+    pl = pe + (th * e2 + tl * e1)
+    oh, ol = fast_two_sum(ph, pl)
+    oh = np.ldexp(oh, big)
+    ol = np.ldexp(ol, big)
+    oh[small] = 0.0
+    ol[small] = 0.0
+    return oh, ol
+
+
+# ------------------------------------------------------------------------------------------- sums
+
+def dd_rowsum(h: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Σ_j (h_ij + lo_ij) per row as a double-float, and a bound on its error.
+
+    The h parts are added by a pairwise tree of TwoSums (exact); the rounding errors of the tree
+    and the lo parts are then added in float64 (any order: γ_n of their magnitudes).
+    """
+    R, m = h.shape
+    cur = h
+    errs = []
+    while cur.shape[1] > 1:
+        if cur.shape[1] % 2:
+            cur = np.concatenate([cur, np.zeros((R, 1))], axis=1)
+        s, e = two_sum(cur[:, 0::2], cur[:, 1::2])
+        errs.append(e)
+        cur = s
+    hi = cur[:, 0] if m else np.zeros(R)
+    allerr = np.concatenate(errs + [lo], axis=1) if errs else lo
+    small = allerr.sum(axis=1)
+    mag = np.abs(allerr).sum(axis=1)
+    n = allerr.shape[1]
+    sh, sl = two_sum(hi, small)
+    bound = SAFETY * (gamma(n) * mag * (1 + gamma(n))) + FLOOR
+    return sh, sl, bound
+
+
+def dd_product(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a_h + a_l)(b_h + b_l) as a double-float and an absolute error bound (≤ 2⁻¹⁰⁴·|ab| + tiny)."""
+    ph, pe = two_prod(ah, bh)
+    cross = ah * bl + al * bh
+    pl = pe + cross
+    bound = 4 * U * (np.abs(cross) + np.abs(pl)) + np.abs(al * bl) * (1 + 2 * U) + FLOOR
+    return ph, pl, bound
+
+
+# ------------------------------------------------------------------------------------------- scores
+
+def dd_scores(q: np.ndarray, kside, tau_h: float, tau_l: float, add_h: Optional[np.ndarray],
+              add_l: Optional[np.ndarray], allowed: Optional[np.ndarray], ref: Optional[np.ndarray]) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x = τ·q·kᵀ + add − ref as a double-float, masked keys −inf, with a per-row absolute error
+    bound. τ = tau_h + tau_l (exactly, or within 2⁻¹⁰⁶ relative for 1/√d). Without ``ref`` the
+    row maximum of the high parts is used (any reference works: it cancels in every result);
+    ``dd_scores.last_ref`` holds it, and rows with no allowed key get 0."""
+    d = q.shape[1]
+    qh, ql = split_rows(q, kside.w)
+    a = qh @ kside.hi                                       # exact
+    rest = np.concatenate([qh, ql], axis=1) @ kside.right   # error ≤ γ_2d(‖qh‖‖k_lo‖ + ‖ql‖‖k‖)
+    err_rest = gamma(2 * d) * (_norms_up(qh) * kside.lo_norm + _norms_up(ql) * kside.norm) * (1 + 4 * U)
+    sh, sl = two_sum(a, rest)
+    ph, pe = two_prod(sh, np.full_like(sh, tau_h))
+    pl = pe + (sl * tau_h + sh * tau_l)
+    err = abs(tau_h) * err_rest * (1 + 2.0 ** -50) + 4 * U * np.abs(pl).max(axis=1, initial=0.0) \
+        + 2.0 ** -100 * np.abs(ph).max(axis=1, initial=0.0)
+    if add_h is not None:
+        fin = np.isfinite(add_h)
+        hh, he = two_sum(ph, np.where(fin, add_h, 0.0))
+        pl = pl + he + (np.where(fin, add_l, 0.0) if add_l is not None else 0.0)
+        ph = np.where(fin, hh, -np.inf)
+        err = err + 4 * U * np.abs(np.where(fin, pl, 0.0)).max(axis=1, initial=0.0)
+    if ref is None:
+        live = np.isfinite(ph) if allowed is None else np.isfinite(ph) & allowed
+        with np.errstate(invalid="ignore"):
+            ref = np.where(live, ph, -np.inf).max(axis=1, initial=-np.inf)
+        ref = np.where(np.isfinite(ref), ref, 0.0)
+    dd_scores.last_ref = ref  # type: ignore[attr-defined]
+    xh, xe = two_sum(ph, -ref[:, None])
+    xl = xe + pl
+    err = err + 2 * U * np.abs(np.where(np.isfinite(xl), xl, 0.0)).max(axis=1, initial=0.0)
+    xh, xl = two_sum(xh, xl)
+    if allowed is not None:
+        xh = np.where(allowed, xh, -np.inf)
+    bad = ~np.isfinite(xh)
+    xh = np.where(bad, -np.inf, xh)
+    xl = np.where(bad, 0.0, xl)
+    return xh, xl, SAFETY * err + FLOOR
+
+
+def dd_split_product(q: np.ndarray, side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q·kᵀ as a double-float (the exact part and the rest of the split product, added without
+    rounding) and a per-row absolute error bound (the rest's γ_2d bound)."""
+    d = q.shape[1]
+    qh, ql = split_rows(q, side.w)
+    a = qh @ side.hi
+    rest = np.concatenate([qh, ql], axis=1) @ side.right
+    err = gamma(2 * d) * (_norms_up(qh) * side.lo_norm + _norms_up(ql) * side.norm) * (1 + 4 * U)
+    h, lo = two_sum(a, rest)
+    return h, lo, err * SAFETY + FLOOR
+
+
+# ------------------------------------------------------------------------------------------- the backward tier
+
+def dd_div(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                                    np.ndarray]:
+    """(a_h + a_l)/(b_h + b_l) as a double-float, and the bound of its own rounding (absolute).
+
+    q₁ = a_h/b_h; the remainder a − q₁·b is formed exactly up to its last two float additions
+    (TwoProd), q₂ = remainder/b_h: the result is within 8u·|q₂| + 2⁻¹⁰⁰·|q₁| of a/b for
+    |b_l| ≤ 2⁻⁵²|b_h|.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):   # empty rows (b = 0) are masked by the callers
+        q1 = ah / bh
+        p, pe = two_prod(q1, bh)
+        r = (((ah - p) - pe) + al) - q1 * bl
+        q2 = r / bh
+        return q1, q2, 8 * U * np.abs(q2) + 2.0 ** -100 * np.abs(q1) + FLOOR
+
+
+def dd_matmul(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A)·right with A = a_h + a_l (entrywise within ``a_err``) and ``right`` exact floats; ``side``
+    is ``make_side(right.T)``. The high parts go through the split product (exact part and a rest
+    within about 2⁻⁶⁰ of the scale), the low parts through a plain product (error γ_n·|a_l||right|,
+    far below), the entry errors through |a_err|·|right|."""
+    n = ah.shape[1]
+    h, l, err_rows = dd_split_product(ah, side)
+    absr = np.abs(right)
+    low = al @ right
+    low_abs = np.abs(al) @ absr
+    prop = a_err @ absr
+    s, e = two_sum(h, l + low)
+    g = gamma(n)
+    bound = err_rows[:, None] + g * low_abs / (1 - g) + prop / (1 - g) + 4 * U * (np.abs(l) + np.abs(low)) \
+        + 2 * U * np.abs(e)
+    return s, e, SAFETY * bound + FLOOR
+
+
+class RowsDD:
+    """A block of query rows in double-float: e = exp(s − ref), L = Σe, dP = dO·Vᵀ, D = Σ_j P dP,
+    each with an absolute error bound (per entry or per row)."""
+
+    def __init__(self, q: np.ndarray, do: Optional[np.ndarray], kside, vside, tau_h: float, tau_l: float,
+                 add_h: Optional[np.ndarray], add_l: Optional[np.ndarray], allowed: Optional[np.ndarray],
+                 ref: Optional[np.ndarray]) -> None:
+        xh, xl, xerr = dd_scores(q, kside, tau_h, tau_l, add_h, add_l, allowed, ref)
+        self.ref = dd_scores.last_ref  # type: ignore[attr-defined]
+        self.live = np.isfinite(xh).any(axis=1)
+        self.eh, self.el = dd_exp(xh, xl)
+        m = self.eh.shape[1]
+        self.m = m
+        self.eps = SAFETY * (DD_EXP_RHO + xerr + xerr * xerr) * (1 + DD_EXP_RHO)
+        #: |e − e_exact| ≤ e_err (entrywise)
+        self.e_err = (self.eps[:, None] * np.abs(self.eh) * (1 + 4 * U) + 2.0 ** -999)
+        lh, ll, lb = dd_rowsum(self.eh, self.el)
+        self.lh, self.ll = lh, ll
+        self.l_err = SAFETY * (lb + self.eps * (np.abs(lh) + np.abs(ll)) * (1 + 4 * U) + m * 2.0 ** -999)
+        if do is None:
+            return
+        self.dph, self.dpl, self.dperr = dd_split_product(do, vside)
+        th, tl, tb = dd_product(self.eh, self.el, self.dph, self.dpl)
+        sh, sl, sb = dd_rowsum(th, tl)
+        abs_edp = np.abs(th).sum(axis=1) * (1 + gamma(m + 2))
+        esum = (lh + np.abs(ll)) * (1 + 4 * U)
+        t_err = sb + tb.sum(axis=1) * (1 + gamma(m)) + self.eps * abs_edp * (1 + 4 * U) \
+            + (esum + m * 2.0 ** -999) * self.dperr + m * 2.0 ** -999 * np.abs(self.dph).max(axis=1, initial=0.0)
+        dh, dl, dc = dd_div(sh, sl, lh, ll)
+        lo = lh * (1 - 2.0 ** -50) - self.l_err
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prop = (t_err + np.abs(dh) * self.l_err * (1 + 2.0 ** -40)) / lo
+        self.dh, self.dl = dh, dl
+        self.d_err = np.where(lo > 0, SAFETY * (dc + prop), np.inf)
+
+    def output(self, v: np.ndarray, vt_side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """O = (Σ_j e_j v_j)/L as a double-float with an absolute error bound (entrywise)."""
+        nh, nl, nb = dd_matmul(self.eh, self.el, self.e_err, v, vt_side)
+        oh, ol, oc = dd_div(nh, nl, self.lh[:, None] + 0 * nh, self.ll[:, None] + 0 * nh)
+        lo = (self.lh * (1 - 2.0 ** -50) - self.l_err)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = SAFETY * (oc + (nb + np.abs(oh) * self.l_err[:, None] * (1 + 2.0 ** -40)) / lo) + FLOOR
+        return oh, ol, np.where(lo > 0, err, np.inf)
+
+    def ds(self, cols: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                             np.ndarray, np.ndarray]:
+        """(P_h, P_l, P_err, dS_h, dS_l, dS_err) on key columns ``cols`` (all when None)."""
+        sel = slice(None) if cols is None else cols
+        eh, el, ee = self.eh[:, sel], self.el[:, sel], self.e_err[:, sel]
+        L = lambda a: a[:, None]  # noqa: E731
+        ph, pl, pc = dd_div(eh, el, L(self.lh) + 0 * eh, L(self.ll) + 0 * eh)
+        lo = L(self.lh * (1 - 2.0 ** -50) - self.l_err)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p_err = SAFETY * (pc + (ee + np.abs(ph) * L(self.l_err) * (1 + 2.0 ** -40)) / lo)
+        p_err = np.where(lo > 0, p_err, np.inf)
+        gh, ge = two_sum(self.dph[:, sel], -L(self.dh) + 0 * eh)
+        gl = (ge + self.dpl[:, sel]) - L(self.dl)
+        g_err = SAFETY * (4 * U * np.abs(gl) + L(self.dperr) + L(self.d_err)) + FLOOR
+        sh, sl, sb = dd_product(ph, pl, gh, gl)
+        pa = np.abs(ph) + np.abs(pl)
+        ga = np.abs(gh) + np.abs(gl)
+        s_err = SAFETY * (sb + pa * g_err + p_err * ga + p_err * g_err) + FLOOR
+        return ph, pl, p_err, sh, sl, s_err

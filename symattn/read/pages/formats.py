@@ -1,0 +1,541 @@
+"""Page formats → lines with provenance and role: Markdown, HTML, LaTeX, Jupyter
+notebooks and plain text copied from a web page.
+
+HTML is parsed with the standard library's :mod:`html.parser`, never rendered, and
+nothing it links to is fetched. A notebook is read as JSON text: its code cells are text
+and are never run; what they printed (the outputs stored in the file) is read as output.
+
+>>> [(l.role, l.text) for l in markdown_lines("# Step 1\\n```python\\nX = [[1, 2]]\\n```\\nText")]
+[('heading', 'Step 1'), ('code', ''), ('code', 'X = [[1, 2]]'), ('code', ''), ('prose', 'Text')]
+>>> [(l.role, l.text) for l in html_lines("<h2>Q</h2><pre>[[1 2]\\n [3 4]]</pre>")]
+[('heading', 'Q'), ('code', '[[1 2]'), ('code', ' [3 4]]')]
+>>> detect_format("post.md", ""), detect_format(None, '{"cells": []}'), detect_format(None, "<p>hi</p>")
+('markdown', 'notebook', 'html')
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import PurePath
+
+from ...errors import LimitError, SymattnError
+from ...limits import MAX_PAGE_BYTES, MAX_PAGE_TEXT
+from .model import Line, Page, Where
+from .scan import scan
+
+__all__ = ["FORMATS", "read_page", "detect_format", "markdown_lines", "html_lines", "latex_lines",
+           "notebook_lines", "text_lines"]
+
+#: format name -> what it reads
+FORMATS = {
+    "markdown": "Markdown: pipe tables, fenced code blocks, $$ … $$ and inline math",
+    "html": "HTML: tables, <pre>, text, MathJax/KaTeX sources (parsed, never rendered or fetched)",
+    "latex": "LaTeX: bmatrix, pmatrix, matrix, array, tabular, \\frac, text",
+    "notebook": "Jupyter .ipynb: markdown cells, code cells as text, and the printed outputs",
+    "text": "plain text as copied from a web page: flattened tables, tab-separated rows",
+}
+_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdown": "markdown", ".html": "html", ".htm": "html",
+             ".xhtml": "html", ".tex": "latex", ".latex": "latex", ".ipynb": "notebook", ".txt": "text",
+             ".text": "text"}
+_ALIASES = {"md": "markdown", "htm": "html", "tex": "latex", "ipynb": "notebook", "jupyter": "notebook",
+            "txt": "text", "plain": "text"}
+
+
+def _clean(text: str) -> str:
+    """Control characters (other than tab and newline) become spaces."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", " ", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def detect_format(name: str | None, text: str) -> str:
+    """The format of a page from its file name, else from its first characters."""
+    if name:
+        fmt = _SUFFIXES.get(PurePath(name).suffix.lower())
+        if fmt:
+            return fmt
+    head = text[:20000]
+    s = head.lstrip()
+    if s.startswith("{") and re.search(r'"(cells|worksheets|nbformat)"\s*:', head):
+        return "notebook"
+    if re.search(r"<(!doctype html|html|body|table|p|div|pre|h[1-6]|article)\b", head, re.I):
+        return "html"
+    if re.search(r"\\documentclass|\\begin\{document\}|\\section\*?\{", head):
+        return "latex"
+    if re.search(r"^(#{1,6} |```|~~~|\s*\|.*\|\s*$)", head, re.M) or "$$" in head:
+        return "markdown"
+    return "text"
+
+
+def normalise_format(fmt: str) -> str:
+    f = fmt.strip().lower()
+    f = _ALIASES.get(f, f)
+    if f not in FORMATS:
+        from ..numbers import did_you_mean
+
+        raise SymattnError(f"unknown page format {fmt!r}{did_you_mean(f, list(FORMATS))}; "
+                           f"expected one of {', '.join(FORMATS)}")
+    return f
+
+
+# ---------------------------------------------------------------------------------------
+# Markdown
+
+
+def markdown_lines(text: str, cell: int | None = None, output: bool = False, first_line: int = 1) -> list[Line]:
+    out: list[Line] = []
+    fence = ""
+    math = False
+    for n, raw in enumerate(text.split("\n"), first_line):
+        where = Where(n, cell, output)
+        s = raw.strip()
+        if fence:
+            if s.startswith(fence):
+                fence = ""
+                out.append(Line("", where, "code"))
+            else:
+                out.append(Line(raw, where, "code"))
+            continue
+        if math:
+            if s.endswith("$$") or s.endswith("\\]"):
+                math = False
+                out.append(Line(raw.replace("$$", "").replace("\\]", ""), where, "math"))
+            else:
+                out.append(Line(raw, where, "math"))
+            continue
+        m = re.match(r"^(```+|~~~+)", s)
+        if m:
+            fence = m.group(1)
+            out.append(Line("", where, "code"))
+            continue
+        if s.startswith("$$") and not (len(s) > 2 and s.endswith("$$")):
+            math = True
+            out.append(Line(raw.replace("$$", ""), where, "math"))
+            continue
+        if s == "\\[":
+            math = True
+            out.append(Line("", where, "math"))
+            continue
+        if s.startswith("$$") and s.endswith("$$") and len(s) > 4:
+            out.append(Line(s[2:-2], where, "math"))
+            continue
+        h = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", s)
+        if h:
+            out.append(Line(h.group(2), where, "heading"))
+            continue
+        out.append(Line(raw, where, "prose"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# HTML
+
+_BLOCK = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "section",
+          "article", "header", "footer", "blockquote", "pre", "hr", "dt", "dd", "dl", "figure", "figcaption",
+          "main", "nav", "aside", "details", "summary", "tbody", "thead", "caption", "title", "center"}
+_SKIP = {"script", "style", "noscript", "svg", "template", "iframe", "object", "canvas", "select", "textarea",
+         "button", "mjx-container", "head"}
+_VOID = {"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed", "source", "track", "wbr",
+         "param"}
+_SKIP_CLASSES = ("katex-html", "MathJax_Preview", "MathJax_Display", "MathJax", "MJX_Assistive_MathML",
+                 "mjx-chtml", "MJXc-display")
+
+
+class _HTMLReader(HTMLParser):
+    def __init__(self, cell: int | None, output: bool) -> None:
+        super().__init__(convert_charrefs=True)
+        self.cell, self.output = cell, output
+        self.lines: list[Line] = []
+        self.buf: list[str] = []
+        self.buf_line = 1
+        self.role_stack: list[str] = []
+        self.skip: list[str] = []  # tags whose content is skipped, innermost last
+        self.pre = 0
+        self.heading = 0
+        self.math = ""  # collecting TeX from a math script or annotation
+        self.math_buf: list[str] = []
+        self.math_line = 1
+        self.tables: list[list] = []  # each: [rows, row_lines, current row, current cell or None, header flags]
+        self.stack_out: list[bool] = []  # for each open element: whether it set "output"
+        self.out_depth = 0
+        self.in_math = 0
+
+    # -- helpers --
+    def where(self, line: int) -> Where:
+        return Where(line, self.cell, self.output or self.out_depth > 0)
+
+    def role(self) -> str:
+        if self.heading:
+            return "heading"
+        return "prose"
+
+    def flush(self) -> None:
+        text = re.sub(r"[ \t\n]+", " ", "".join(self.buf)).strip()
+        if text:
+            self.lines.append(Line(text, self.where(self.buf_line), self.role()))
+        self.buf = []
+
+    def add_text(self, data: str) -> None:
+        if not self.buf or not "".join(self.buf).strip():
+            self.buf_line = self.getpos()[0]
+        self.buf.append(data)
+
+    # -- parser callbacks --
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = {k: (v or "") for k, v in attrs}
+        cls = a.get("class", "")
+        if self.skip:
+            if tag not in _VOID:
+                self.skip.append(tag)
+            return
+        if tag == "script":
+            if a.get("type", "").startswith("math/tex"):
+                self.flush_cell_or_line()
+                self.math = "script"
+                self.math_buf = []
+                self.math_line = self.getpos()[0]
+                return
+            self.skip.append(tag)
+            return
+        if tag == "annotation" and "tex" in a.get("encoding", "").lower():
+            self.math = "annotation"
+            self.math_buf = []
+            self.math_line = self.getpos()[0]
+            return
+        if tag == "math":
+            self.in_math += 1
+            return
+        if tag in _SKIP or a.get("aria-hidden") == "true" or any(c in cls.split() for c in _SKIP_CLASSES):
+            if tag not in _VOID:
+                self.skip.append(tag)
+            return
+        if tag not in _VOID:
+            is_out = "output" in cls.lower() and "input" not in cls.lower()
+            self.stack_out.append(is_out)
+            if is_out:
+                self.out_depth += 1
+        if self.tables and tag in ("td", "th"):
+            t = self.tables[-1]
+            t[3] = []
+            t[4].append(tag == "th")
+            return
+        if self.tables and tag == "tr":
+            t = self.tables[-1]
+            self.close_row(t)
+            t[2] = []
+            t[1].append(self.getpos()[0])
+            t[4] = []
+            return
+        if tag == "table":
+            self.flush()
+            self.tables.append([[], [], None, None, [], []])  # rows, lines, row, cell, th flags, header flags
+            return
+        if tag in _BLOCK:
+            self.flush_cell_or_line()
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6", "title"):
+            self.heading += 1
+        if tag == "pre":
+            self.pre += 1
+            self.buf = []
+            self.buf_line = self.getpos()[0]
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip:
+            if self.skip[-1] == tag:
+                self.skip.pop()
+            elif tag in self.skip:
+                while self.skip and self.skip.pop() != tag:
+                    pass
+            return
+        if self.math and tag in ("script", "annotation"):
+            tex = "".join(self.math_buf).strip()
+            if tex:
+                for k, part in enumerate(tex.split("\n")):
+                    self.lines.append(Line(part, self.where(self.math_line + k), "math"))
+            self.math = ""
+            return
+        if tag == "math":
+            self.in_math = max(0, self.in_math - 1)
+            return
+        if tag not in _VOID and self.stack_out:
+            if self.stack_out.pop():
+                self.out_depth = max(0, self.out_depth - 1)
+        if self.tables and tag in ("td", "th"):
+            t = self.tables[-1]
+            if t[3] is not None:
+                if t[2] is None:
+                    t[2] = []
+                    t[1].append(self.getpos()[0])
+                t[2].append(re.sub(r"\s+", " ", "".join(t[3])).strip())
+                t[3] = None
+            return
+        if self.tables and tag == "tr":
+            self.close_row(self.tables[-1])
+            return
+        if tag == "table" and self.tables:
+            self.emit_table(self.tables.pop())
+            return
+        if tag == "pre" and self.pre:
+            self.pre -= 1
+            text = "".join(self.buf)
+            self.buf = []
+            if text.startswith("\n"):
+                text = text[1:]
+                self.buf_line += 1
+            role = "output" if (self.output or self.out_depth) else "code"
+            for k, part in enumerate(text.split("\n")):
+                self.lines.append(Line(part, self.where(self.buf_line + k), role))
+            return
+        if tag in _BLOCK:
+            self.flush_cell_or_line()
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6", "title") and self.heading:
+            self.flush()
+            self.heading -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.math:
+            self.math_buf.append(data)
+            return
+        if self.skip or self.in_math:
+            return
+        if self.tables and self.tables[-1][3] is not None:
+            self.tables[-1][3].append(data)
+            return
+        if self.pre:
+            self.buf.append(data)
+            return
+        self.add_text(data)
+
+    # -- tables --
+    def close_row(self, t: list) -> None:
+        if t[2] is not None:
+            t[0].append(t[2])
+            t[5].append(bool(t[4]) and all(t[4]))
+            t[2] = None
+
+    def emit_table(self, t: list) -> None:
+        self.close_row(t)
+        rows, lines, header_flags = t[0], t[1], t[5]
+        for k, r in enumerate(rows):
+            cells = [c.replace("|", "\\|") for c in r]
+            line = lines[k] if k < len(lines) else (lines[-1] if lines else self.getpos()[0])
+            self.lines.append(Line("| " + " | ".join(cells) + " |", self.where(line), "table"))
+            if k == 0 and header_flags and header_flags[0]:
+                self.lines.append(Line("|" + "---|" * len(cells), self.where(line), "table"))
+
+    def flush_cell_or_line(self) -> None:
+        if self.tables and self.tables[-1][3] is not None:
+            self.tables[-1][3].append(" ")
+            return
+        if not self.pre:
+            self.flush()
+
+    def close(self) -> None:
+        super().close()
+        while self.tables:
+            self.emit_table(self.tables.pop())
+        self.flush()
+
+
+def html_lines(text: str, cell: int | None = None, output: bool = False) -> list[Line]:
+    r = _HTMLReader(cell, output)
+    r.feed(text)
+    r.close()
+    lines = r.lines
+    # inline TeX in the text (\( … \), $ … $) stays in the prose lines; \[ … \] too
+    return lines
+
+
+# ---------------------------------------------------------------------------------------
+# LaTeX
+
+_MATH_ENVS = ("equation", "equation*", "align", "align*", "gather", "gather*", "displaymath", "eqnarray",
+              "eqnarray*", "multline", "multline*", "math")
+_CODE_ENVS = ("verbatim", "lstlisting", "minted", "Verbatim", "alltt")
+
+
+def latex_lines(text: str) -> list[Line]:
+    out: list[Line] = []
+    env = ""
+    role_env = ""
+    display = False
+    for n, raw in enumerate(text.split("\n"), 1):
+        where = Where(n)
+        if role_env == "code":
+            if re.search(r"\\end\{(" + "|".join(re.escape(e) for e in _CODE_ENVS) + r")\}", raw):
+                role_env = ""
+                out.append(Line("", where, "code"))
+            else:
+                out.append(Line(raw, where, "code"))
+            continue
+        line = re.sub(r"(?<!\\)%.*$", "", raw)
+        s = line.strip()
+        m = re.search(r"\\begin\{(" + "|".join(re.escape(e) for e in _CODE_ENVS) + r")\}", s)
+        if m:
+            role_env = "code"
+            out.append(Line("", where, "code"))
+            continue
+        b = re.search(r"\\begin\{([A-Za-z*]+)\}", s)
+        if b and b.group(1) in _MATH_ENVS:
+            env = b.group(1)
+        opened_display = False
+        if s.startswith("\\[") or (s.startswith("$$") and s.count("$$") == 1):
+            display = True
+            opened_display = True
+        role = "math" if (env or display) else "prose"
+        h = re.match(r"\\(?:sub)*(?:section|chapter|paragraph|title)\*?\{(.*)\}", s)
+        if h and not env and not display:
+            out.append(Line(h.group(1), where, "heading"))
+        else:
+            out.append(Line(line, where, role))
+        if env and re.search(r"\\end\{" + re.escape(env) + r"\}", s):
+            env = ""
+        if display and (s.endswith("\\]") or (s.endswith("$$") and (not opened_display or s.count("$$") == 2))):
+            if not (opened_display and s in ("\\[", "$$")):
+                display = False
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# notebooks
+
+
+def _source(x: object) -> str:
+    if isinstance(x, list):
+        return "".join(str(p) for p in x)
+    return x if isinstance(x, str) else ""
+
+
+def notebook_lines(text: str) -> list[Line]:
+    try:
+        nb = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise SymattnError(f"not a Jupyter notebook: the JSON does not parse ({str(e).splitlines()[0][:120]})") from None
+    if not isinstance(nb, dict):
+        raise SymattnError("not a Jupyter notebook: expected a JSON object with \"cells\"")
+    cells = nb.get("cells")
+    if cells is None and isinstance(nb.get("worksheets"), list) and nb["worksheets"]:
+        cells = nb["worksheets"][0].get("cells") if isinstance(nb["worksheets"][0], dict) else None
+    if not isinstance(cells, list):
+        raise SymattnError("not a Jupyter notebook: no \"cells\" list (nbformat 4 is read)")
+    out: list[Line] = []
+    for k, c in enumerate(cells, 1):
+        if not isinstance(c, dict):
+            continue
+        kind = c.get("cell_type")
+        src = _source(c.get("source", c.get("input", "")))
+        if kind == "markdown":
+            out += markdown_lines(_clean(src), cell=k)
+        elif kind == "code":
+            for n, part in enumerate(_clean(src).split("\n"), 1):
+                out.append(Line(part, Where(n, k), "code"))
+            out += _outputs(c.get("outputs"), k)
+        elif kind in ("raw", "heading"):
+            for n, part in enumerate(_clean(src).split("\n"), 1):
+                out.append(Line(part, Where(n, k), "heading" if kind == "heading" else "prose"))
+    return out
+
+
+def _outputs(outputs: object, k: int) -> list[Line]:
+    out: list[Line] = []
+    if not isinstance(outputs, list):
+        return out
+    line = 1
+    for o in outputs:
+        if not isinstance(o, dict):
+            continue
+        typ = o.get("output_type")
+        text = ""
+        fmt = "text"
+        if typ == "stream" or (typ is None and "text" in o):
+            text = _source(o.get("text"))
+        elif typ in ("execute_result", "display_data", "pyout"):
+            data = o.get("data", o)
+            if not isinstance(data, dict):
+                continue
+            if "text/plain" in data:
+                text = _source(data["text/plain"])
+            elif "text" in data:
+                text = _source(data["text"])
+            elif "text/markdown" in data:
+                text, fmt = _source(data["text/markdown"]), "markdown"
+            elif "text/latex" in data:
+                text, fmt = _source(data["text/latex"]), "latex"
+            elif "text/html" in data:
+                text, fmt = _source(data["text/html"]), "html"
+        else:
+            continue  # errors: a traceback is not a result
+        text = _clean(text)
+        if not text:
+            continue
+        if fmt == "html":
+            got = html_lines(text, cell=k, output=True)
+            for x in got:
+                x.where = Where(line + x.where.line - 1, k, True)
+                if x.role == "code":
+                    x.role = "output"
+        elif fmt == "markdown":
+            got = markdown_lines(text, cell=k, output=True, first_line=line)
+        elif fmt == "latex":
+            got = [Line(x.text, Where(line + x.where.line - 1, k, True), x.role) for x in latex_lines(text)]
+        else:
+            got = [Line(part, Where(line + n, k, True), "output") for n, part in enumerate(text.split("\n"))]
+        if got and got[-1].text == "" and text.endswith("\n"):
+            got.pop()
+        out += got
+        line += len(text.split("\n")) - (1 if text.endswith("\n") else 0)
+    return out
+
+
+def text_lines(text: str) -> list[Line]:
+    """Plain text; a code listing copied with its line numbers ("1X = [[…", "2     […") loses
+    them (a run of at least three lines numbered 1, 2, 3, …)."""
+    parts = text.split("\n")
+    out = [Line(part, Where(n), "prose") for n, part in enumerate(parts, 1)]
+    k = 0
+    while k < len(parts):
+        if re.match(r"1(?!\d)", parts[k]):
+            j = k
+            while j < len(parts) and re.match(rf"{j - k + 1}(?!\d)", parts[j]):
+                j += 1
+            glued = all(re.match(rf"{m - k + 1}(?:[^\d\s]|\s\s)", parts[m]) for m in range(k, j))
+            if j - k >= 3 or (j - k == 2 and glued):
+                for m in range(k, j):
+                    out[m].text = parts[m][len(str(m - k + 1)):]
+                    out[m].role = "code"
+                k = j
+                continue
+        k += 1
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def read_page(text: str, format: str | None = None, source: str = "<page>") -> Page:
+    """Read a page's text into a :class:`~symattn.read.pages.model.Page` (lines and blocks).
+
+    ``format`` is one of :data:`FORMATS` (or None: from the text). The page is bounded by
+    :data:`symattn.limits.MAX_PAGE_BYTES`; nothing in it is executed or fetched.
+
+    >>> p = read_page("| Word | I | love |\\n|---|---|---|\\n| love | 0.3 | 0.7 |", "markdown")
+    >>> p.blocks[0].header, p.blocks[0].rows
+    (['Word', 'I', 'love'], [['love', '0.3', '0.7']])
+    """
+    if len(text) > MAX_PAGE_BYTES:
+        raise LimitError(f"{source}: the page has {len(text)} characters, past the limit of {MAX_PAGE_BYTES} "
+                         "(see the README's limits)")
+    fmt = normalise_format(format) if format else detect_format(None, text)
+    if fmt == "notebook":
+        lines = notebook_lines(text)
+    else:
+        body = _clean(text)
+        lines = {"markdown": markdown_lines, "html": html_lines, "latex": latex_lines,
+                 "text": text_lines}[fmt](body)
+    total = sum(len(x.text) + 1 for x in lines)
+    if total > MAX_PAGE_TEXT:
+        raise LimitError(f"{source}: the page holds {total} characters of text, past the limit of {MAX_PAGE_TEXT} "
+                         "(see the README's limits)")
+    page = Page(fmt, lines, source=source)
+    page.blocks = scan(lines)
+    return page

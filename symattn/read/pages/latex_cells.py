@@ -1,0 +1,147 @@
+"""A light reader for LaTeX matrices and tables on pages: ``bmatrix``, ``pmatrix``,
+``matrix``, ``vmatrix``, ``array`` and ``tabular`` bodies split into cells, and each
+cell turned into the number it prints (``\\frac{1}{3}`` → ``1/3``), a placeholder
+(``\\cdots`` → ``..``) or plain text (``\\text{love}`` → ``love``).
+
+Nothing is evaluated: a cell is text in, text out.
+
+>>> cell(r"\\frac{59}{100}"), cell(r"-\\tfrac{1}{2}"), cell(r"\\mathbf{0.25}"), cell(r"\\vdots")
+('59/100', '-1/2', '0.25', '..')
+>>> cell(r"\\text{love}"), cell(r"-\\infty"), cell("−0.35")
+('love', '-inf', '-0.35')
+>>> split_body(r"1 & 2 \\\\ 3 & 4 \\\\")
+[['1', '2'], ['3', '4']]
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ENVIRONMENTS", "cell", "split_body", "find_environment", "is_number", "NUMBER_RE"]
+
+#: LaTeX environments read as matrices or tables
+ENVIRONMENTS = ("bmatrix", "pmatrix", "matrix", "vmatrix", "Vmatrix", "Bmatrix", "smallmatrix", "array", "tabular")
+
+NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_PLACEHOLDER_CS = {"cdots", "vdots", "ddots", "ldots", "dots", "dotsc", "dotsb", "cdot\\cdot\\cdot"}
+_UNWRAP = ("mathbf", "textbf", "boldsymbol", "bm", "mathrm", "text", "textrm", "mathit", "textit", "operatorname",
+           "mathsf", "texttt", "mbox", "emph", "underline", "overline", "mathbb", "hat", "tilde", "bar", "vec")
+_DROP = ("hline", "left", "right", "displaystyle", "textstyle", "scriptstyle", "small", "footnotesize", "quad",
+         "qquad", "big", "Big", "bigg", "Bigg", "toprule", "midrule", "bottomrule", "cline", "noalign",
+         "centering", "hfill", "phantom")
+
+
+def is_number(text: str) -> bool:
+    """Whether ``text`` is one plain number as people print them.
+
+    >>> is_number("6.3379e-02"), is_number("1."), is_number("0.3012*0.66")
+    (True, True, False)
+    """
+    return NUMBER_RE.fullmatch(text) is not None
+
+
+def _unwrap(s: str, name: str) -> str:
+    """``\\name{x}`` → ``x`` (one level of braces; bounded by the text's length)."""
+    out = []
+    i = 0
+    pat = "\\" + name
+    while True:
+        j = s.find(pat, i)
+        if j < 0:
+            out.append(s[i:])
+            break
+        k = j + len(pat)
+        if k < len(s) and s[k].isalpha():  # a longer command name
+            out.append(s[i:k])
+            i = k
+            continue
+        out.append(s[i:j])
+        while k < len(s) and s[k] == " ":
+            k += 1
+        if k < len(s) and s[k] == "{":
+            depth, m = 0, k
+            while m < len(s):
+                if s[m] == "{":
+                    depth += 1
+                elif s[m] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                m += 1
+            out.append(s[k + 1:m])
+            i = m + 1
+        else:
+            i = k
+    return "".join(out)
+
+
+_FRAC_RE = re.compile(r"^([+-]?)\\[dt]?frac\s*\{\s*([+-]?[\d.]+)\s*\}\s*\{\s*([+-]?[\d.]+)\s*\}$")
+_FRAC_SHORT_RE = re.compile(r"^([+-]?)\\[dt]?frac\s*(\d)\s*(\d)$")
+
+
+def cell(text: str) -> str:
+    """One LaTeX cell as the text it prints: a number, ``a/b``, ``..``, ``-inf`` or words."""
+    s = text.replace("−", "-").replace("–", "-").strip()
+    s = re.sub(r"\\color\s*\{[^{}]*\}", "", s)
+    s = re.sub(r"\\textcolor\s*\{[^{}]*\}", "", s)
+    s = re.sub(r"\\(?:hspace|vspace)\*?\s*\{[^{}]*\}", "", s)
+    for name in _UNWRAP:
+        if "\\" + name in s:
+            s = _unwrap(s, name)
+    s = re.sub(r"\\(" + "|".join(_DROP) + r")(?![A-Za-z])", "", s)
+    s = re.sub(r"\\[,;:! ]", "", s)
+    s = s.replace("~", " ").strip()
+    cs = re.fullmatch(r"\\([A-Za-z]+)", s)
+    if cs and cs.group(1) in _PLACEHOLDER_CS:
+        return ".."
+    if s in ("\\cdot\\cdot\\cdot", "...", "…", "⋯", "⋮", "..", "?"):
+        return ".."
+    if re.fullmatch(r"-\s*\\infty", s) or s == "-∞":
+        return "-inf"
+    m = _FRAC_RE.match(s) or _FRAC_SHORT_RE.match(s)
+    if m:
+        return f"{m.group(1)}{m.group(2)}/{m.group(3)}".replace("--", "")
+    compact = s.replace("{", "").replace("}", "").replace(" ", "")
+    if is_number(compact):
+        return compact
+    m = re.fullmatch(r"([+-]?[\d.]+)\\times10\^([+-]?\d+)", compact)
+    if m and is_number(m.group(1)):
+        return f"{m.group(1)}e{m.group(2)}"
+    return re.sub(r"\s+", " ", s.replace("{", "").replace("}", "")).strip()
+
+
+def split_body(body: str) -> list[list[str]]:
+    """Rows (split on ``\\\\``) of cells (split on ``&``); empty trailing rows dropped."""
+    rows = re.split(r"\\\\(?:\s*\[[^\]]*\])?", body)
+    out = []
+    for r in rows:
+        r = re.sub(r"\\hline|\\toprule|\\midrule|\\bottomrule|\\cline\s*\{[^{}]*\}", "", r)
+        if not r.strip():
+            continue
+        out.append([c.strip() for c in r.split("&")])
+    return out
+
+
+def find_environment(text: str, start: int, limit: int) -> tuple[str, str, int] | None:
+    """At ``text[start]`` == ``\\begin{ENV}``: (ENV, body, end offset after ``\\end{ENV}``), or None.
+    The body of ``array``/``tabular`` has its column specification removed."""
+    m = re.compile(r"\\begin\s*\{([A-Za-z]+)\}").match(text, start)
+    if not m or m.group(1) not in ENVIRONMENTS:
+        return None
+    env = m.group(1)
+    pos = m.end()
+    if env in ("array", "tabular"):
+        sm = re.compile(r"\s*(\[[a-z]\])?\s*\{").match(text, pos)
+        if sm:
+            depth, k = 1, sm.end()
+            while k < len(text) and depth and k - pos < 500:
+                depth += {"{": 1, "}": -1}.get(text[k], 0)
+                k += 1
+            pos = k
+    pat = re.compile(r"\\(begin|end)\s*\{" + env + r"\}")
+    depth = 1
+    for e in pat.finditer(text, pos, min(len(text), start + limit)):
+        depth += 1 if e.group(1) == "begin" else -1
+        if depth == 0:
+            return env, text[pos:e.start()], e.end()
+    return None

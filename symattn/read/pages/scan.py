@@ -1,0 +1,697 @@
+"""Finding the blocks of a page in its lines: bracketed matrices and vectors, NumPy and
+PyTorch printouts, LaTeX matrices, pipe tables, rows of numbers and lists of words.
+
+Every entry keeps its printed text. Work is linear in the page (each bracket group is
+bounded by :data:`MAX_GROUP_CHARS` characters and a nesting depth of 3) and a page
+that needs more than :data:`symattn.limits.MAX_PAGE_SCAN` steps is refused.
+
+>>> from .model import Line, Where
+>>> def lines(*t, role="prose"):
+...     return [Line(x, Where(i + 1), role) for i, x in enumerate(t)]
+>>> [b.rows for b in scan(lines("Q = [[0.59, 0.78], [1, 2]]"))]
+[[['0.59', '0.78'], ['1', '2']]]
+>>> b = scan(lines("tensor([[6.3379e-02, 1.2e-01]], grad_fn=<SoftmaxBackward0>)", role="output"))[0]
+>>> b.form, b.rows, b.suffix
+('torch', [['6.3379e-02', '1.2e-01']], 'grad_fn=<SoftmaxBackward0>')
+>>> b = scan(lines("[[0.33 0.89]", " [0.84 0.44]]", role="output"))[0]
+>>> b.form, b.rows, [str(w) for w in b.where]
+('numpy', [['0.33', '0.89'], ['0.84', '0.44']], ['line 1', 'line 2'])
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from ...errors import LimitError
+from ...limits import MAX_PAGE_SCAN
+from .latex_cells import NUMBER_RE, cell, find_environment, is_number, split_body
+from .model import Line, Numbers, Page, Table, Where, Words
+
+__all__ = ["scan", "entry_kind", "MAX_GROUP_CHARS", "PLACEHOLDERS"]
+
+#: characters one bracket group may span
+MAX_GROUP_CHARS = 200_000
+#: nesting depth of a bracket group ([[[…]]] is 3: a batch of matrices)
+MAX_GROUP_DEPTH = 3
+#: texts that stand for a number the page does not print
+PLACEHOLDERS = {"..", "...", "…", "?", "⋯", "⋮", "⋱"}
+_INF = {"-inf", "inf", "+inf", "-∞", "∞", "nan", "-nan"}
+_EXPR_RE = re.compile(r"[\d.\s+\-*/×·^()eE]+")
+_FRACTION_RE = re.compile(r"[+-]?\d{1,300}/\d{1,300}")  # an exact claim, \frac{1}{3} → 1/3
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.left = MAX_PAGE_SCAN
+
+    def spend(self, n: int) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise LimitError(f"the page needs more than {MAX_PAGE_SCAN} steps to read (see the README's limits)")
+
+
+def entry_kind(text: str) -> str:
+    """``number``, ``placeholder``, ``inf``, ``expr`` (such as ``0.3012 * 0.66``) or ``other``.
+
+    >>> [entry_kind(t) for t in ("0.5", "1/3", "..", "-inf", "0.3012 * 0.66", "x_1")]
+    ['number', 'number', 'placeholder', 'inf', 'expr', 'other']
+    """
+    if is_number(text) or _FRACTION_RE.fullmatch(text):
+        return "number"
+    if text in PLACEHOLDERS:
+        return "placeholder"
+    if text.lower() in _INF:
+        return "inf"
+    if _EXPR_RE.fullmatch(text) and re.search(r"\d", text) and re.search(r"\d\s*[+\-*/×·^]", text):
+        return "expr"
+    return "other"
+
+
+def _normalise(text: str) -> str:
+    return text.replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
+
+
+# ---------------------------------------------------------------------------------------
+# bracket groups
+
+_TOKEN_RE = re.compile(r"""
+    (?P<open>\[) | (?P<close>\]) | (?P<comma>,) | (?P<nl>\n) | (?P<ws>[ \t\r]+)
+  | (?P<comment>(?:\#|←|<--?|//)[^\n]*)
+  | (?P<str>'[^'\n]{0,100}'|"[^"\n]{0,100}"|“[^”\n]{0,100}”)
+  | (?P<atom>[^\[\],\s#'"“←]+)
+""", re.VERBOSE)
+_INF_CODE_RE = re.compile(r"""float\(\s*['"]([+-]?)inf(?:inity)?['"]\s*\)|([+-]?)(?:np|numpy|math|torch)\.inf\b""")
+_ATOM_OK_RE = re.compile(r"[\d.+\-*/×·^()eE…⋯?]+|[+-]?inf|[+-]?nan|[+-]?∞")
+
+
+def _skip_to_close(text: str, i: int, end: int) -> int:
+    """The offset after the bracket closing the one at ``text[i]`` (or ``i + 1``), counting only brackets."""
+    depth = 0
+    for k in range(i, end):
+        if text[k] == "[":
+            depth += 1
+        elif text[k] == "]":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return i + 1
+
+
+def _match_bracket(text: str, i: int, budget: _Budget) -> int | None:
+    """The offset after the bracket closing the one at ``text[i]``; None when it is not a group
+    of numbers; minus the offset to resume at for a group nested too deep."""
+    depth = 0
+    k = i
+    end = min(len(text), i + MAX_GROUP_CHARS)
+    in_comment = False
+    quote = ""
+    while k < end:
+        ch = text[k]
+        if in_comment:
+            if ch == "\n":
+                in_comment = False
+        elif quote:
+            if ch == quote or ch == "\n" or (quote == "“" and ch == "”"):
+                quote = ""
+        elif ch == "[":
+            depth += 1
+            if depth > MAX_GROUP_DEPTH:
+                budget.spend(k - i)
+                return -_skip_to_close(text, i, end)
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                budget.spend(k - i)
+                return k + 1
+        elif ch in "#←":
+            in_comment = True
+        elif ch in "'\"“":
+            quote = ch
+        elif ch.isalpha() and ch not in "eE":
+            # letters end a group of numbers unless they spell inf/nan (or a quoted word)
+            m = re.compile(r"[A-Za-z_]+").match(text, k)
+            word = m.group(0) if m else ch
+            if word.lower() not in ("inf", "nan", "infinity", "float", "np", "numpy", "math", "torch", "e"):
+                budget.spend(k - i)
+                return None
+            k += len(word)
+            continue
+        k += 1
+    budget.spend(k - i)
+    return None
+
+
+class _Group:
+    __slots__ = ("children", "entries", "line", "note", "commas")
+
+    def __init__(self, line: int) -> None:
+        self.children: list[_Group] = []
+        self.entries: list[str] = []
+        self.line = line
+        self.note = ""
+        self.commas = False
+
+
+def _parse_group(text: str, offset: int, line_of) -> _Group | None:
+    """Parse ``text`` (one balanced group starting with '[') into nested groups."""
+    text = _INF_CODE_RE.sub(lambda m: (m.group(1) or m.group(2) or "") + "inf", text)
+    stack: list[_Group] = []
+    root: _Group | None = None
+    pending: list[str] = []  # atoms of the entry being read (comma-separated groups)
+    last_closed: _Group | None = None
+    pos = 0
+
+    def flush(g: _Group) -> None:
+        if pending:
+            g.entries.append(" ".join(pending))
+            pending.clear()
+
+    for m in _TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        tok = m.group(0)
+        here = offset + m.start()
+        pos = m.end()
+        if kind == "open":
+            g = _Group(line_of(here))
+            if stack:
+                if stack[-1].entries or pending:
+                    return None  # numbers and groups mixed at one level
+                stack[-1].children.append(g)
+            else:
+                root = g
+            stack.append(g)
+            last_closed = None
+        elif kind == "close":
+            if not stack:
+                return None
+            g = stack.pop()
+            flush(g)
+            if g.children and g.entries:
+                return None
+            last_closed = g
+            if not stack:
+                break
+        elif kind == "comma":
+            if not stack:
+                return None
+            g = stack[-1]
+            g.commas = True
+            if not g.children:
+                if not pending:
+                    return None  # an empty entry: [1,,2]
+                flush(g)
+        elif kind in ("ws", "nl"):
+            if stack and not stack[-1].commas and pending and not stack[-1].children:
+                # without commas (NumPy), whitespace separates entries
+                if not _comma_ahead(text, m.end()):
+                    flush(stack[-1])
+            if kind == "nl":
+                last_closed = None
+        elif kind == "comment":
+            if last_closed is not None and not last_closed.note:
+                last_closed.note = tok.lstrip("#←<-/ ").strip()
+        elif kind == "str":
+            if not stack:
+                return None
+            pending.append(tok)
+        else:  # atom
+            if not stack:
+                return None
+            if not _ATOM_OK_RE.fullmatch(tok):
+                return None
+            pending.append(tok)
+    if stack or root is None:
+        return None
+    del pos
+    return root
+
+
+def _comma_ahead(text: str, k: int) -> bool:
+    """Whether the current group separates entries with commas (look ahead to its end)."""
+    depth = 0
+    for ch in text[k:k + 2000]:
+        if ch == ",":
+            return depth == 0
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            if depth == 0:
+                return False
+            depth -= 1
+    return False
+
+
+def _group_rows(g: _Group) -> tuple[int, list[list[str]], list[int], list[str], list[list[list[str]]] | None] | None:
+    """(depth, rows, row lines, row notes, batches) of a parsed group; None when not a matrix."""
+    if not g.children:
+        return 1, [g.entries], [g.line], [g.note], None
+    if all(not c.children for c in g.children):
+        rows = [c.entries for c in g.children]
+        if not rows or any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
+            return None
+        return 2, rows, [c.line for c in g.children], [c.note for c in g.children], None
+    batches = []
+    lines: list[int] = []
+    notes: list[str] = []
+    for c in g.children:
+        if not c.children or any(x.children for x in c.children):
+            return None
+        rows = [x.entries for x in c.children]
+        if any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
+            return None
+        batches.append(rows)
+        lines += [x.line for x in c.children]
+        notes += [x.note for x in c.children]
+    if any(len(b) != len(batches[0]) or len(b[0]) != len(batches[0][0]) for b in batches):
+        return None
+    if len(batches) == 1:
+        return 2, batches[0], lines, notes, None
+    return 3, [r for b in batches for r in b], lines, notes, batches
+
+
+def _classify_entries(rows: list[list[str]]) -> str:
+    """``numbers``, ``words`` or ``reject``."""
+    kinds = set()
+    for r in rows:
+        for e in r:
+            if len(e) >= 2 and e[0] in "'\"“" and e[-1] in "'\"”":
+                kinds.add("str")
+            else:
+                k = entry_kind(e)
+                if k == "other":
+                    return "reject"
+                kinds.add(k)
+    if kinds == {"str"}:
+        return "words"
+    if "str" in kinds or not kinds & {"number", "expr"}:
+        return "reject"
+    return "numbers"
+
+
+_PREFIX_RE = re.compile(r"(?:(?:torch|np|numpy)\.)?(tensor|array|Tensor|matrix)\(\s*$")
+_SUFFIX_RE = re.compile(r"(?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'"
+                        r"|[a-z_]+=[\w.'<>\-]+))*\s*\)")
+_SCALAR_RE = re.compile(r"\b(tensor|np\.float(?:16|32|64)|float(?:32|64))\(\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+                        r"((?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'))*)\s*\)")
+
+
+# ---------------------------------------------------------------------------------------
+# one run of lines with the same role
+
+
+class _Segment:
+    def __init__(self, lines: list[Line], first: int) -> None:
+        self.lines = lines
+        self.first = first  # index of lines[0] in the page
+        self.role = lines[0].role
+        self.text = "\n".join(_normalise(x.text) for x in lines)
+        self.starts = []
+        k = 0
+        for x in lines:
+            self.starts.append(k)
+            k += len(x.text) + 1
+
+    def index(self, offset: int) -> int:
+        """Index in the segment's lines of the line holding ``offset``."""
+        return bisect_right(self.starts, offset) - 1
+
+    def where(self, offset: int) -> Where:
+        return self.lines[self.index(offset)].where
+
+    def line_text(self, offset: int) -> tuple[int, int]:
+        i = self.index(offset)
+        s = self.starts[i]
+        return s, s + len(self.lines[i].text)
+
+
+_START_RE = re.compile(r"\[|\\begin\s*\{[A-Za-z]+\}|\b(?:tensor|np\.float(?:16|32|64)|float(?:32|64))\(\s*[+-]?[\d.]"
+                       r"|\((?=\s*[+-]?[\d.]+\s*,)")
+_TUPLE_RE = re.compile(r"\(\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:\s*,\s*[+-]?(?:\d+\.?\d*|\.\d+)){1,63})\s*\)")
+
+
+def _scan_segment(seg: _Segment, budget: _Budget) -> list:
+    out: list = []
+    text = seg.text
+    pos = 0
+    code = seg.role in ("code", "comment")
+    while True:
+        m = _START_RE.search(text, pos)
+        if not m:
+            break
+        budget.spend(m.start() - pos + 1)
+        i = m.start()
+        tok = m.group(0)
+        if tok.startswith("\\begin"):
+            block, end = _latex_block(seg, i, budget)
+        elif tok == "(":
+            block, end = _tuple_block(seg, i) if not code or seg.role == "comment" else (None, i + 1)
+        elif tok == "[":
+            block, end = _bracket_block(seg, i, code, budget)
+        else:
+            block, end = _scalar_block(seg, i)
+        if block is None:
+            pos = max(end, i + 1)
+            continue
+        out.append(block)
+        pos = end
+    return out
+
+
+def _context(seg: _Segment, start: int, end: int) -> tuple[str, str]:
+    ls, _ = seg.line_text(start)
+    _, le = seg.line_text(max(start, end - 1))
+    return seg.text[ls:start], seg.text[end:le]
+
+
+def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
+    text = seg.text
+    prev = text[i - 1] if i > 0 else ""
+    if code and prev and (prev.isalnum() or prev in "_)]"):
+        return None, i + 1  # indexing: inputs[1], x[0, 1]
+    end = _match_bracket(text, i, budget)
+    if end is None:
+        return None, i + 1
+    if end < 0:
+        return None, -end  # nested deeper than a batch of matrices: skipped whole
+    if end < len(text) and text[end] == "(" and not code:
+        return None, i + 1  # a Markdown link [1](…)
+    g = _parse_group(text[i:end], i, lambda off: seg.index(off))
+    if g is None:
+        return None, i + 1
+    shaped = _group_rows(g)
+    if shaped is None:
+        return None, end  # ragged or mixed: not a matrix, and its parts are not either
+    depth, rows, row_lines, notes, batches = shaped
+    kind = _classify_entries(rows)
+    if kind == "reject":
+        return None, i + 1
+    before, _ = _context(seg, i, end)
+    k = seg.index(i)
+    if not before.strip() and k > 0 and re.search(r"[(=]\s*$", seg.lines[k - 1].text):
+        before = seg.lines[k - 1].text.rstrip() + " "  # X = torch.tensor(\n  [[…
+    call = re.search(r"([A-Za-z_][\w.]*)\(\s*$", before)
+    if code and call and not re.search(r"(?:^|\.)(tensor|Tensor|array|asarray|matrix|Parameter|FloatTensor|"
+                                       r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy)$", call.group(1)):
+        return None, end  # an argument of some other call in code (ax.set_xlim([0, 1]))
+    if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
+        return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
+    if kind == "words":
+        after_end = end
+        words = [w[1:-1] for w in rows[0]] if depth == 1 else []
+        if not words:
+            return None, i + 1
+        return Words(words, seg.lines[seg.index(i)].where, seg.first + seg.index(i), seg.first + seg.index(end - 1),
+                     before=before.strip(), role=seg.role), after_end
+    if depth == 1 and len(rows[0]) == 1 and seg.role in ("prose", "heading") and re.fullmatch(r"\d{1,3}", rows[0][0]):
+        return None, i + 1  # a citation [12]
+    ls, le = seg.line_text(i)
+    if depth == 1 and len(rows[0]) <= 4 and all(re.fullmatch(r"\d{1,4}", e) for e in rows[0]) \
+            and re.search(r"shape|size|dim", seg.text[ls:le], re.I):
+        return None, end  # a shape, (6, 2) written as [6, 2]
+    pm = _PREFIX_RE.search(before)
+    form = "list"
+    suffix = ""
+    end2 = end
+    if pm:
+        form = "torch" if pm.group(1).lower() == "tensor" else "numpy"
+        sm = _SUFFIX_RE.match(text, end)
+        if sm:
+            suffix = sm.group(0).strip().lstrip(",").rstrip(")").strip()
+            end2 = sm.end()
+        before = before[: pm.start()]
+    elif not g.commas and not any(c.commas for c in g.children) and (depth > 1 or len(rows[0]) > 1):
+        form = "numpy"
+    before2, after = _context(seg, i, end2)
+    if pm or not before2.strip():
+        before2 = before
+    where = [seg.lines[k].where for k in row_lines]
+    tail = re.search(r"(?:#|←|<--?|//)\s*(.+)$", after)
+    if tail and notes and not notes[-1] and depth == 2:
+        notes = list(notes[:-1]) + [tail.group(1).strip()]  # the last row's comment follows "]])"
+    block = Numbers(rows=[list(r) for r in rows], where=where, form=form,
+                    start=seg.first + seg.index(i), end=seg.first + seg.index(end2 - 1), depth=depth,
+                    before=before2, after=after, row_notes=notes, suffix=suffix, role=seg.role)
+    if batches is not None:
+        block.batches = batches  # type: ignore[attr-defined]
+    block.alone = not before2.strip(" \t=:") and not after.strip(" \t,;)")
+    return block, end2
+
+
+def _tuple_block(seg: _Segment, i: int):
+    """A vector written as a tuple after a label: "The new representation of bank: (0.59, 0.67)"."""
+    m = _TUPLE_RE.match(seg.text, i)
+    if not m:
+        return None, i + 1
+    before, after = _context(seg, i, m.end())
+    if not re.search(r"(?:[:=→]|\bis|\bare)\s*$", before) or after.strip(" .,;") != "":
+        return None, i + 1
+    k = seg.index(i)
+    entries = [x.strip() for x in m.group(1).split(",")]
+    blk = Numbers(rows=[entries], where=[seg.lines[k].where], form="list", start=seg.first + k, end=seg.first + k,
+                  depth=1, before=before, after=after, row_notes=[""], role=seg.role)
+    return blk, m.end()
+
+
+def _scalar_block(seg: _Segment, i: int):
+    m = _SCALAR_RE.match(seg.text, i)
+    if not m:
+        return None, i + 1
+    before, after = _context(seg, i, m.end())
+    k = seg.index(i)
+    return Numbers(rows=[[m.group(2)]], where=[seg.lines[k].where], form="scalar", start=seg.first + k,
+                   end=seg.first + k, depth=0, before=before, after=after,
+                   suffix=(m.group(3) or "").strip(" ,"), role=seg.role), m.end()
+
+
+def _latex_block(seg: _Segment, i: int, budget: _Budget):
+    found = find_environment(seg.text, i, MAX_GROUP_CHARS)
+    if found is None:
+        return None, i + 1
+    env, body, end = found
+    budget.spend(len(body))
+    raw = split_body(body)
+    if not raw:
+        return None, end
+    cells = [[cell(c) for c in r] for r in raw]
+    start_line = seg.index(i)
+    # the line of each row: count row separators in the body
+    row_where = []
+    body_start = seg.text.find(body, i) if body else i
+    offs = [body_start]
+    for mm in re.finditer(r"\\\\", body):
+        offs.append(body_start + mm.end())
+    for r in range(len(cells)):
+        row_where.append(seg.where(offs[min(r, len(offs) - 1)]))
+    before, after = _context(seg, i, end)
+    k0, k1 = seg.first + start_line, seg.first + seg.index(end - 1)
+    width = max(len(r) for r in cells)
+    kinds = [[entry_kind(c) for c in r] for r in cells]
+    numeric = all(k in ("number", "placeholder", "inf") or (k == "other" and re.fullmatch(r"[+-]?\d+/\d+", c))
+                  for r, kr in zip(cells, kinds) for c, k in zip(r, kr) if c != "")
+    if numeric and all(len(r) == width for r in cells) and any(c for r in cells for c in r):
+        blk = Numbers(rows=cells, where=row_where, form="latex", start=k0, end=k1, depth=2, before=before,
+                      after=after, role=seg.role)
+        blk.alone = not before.strip(" \t=:$") and not after.strip(" \t,;$")
+        return blk, end
+    # a table: a header row of words, and/or a label column
+    cells = [r + [""] * (width - len(r)) for r in cells]
+    header = None
+    body_rows = cells
+    if cells and all(entry_kind(c) != "number" for c in cells[0]):
+        header, body_rows = cells[0], cells[1:]
+    if not body_rows:
+        return None, end
+    return Table(header=header, rows=body_rows, where=row_where[len(cells) - len(body_rows):], start=k0, end=k1,
+                 role=seg.role), end
+
+
+# ---------------------------------------------------------------------------------------
+# line-based blocks: pipe tables and rows of numbers
+
+
+def _pipe_cells(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    parts = re.split(r"(?<!\\)\|", s)
+    return [re.sub(r"\*\*|__|`", "", p.replace("\\|", "|")).strip() for p in parts]
+
+
+_SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
+    out = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        t = lines[i].text.strip()
+        if i in taken or lines[i].role == "code" or not (t.startswith("|") and t.count("|") >= 2):
+            i += 1
+            continue
+        j = i
+        while j < n and j not in taken and lines[j].role != "code" and lines[j].text.strip().startswith("|"):
+            j += 1
+        rows: list[list[str]] = []
+        where: list[Where] = []
+        header = None
+        for k in range(i, j):
+            if _SEP_RE.match(lines[k].text):
+                if len(rows) == 1 and header is None:
+                    header = rows.pop()
+                    where.pop()
+                continue
+            rows.append(_pipe_cells(lines[k].text))
+            where.append(lines[k].where)
+        if rows or header:
+            out.append(Table(header=header, rows=rows, where=where, start=i, end=j - 1))
+            taken.update(range(i, j))
+        i = j
+    return out
+
+
+def _split_row(text: str) -> list[str]:
+    t = _normalise(text).strip()
+    if "\t" in t:
+        return [c.strip() for c in t.split("\t") if c.strip() != ""]
+    return t.split()
+
+
+def _number_rows(lines: list[Line], taken: set[int]) -> list:
+    """Runs of lines that hold only numbers (tab- or space-separated), and space-aligned
+    tables with a label column (pandas): ``love  0.30  0.37``."""
+    out: list = []
+    i = 0
+    n = len(lines)
+
+    def numeric(k: int) -> list[str] | None:
+        if k in taken or lines[k].role not in ("prose", "output", "table", "comment"):
+            return None
+        cells = _split_row(lines[k].text)
+        if not cells or any(entry_kind(c) not in ("number", "placeholder", "inf") for c in cells):
+            return None
+        if any("[" in c or "]" in c for c in cells):
+            return None
+        return cells
+
+    def labelled(k: int) -> list[str] | None:
+        if k in taken or lines[k].role not in ("prose", "output", "table"):
+            return None
+        cells = _split_row(lines[k].text)
+        if len(cells) < 3 or entry_kind(cells[0]) != "other" or len(cells[0]) > 40:
+            return None
+        rest = cells[1:]
+        if all(entry_kind(c) in ("number", "placeholder", "inf") for c in rest) and any(is_number(c) for c in rest):
+            return cells
+        return None
+
+    def run(first: list[str], test) -> tuple[list[list[str]], list[Where], int]:
+        """The lines from i on that ``test`` accepts with as many cells as the first."""
+        rows, where = [first], [lines[i].where]
+        j = i + 1
+        while j < n:
+            nxt = test(j)
+            if nxt is None or len(nxt) != len(first):
+                break
+            rows.append(nxt)
+            where.append(lines[j].where)
+            j += 1
+        return rows, where, j
+
+    while i < n:
+        cells = numeric(i)
+        if cells is not None:
+            rows, where, j = run(cells, numeric)
+            if any(is_number(c) for r in rows for c in r):
+                blk = Numbers(rows=rows, where=where, form="rows", start=i, end=j - 1, depth=2, role=lines[i].role)
+                blk.alone = True
+                out.append(blk)
+                taken.update(range(i, j))
+            i = j
+            continue
+        lab = labelled(i)
+        if lab is not None:
+            rows, where, j = run(lab, labelled)
+            header = None
+            start = i
+            if i > 0 and (i - 1) not in taken and lines[i - 1].role == lines[i].role:
+                words = _split_row(lines[i - 1].text)
+                if len(words) in (len(lab) - 1, len(lab)) and all(entry_kind(w) == "other" for w in words):
+                    header = ([""] + words) if len(words) == len(lab) - 1 else words
+                    start = i - 1
+            if header is not None or len(rows) >= 2:
+                out.append(Table(header=header, rows=rows, where=where, start=start, end=j - 1,
+                                 role=lines[i].role))
+                taken.update(range(start, j))
+                i = j
+                continue
+        i += 1
+    return out
+
+
+def _merge_vectors(blocks: list, lines: list[Line]) -> list:
+    """Consecutive lines that each hold one bare vector of the same length form a matrix
+    (``[0.1, 0.3]`` / ``[0.2, 0.4]`` / ``[0.5, 0.6]`` under "Query Weight Matrix")."""
+    out: list = []
+    for b in blocks:
+        prev = out[-1] if out else None
+        if (isinstance(b, Numbers) and isinstance(prev, Numbers) and b.depth == 1 and b.alone and prev.alone
+                and b.form == "list" and b.role != "output"
+                and prev.depth in (1, 2) and getattr(prev, "merged", prev.depth == 1) and b.form == prev.form
+                and b.start == prev.end + 1 and len(b.rows[0]) == len(prev.rows[0]) and b.role == prev.role):
+            prev.rows.append(b.rows[0])
+            prev.where.append(b.where[0])
+            prev.row_notes.append(b.row_notes[0] if b.row_notes else "")
+            prev.end = b.end
+            prev.depth = 2
+            prev.merged = True  # type: ignore[attr-defined]
+            prev.after = b.after
+            continue
+        out.append(b)
+    return out
+
+
+def scan(lines: list[Line]) -> list:
+    """The blocks found in ``lines``, in page order."""
+    budget = _Budget()
+    taken: set[int] = set()
+    blocks: list = []
+    # comment lines in code are read like text (numbers written there: "# [[2 0 1]" …)
+    lines = [Line(re.sub(r"^(\s*)#", r"\1 ", ln.text), ln.where, "comment")
+             if ln.role == "code" and re.match(r"\s*#", ln.text) else ln for ln in lines]
+    blocks += _pipe_tables(lines, taken)
+    # bracket groups, printouts and LaTeX matrices, per run of lines with one role
+    i = 0
+    n = len(lines)
+    while i < n:
+        j = i
+        key = (lines[i].role, lines[i].where.cell, lines[i].where.output)
+        while j < n and (lines[j].role, lines[j].where.cell, lines[j].where.output) == key and j not in taken:
+            j += 1
+        if j == i:
+            i += 1
+            continue
+        seg = _Segment(lines[i:j], i)
+        budget.spend(len(seg.text))
+        found = _scan_segment(seg, budget)
+        blocks += found
+        for b in found:
+            if isinstance(b, (Numbers, Table)):
+                pass
+        i = j
+    used = set()
+    for b in blocks:
+        if isinstance(b, (Numbers, Words)) or (isinstance(b, Table) and b.role != "table"):
+            used.update(range(b.start, b.end + 1))
+    blocks += _number_rows(lines, taken | used)
+    blocks.sort(key=lambda b: (b.start, 0 if isinstance(b, Table) else 1))
+    return _merge_vectors(blocks, lines)
+
+
+def read_lines(page: Page) -> Page:
+    """Fill ``page.blocks`` from ``page.lines``."""
+    page.blocks = scan(page.lines)
+    return page

@@ -1,0 +1,217 @@
+"""Reading pages (issue 11, items 1 and 7): each format into lines with provenance, and
+the blocks found in them, as tables of (snippet, what it must yield)."""
+
+import json
+
+import pytest
+
+from symattn.errors import LimitError, SymattnError
+from symattn.limits import MAX_PAGE_BYTES, MAX_PAGE_TEXT
+from symattn.read.pages import read_page
+from symattn.read.pages.formats import detect_format, html_lines, latex_lines, markdown_lines, notebook_lines
+from symattn.read.pages.model import Line, Numbers, Table, Where, Words
+from symattn.read.pages.scan import scan
+
+
+def lines(text, role="prose"):
+    return [Line(t, Where(i + 1), role) for i, t in enumerate(text.split("\n"))]
+
+
+def numbers(text, role="prose"):
+    return [b for b in scan(lines(text, role)) if isinstance(b, Numbers)]
+
+
+# (snippet, role, rows of the first block, its form)
+BLOCKS = [
+    ("Q = [[0.59, 0.78], [1, 2]]", "prose", [["0.59", "0.78"], ["1", "2"]], "list"),
+    ("[[0.33 0.89]\n [0.84 0.44]]", "output", [["0.33", "0.89"], ["0.84", "0.44"]], "numpy"),
+    ("array([[1. , 0. ],\n       [0. , 1. ]])", "output", [["1.", "0."], ["0.", "1."]], "numpy"),
+    ("tensor([[6.3379e-02, 1.2e-01]], grad_fn=<SoftmaxBackward0>)", "output", [["6.3379e-02", "1.2e-01"]], "torch"),
+    ("tensor([0.9544, 1.4950, 1.4754])", "output", [["0.9544", "1.4950", "1.4754"]], "torch"),
+    ("Sum: tensor(1.)", "output", [["1."]], "scalar"),
+    ("Parameter containing:\ntensor([[0.2961, 0.5166],\n        [0.2517, 0.6886]], requires_grad=True)", "output",
+     [["0.2961", "0.5166"], ["0.2517", "0.6886"]], "torch"),
+    (r"P = \begin{bmatrix} 1 & \frac{1}{2} \\ \cdots & -0.5 \end{bmatrix}", "math", [["1", "1/2"], ["..", "-0.5"]], "latex"),
+    (r"S = \left[\begin{array}{cc} 5 & 2 \\ 2 & 4 \end{array}\right]", "math", [["5", "2"], ["2", "4"]], "latex"),
+    (r"\begin{pmatrix} \dfrac{4}{3} & 2 \end{pmatrix}", "math", [["4/3", "2"]], "latex"),
+    ("0.1\t2.13\n0.11\t2.13\n..\t..", "prose", [["0.1", "2.13"], ["0.11", "2.13"], ["..", ".."]], "rows"),
+    ("[0.1, 0.3]\n[0.2, 0.4]\n[0.5, 0.6]", "prose", [["0.1", "0.3"], ["0.2", "0.4"], ["0.5", "0.6"]], "list"),
+    ("mask = [[0.0, float('-inf')], [0.0, 0.0]]", "code", [["0.0", "-inf"], ["0.0", "0.0"]], "list"),
+    ("w = [1e-3, -2.5E+2, .5]", "code", [["1e-3", "-2.5E+2", ".5"]], "list"),
+    ("masked:\n[[1.1, -inf], [0.5, 0.7]]", "output", [["1.1", "-inf"], ["0.5", "0.7"]], "list"),
+    ("V = [−0.35, 1]", "prose", [["-0.35", "1"]], "list"),
+    ("x = [[[1, 2], [3, 4]]]", "code", [["1", "2"], ["3", "4"]], "list"),
+    ("Context = [0.3012 * 0.66, 0.3012 * 0.82]", "prose", [["0.3012 * 0.66", "0.3012 * 0.82"]], "list"),
+    ("The new representation of bank: (0.5867, 0.6725)", "prose", [["0.5867", "0.6725"]], "list"),
+    ("X = torch.tensor(\n  [[0.43, 0.15],\n   [0.55, 0.87]]\n)", "code", [["0.43", "0.15"], ["0.55", "0.87"]], "torch"),
+    ("[[1.04644736,       -inf],\n [0.65673593, 1.21965244]]", "output", [["1.04644736", "-inf"], ["0.65673593", "1.21965244"]], "list"),
+]
+
+
+@pytest.mark.parametrize("snippet,role,rows,form", BLOCKS)
+def test_blocks(snippet, role, rows, form):
+    got = numbers(snippet, role)
+    assert got, snippet
+    assert got[0].rows == rows and got[0].form == form
+
+
+# (snippet, role): nothing in these is a block of numbers
+NOT_NUMBERS = [
+    ("x = inputs[1]", "code"),
+    ("see [1](http://example.com) and [12]", "prose"),
+    ("keys.shape: torch.Size([6, 24])", "output"),
+    ("[x_1, x_2, x_3]", "prose"),
+    ("[[1, 2], [3]]", "prose"),  # ragged
+    ("[[[[1]]]]", "prose"),  # nested past the depth limit
+    ("the interval [0, 1) is open", "prose"),
+    ("values in (0, 1) here", "prose"),  # a tuple in running text, not after a label
+    ("[1, 'a']", "code"),
+    ("softmax([x, y])", "prose"),
+]
+
+
+@pytest.mark.parametrize("snippet,role", NOT_NUMBERS)
+def test_not_numbers(snippet, role):
+    assert numbers(snippet, role) == []
+
+
+def test_words_and_row_comments():
+    b = scan(lines("tokens = ['I', 'am', 'Batman']", "code"))
+    assert isinstance(b[0], Words) and b[0].words == ["I", "am", "Batman"]
+    m = numbers("X = np.array([[1, 0],  # I\n              [0, 1]])  # love", "code")[0]
+    assert m.row_notes == ["I", "love"]
+
+
+def test_a_batch_of_matrices_is_kept_whole():
+    m = numbers("[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]", "output")[0]
+    assert m.depth == 3 and len(m.batches) == 2  # type: ignore[attr-defined]
+
+
+def test_comment_lines_in_code_are_read_like_text():
+    m = numbers("scores = X @ X.T\n# [[2 0 1]\n#  [0 2 1]]", "code")[0]
+    assert m.rows == [["2", "0", "1"], ["0", "2", "1"]] and m.role == "comment"
+
+
+def test_provenance_of_rows():
+    m = numbers("\n\n[[1, 2],\n [3, 4]]")[0]
+    assert [str(w) for w in m.where] == ["line 3", "line 4"]
+
+
+# -- formats --
+
+def test_markdown_roles():
+    got = [(x.role, x.text) for x in markdown_lines("# T\n```\n[1]\n```\n$$\nX = 1\n$$\n| a | b |\ntext")]
+    assert got == [("heading", "T"), ("code", ""), ("code", "[1]"), ("code", ""), ("math", ""), ("math", "X = 1"),
+                   ("math", ""), ("prose", "| a | b |"), ("prose", "text")]
+
+
+def test_html_is_parsed_not_rendered():
+    page = """<html><head><title>T</title><script>var x = [[9, 9]];</script><style>p {}</style></head>
+<body><p>Scores:</p><pre>[[1 2]
+ [3 4]]</pre>
+<table><tr><th>q</th><th>a</th></tr><tr><td>a</td><td>0.5</td></tr></table>
+<span class="katex"><span class="katex-mathml"><math><mn>7</mn><annotation encoding="application/x-tex">K = \\begin{bmatrix} 1 \\end{bmatrix}</annotation></math></span><span class="katex-html" aria-hidden="true">7</span></span>
+<script type="math/tex">V = \\begin{bmatrix} 2 \\end{bmatrix}</script>
+<img src="http://example.com/x.png"><noscript>[[8, 8]]</noscript></body></html>"""
+    ls = html_lines(page)
+    text = "\n".join(x.text for x in ls)
+    assert "9, 9" not in text and "8, 8" not in text and "p {}" not in text
+    assert "7" not in [x.text for x in ls]  # the rendered KaTeX copy is skipped
+    assert [x.text for x in ls if x.role == "code"] == ["[[1 2]", " [3 4]]"]
+    assert [x.text for x in ls if x.role == "table"] == ["| q | a |", "|---|---|", "| a | 0.5 |"]
+    assert [x.text for x in ls if x.role == "math"] == ["K = \\begin{bmatrix} 1 \\end{bmatrix}",
+                                                        "V = \\begin{bmatrix} 2 \\end{bmatrix}"]
+    p = read_page(page, "html")
+    assert [b.rows for b in p.blocks if isinstance(b, Numbers)] == [[["1", "2"], ["3", "4"]], [["1"]], [["2"]]]
+    assert [b.header for b in p.blocks if isinstance(b, Table)] == [["q", "a"]]
+
+
+def test_latex_comments_sections_and_verbatim():
+    ls = latex_lines("\\section{Scores}\nS = 1 % [[9, 9]]\n\\begin{verbatim}\n[[1, 2]]\n\\end{verbatim}")
+    assert [(x.role, x.text.strip()) for x in ls] == [("heading", "Scores"), ("prose", "S = 1"), ("code", ""),
+                                                       ("code", "[[1, 2]]"), ("code", "")]
+
+
+def nb(cells):
+    return json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5, "metadata": {}})
+
+
+def test_notebook_cells_outputs_and_provenance():
+    text = nb([
+        {"cell_type": "markdown", "source": ["# Title\n", "text"]},
+        {"cell_type": "code", "source": "x = 1\nprint(x)", "outputs": [
+            {"output_type": "stream", "text": ["[[1 2]\n", " [3 4]]\n"]},
+            {"output_type": "error", "ename": "E", "evalue": "[[5, 5]]", "traceback": ["[[6, 6]]"]},
+            {"output_type": "execute_result", "data": {"text/plain": "array([7., 8.])", "image/png": "AAAA"}}]},
+    ])
+    ls = notebook_lines(text)
+    got = [(str(x.where), x.role, x.text) for x in ls]
+    assert got == [("cell 1, line 1", "heading", "Title"), ("cell 1, line 2", "prose", "text"),
+                   ("cell 2, line 1", "code", "x = 1"), ("cell 2, line 2", "code", "print(x)"),
+                   ("cell 2 output, line 1", "output", "[[1 2]"), ("cell 2 output, line 2", "output", " [3 4]]"),
+                   ("cell 2 output, line 3", "output", "array([7., 8.])")]
+
+
+BAD_NOTEBOOKS = [
+    ("{not json", "does not parse"),
+    ("[1, 2]", "expected a JSON object"),
+    ('{"nbformat": 4}', "no \"cells\" list"),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD_NOTEBOOKS)
+def test_bad_notebooks(text, message):
+    with pytest.raises(SymattnError, match=message):
+        notebook_lines(text)
+
+
+FORMATS = [
+    ("post.md", "", "markdown"), ("a.HTML", "", "html"), ("doc.tex", "", "latex"), ("n.ipynb", "", "notebook"),
+    ("p.txt", "", "text"), (None, '{\n "cells": []}', "notebook"), (None, "<!DOCTYPE html><p>", "html"),
+    (None, "\\section{A}", "latex"), (None, "# Title\n\ntext", "markdown"), (None, "just words", "text"),
+]
+
+
+@pytest.mark.parametrize("name,text,fmt", FORMATS)
+def test_detect_format(name, text, fmt):
+    assert detect_format(name, text) == fmt
+
+
+def test_unknown_format_is_a_clear_error():
+    with pytest.raises(SymattnError, match="unknown page format 'markdwon'.*did you mean 'markdown'"):
+        read_page("x", "markdwon")
+
+
+# -- limits: at the boundary and one past it --
+
+def test_page_size_limit():
+    read_page("a" * MAX_PAGE_BYTES, "text") if MAX_PAGE_BYTES <= MAX_PAGE_TEXT else None
+    with pytest.raises(LimitError, match=f"past the limit of {MAX_PAGE_BYTES}"):
+        read_page("a" * (MAX_PAGE_BYTES + 1), "text")
+
+
+def test_page_text_limit():
+    ok = "a" * (MAX_PAGE_TEXT - 1)  # one line: its characters and the newline
+    read_page(ok, "text")
+    with pytest.raises(LimitError, match=f"past the limit of {MAX_PAGE_TEXT}"):
+        read_page(ok + "a", "text")
+
+
+def test_scan_work_is_bounded(monkeypatch):
+    import symattn.read.pages.scan as scan_mod
+
+    text = "[1, 2] " * 1000
+    monkeypatch.setattr(scan_mod, "MAX_PAGE_SCAN", 100)
+    with pytest.raises(LimitError, match="more than 100 steps"):
+        scan_mod.scan(lines(text))
+    monkeypatch.setattr(scan_mod, "MAX_PAGE_SCAN", 10 ** 7)
+    assert len(scan_mod.scan(lines(text))) == 1000
+
+
+def test_unclosed_brackets_do_not_take_quadratic_time():
+    import time
+
+    text = "[" + "1 " * 50_000
+    t = time.perf_counter()
+    numbers(text * 3)
+    assert time.perf_counter() - t < 20  # generous: a quadratic scan would take minutes

@@ -1,0 +1,179 @@
+"""Float formats: rounding to nearest-even against NumPy's own conversions and exact rational
+arithmetic, ULP distances against NumPy's nulp_diff, bit patterns, and the fast path's exponential
+and split products against their proven bounds."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from symattn.exact import reference_fast as rf
+from symattn.exact.floats import (FORMATS, from_bits, neighbors_midpoint, ordered, round_dyadic, round_rational,
+                                  round_to, to_bits, ulp, ulp_distance)
+
+
+def _random_doubles(rng, n):
+    """Doubles across the whole range, including float32/float16 subnormal and overflow regions."""
+    bits = rng.integers(0, 2 ** 63, n, dtype=np.int64).astype(np.uint64)
+    x = bits.view(np.float64)
+    x = x[np.isfinite(x)]
+    scaled = np.ldexp(rng.uniform(0.5, 1.0, n) * rng.choice([-1, 1], n), rng.integers(-160, 140, n))
+    near = np.ldexp(rng.integers(2 ** 23, 2 ** 24, n) + 0.5, rng.integers(-160, 110, n) - 23)  # fp32 midpoints
+    return np.concatenate([x, scaled, near, [0.0, -0.0, 65519.0, 65520.0, 3.4028235677973366e38, 2.0 ** -150,
+                                          -2.0 ** -150, 2.0 ** -25, 2.0 ** -24 * 1.5]])
+
+
+def test_round_to_float32_and_float16_match_numpy_casts():
+    rng = np.random.default_rng(0)
+    x = _random_doubles(rng, 20000)
+    for fmt, dt in (("float32", np.float32), ("float16", np.float16)):
+        with np.errstate(over="ignore"):
+            want = x.astype(dt).astype(np.float64)
+        got = round_to(x, FORMATS[fmt])
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), fmt
+
+
+def _exact_round(x: Fraction, p, emin, emax):
+    """Nearest-even rounding by exhaustive rational arithmetic (the specification, slowly)."""
+    if x == 0:
+        return 0.0
+    a = abs(x)
+    e = math.floor(math.log2(a)) if a.numerator.bit_length() < 2000 else None
+    while Fraction(2) ** e > a:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= a:
+        e += 1
+    q = max(e, emin) - p + 1
+    n = a / Fraction(2) ** q
+    fl = n.numerator // n.denominator
+    r = n - fl
+    if r > Fraction(1, 2) or (r == Fraction(1, 2) and fl % 2):
+        fl += 1
+    val = Fraction(fl) * Fraction(2) ** q
+    if val > (2 - Fraction(2) ** (1 - p)) * Fraction(2) ** emax:
+        return math.copysign(math.inf, x)
+    return math.copysign(float(val), x) if val else math.copysign(0.0, x)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.integers(-(2 ** 80), 2 ** 80), st.integers(-200, 120), st.sampled_from(list(FORMATS)))
+def test_round_dyadic_is_nearest_even(man, exp, fmt):
+    f = FORMATS[fmt]
+    want = _exact_round(Fraction(man) * Fraction(2) ** exp, f.p, f.emin, f.emax)
+    got = round_dyadic(man, exp, f)
+    assert got == want and math.copysign(1, got) == math.copysign(1, want)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(-(2 ** 60), 2 ** 60), st.integers(1, 2 ** 60), st.sampled_from(list(FORMATS)))
+def test_round_rational_is_nearest_even(num, den, fmt):
+    f = FORMATS[fmt]
+    assert round_rational(num, den, f) == _exact_round(Fraction(num, den), f.p, f.emin, f.emax)
+
+
+def test_bfloat16_rounding_matches_the_definition():
+    rng = np.random.default_rng(1)
+    x = _random_doubles(rng, 3000)
+    f = FORMATS["bfloat16"]
+    got = round_to(x, f)
+    for xi, gi in zip(x.tolist(), got.tolist()):
+        want = _exact_round(Fraction(xi), f.p, f.emin, f.emax)
+        assert gi == want or (math.isnan(gi) and math.isnan(want))
+
+
+def test_ulp_distance_matches_numpy_nulp_diff():
+    from numpy.testing import assert_array_max_ulp
+
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(2000).astype(np.float32)
+    b = (a + rng.integers(-40, 40, 2000) * np.spacing(a)).astype(np.float32)
+    d = ulp_distance(a.astype(np.float64), b.astype(np.float64), FORMATS["float32"])
+    from numpy.testing._private.utils import nulp_diff
+
+    assert np.array_equal(d, nulp_diff(a, b).astype(np.float64).reshape(-1))
+    assert_array_max_ulp(a, b, maxulp=int(d.max()))
+    # across zero and the sign of zero
+    f = FORMATS["float32"]
+    assert ulp_distance(np.array([-2.0 ** -149, -0.0]), np.array([2.0 ** -149, 0.0]), f).tolist() == [2.0, 0.0]
+
+
+def test_bits_round_trip_and_order():
+    rng = np.random.default_rng(3)
+    for name, f in FORMATS.items():
+        vals = round_to(rng.standard_normal(500) * 100, f)
+        assert np.array_equal(from_bits(to_bits(vals, f), f), vals)
+        order = np.argsort(vals, kind="stable")
+        assert np.all(np.diff(ordered(vals[order], f)) >= 0)
+    assert hex(int(to_bits(np.array([1.0]), FORMATS["bfloat16"])[0])) == "0x3f80"
+
+
+def test_midpoints_between_neighbours():
+    f = FORMATS["float16"]
+    assert neighbors_midpoint(1.0, 1.0 + 2 ** -10, f) == (2 ** 11 + 1, -11)
+    assert neighbors_midpoint(65504.0, math.inf, f) == ((1 << 12) - 1, 4)   # 65520: the overflow threshold
+    assert neighbors_midpoint(1.0, 1.0 + 2 ** -9, f) is None
+    assert float(ulp(np.array([65504.0]), f)[0]) == 32.0
+
+
+def test_the_exponential_is_within_its_proven_bound():
+    import mpmath
+
+    rng = np.random.default_rng(4)
+    x = np.concatenate([-rng.exponential(5, 3000), -rng.uniform(0, 745.2, 3000), [0.0, -745.13, -745.2, -1e-300]])
+    y = rf.exp_nonpos(x.copy())
+    with mpmath.workprec(200):
+        for xi, yi in zip(x.tolist(), y.tolist()):
+            t = mpmath.exp(mpmath.mpf(xi))
+            assert abs(mpmath.mpf(yi) - t) <= rf.EXP_RHO * t + mpmath.mpf(2) ** -1074
+    assert rf.exp_nonpos(np.array([0.0, -800.0])).tolist() == [1.0, 0.0]
+    assert 2.0 ** -52 < rf.EXP_RHO < 2.0 ** -49
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16])
+def test_split_products_are_within_their_bound(dt):
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((20, 64)).astype(dt).astype(np.float64)
+    k = (rng.standard_normal((50, 64)) * np.exp(rng.uniform(-8, 8, (50, 1)))).astype(dt).astype(np.float64)
+    q[3, 7] = 1e-30 if dt is not np.float16 else 1e-7
+    s, err = rf.side_product(q, rf.make_side(k))
+    exact = [[sum(Fraction(a) * Fraction(b) for a, b in zip(qr, kr)) for kr in k.tolist()] for qr in q.tolist()]
+    for i in range(q.shape[0]):
+        worst = max(abs(Fraction(s[i, j]) - exact[i][j]) for j in range(k.shape[0]))
+        assert worst <= Fraction(err[i])
+    # and the bound is tight: about one rounding of the largest score
+    assert np.median(err / np.abs(s).max(axis=1)) < 2 ** -52
+
+
+def test_decisions_are_bit_exact_and_never_wrong():
+    f = FORMATS["float32"]
+    v = np.array([1.0 + 2 ** -24, 1.0 + 2 ** -24 + 2 ** -40, -2.0 ** -151])
+    vals, ok = rf.decide(v, np.array([0.0, 2.0 ** -45, 2.0 ** -152]), f)
+    assert ok.tolist() == [False, True, True]         # an exact midpoint can never be decided by a bound
+    assert vals[1] == 1.0 + 2 ** -23 and vals[2] == 0 and np.signbit(vals[2])    # all of [−3, −1]·2^-152 → −0
+    tiny = np.array([2.0 ** -160])
+    vals, ok = rf.decide(tiny, np.array([2.0 ** -155]), f)
+    assert ok.tolist() == [False]                     # the enclosure crosses zero: the sign is undecided
+    vals, ok = rf.decide(tiny, np.array([2.0 ** -155]), f, zero_sign=False)
+    assert ok.tolist() == [True] and vals.tolist() == [0.0]
+
+
+def test_the_double_float_exponential_is_within_its_proven_bound():
+    import mpmath
+
+    from symattn.exact import reference_dd as dd
+
+    rng = np.random.default_rng(6)
+    xh = np.concatenate([-rng.exponential(4, 2000), -rng.uniform(0, 700, 1000), [0.0, -699.99, 0.4, -1e-300]])
+    xl = rng.uniform(-0.5, 0.5, xh.size) * np.spacing(np.abs(xh) + 1e-300)
+    h, lo = dd.dd_exp(xh, xl)
+    with mpmath.workprec(300):
+        for a, b, c, e in zip(xh.tolist(), xl.tolist(), h.tolist(), lo.tolist()):
+            t = mpmath.exp(mpmath.mpf(a) + mpmath.mpf(b))
+            assert abs(mpmath.mpf(c) + mpmath.mpf(e) - t) <= dd.DD_EXP_RHO * t + mpmath.mpf(2) ** -1000
+    assert 2.0 ** -75 < dd.DD_EXP_RHO < 2.0 ** -66
+    s, e = dd.two_sum(np.array([1.0]), np.array([2.0 ** -60]))
+    assert s[0] == 1.0 and e[0] == 2.0 ** -60
+    p, e = dd.two_prod(np.array([1.0 + 2.0 ** -30]), np.array([1.0 + 2.0 ** -30]))
+    assert p[0] + 0 == 1.0 + 2.0 ** -29 and e[0] == 2.0 ** -60
