@@ -102,6 +102,18 @@ class Sigmoid(sympy.Function):
     def _eval_rewrite_as_exp(self, x: sympy.Basic, **kwargs: object) -> sympy.Expr:
         return 1 / (1 + sympy.exp(-x))
 
+    def _eval_evalf(self, prec: int) -> sympy.Expr | None:
+        x = self.args[0]
+        if not x.is_number:
+            return None
+        return (1 / (1 + sympy.exp(-x)))._eval_evalf(prec)
+
+    def _eval_is_real(self) -> bool | None:
+        return self.args[0].is_real
+
+    def _eval_is_positive(self) -> bool | None:
+        return True if self.args[0].is_real else None
+
 
 # -- matrix-level notation (general formulas) -------------------------------------------------------
 
