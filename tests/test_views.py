@@ -1,6 +1,7 @@
 """Views: one printer per format, each fact written once, exact forms a reader can use, and
 every view of every built-in example (the smoke matrix)."""
 
+import itertools
 import json
 import re
 import subprocess
@@ -424,3 +425,30 @@ def test_an_entry_outside_an_operands_shape_is_an_error_not_another_entry():
     for bad in ((rows, 0), (0, cols), (-1, 0), (0,)):
         with pytest.raises(IndexError):
             at("A", *bad)
+
+
+def test_every_entry_of_cross_attention_is_the_steps_value():
+    """Every entry (not only the example one) of every forward and gradient step, with fewer
+    queries than keys, two heads and tokens as columns: an operand's index mixed up between
+    queries and keys shows here (dK once summed over the keys)."""
+    t = lambda m: [list(r) for r in zip(*m)]  # noqa: E731 - the column layout's inputs
+    inputs = {"X": [[1, 2, 0], [0, 1, 1]], "X_kv": [[0, 1, 1], [2, 1, 0], [1, 0, 1]],
+              "Wq": [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], "Wk": [[1, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 1]],
+              "Wv": [[2, 0, 1, 0], [1, 1, 0, 1], [0, 1, 1, 1]], "Wo": [[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]]}
+    spec = sa.from_dict({"tokens": ["q1", "q2"], "key_tokens": ["k1", "k2", "k3"],
+                         "inputs": {k: t(v) for k, v in inputs.items()},
+                         "convention": {"layout": "column", "heads": 2}})
+    d = sa.derive(spec)
+    g = sa.grad(d, loss="upstream", upstream=[[1, -2], [3, 0], [-1, 2]])
+    checked = 0
+    for st in list(d.all_steps) + list(g.all_steps):
+        if st.rule is None:
+            continue
+        for idx in itertools.product(*map(range, st.node.shape)):
+            w = worked(st, 30, idx=idx)
+            want = sympy.Float(st.node.decimal(st.flat(*idx), 35), 40)
+            for _, e in w.parts:
+                got = sympy.N(_value(e), 40)
+                assert abs(got - want) <= sympy.Float("1e-25") * max(1, abs(want)), (st.name, idx, text(e))
+            checked += 1
+    assert checked > 300
