@@ -21,8 +21,8 @@ def test_derive_builtin_example_without_a_file():
     r = run("derive")
     assert r.returncode == 0, r.stderr
     assert "I love statistics" in r.stdout
-    assert "Q[love, 1] = 0.4·0.1 + 0.8·0.2 + 0.6·0.5 = 0.5" in r.stdout
-    assert "S[love, I] = 0.5·0.76 + 0.8·0.92 = 1.116" in r.stdout
+    assert "q[love, 1] = 0.4·0.1 + 0.8·0.2 + 0.6·0.5 = 0.5" in r.stdout
+    assert "s[love, I] = 0.5·0.76 + 0.8·0.92 = 1.116" in r.stdout
     for name in ("── Q:", "── K:", "── V:", "── scores:", "── scaled:", "── weights:", "── weighted:", "── output:"):
         assert name in r.stdout
 
@@ -48,7 +48,7 @@ def test_json_has_the_documented_shape_and_is_stable():
     weighted = next(s for s in data["steps"] if s["name"] == "weighted")
     assert weighted["shape"] == [1, 3, 2] and len(weighted["decimal"][0][0]) == 2
     weights = next(s for s in data["steps"] if s["name"] == "weights")
-    assert weights["formula"] == r"P = \operatorname{softmax}(\tilde S)"
+    assert weights["formula"] == r"P = \operatorname{softmax}\left(\tilde{S}\right)"
     # exact strings are SymPy-readable closed forms
     assert weights["exact"][0][0] == "1/(1 + exp(3*sqrt(2)/40) + exp(223*sqrt(2)/2000))"
     assert data["convention"]["query"] == "love"

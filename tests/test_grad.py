@@ -40,8 +40,10 @@ def numeric_grad(f, A, h=1e-6):
     return G
 
 
-def test_closed_forms_against_finite_differences_in_numpy():
-    d = sa.derive(sa.load("i_love_statistics"))
+@pytest.mark.parametrize("rows", ["focus", "all"])
+def test_closed_forms_against_finite_differences_in_numpy(rows):
+    spec = sa.load("i_love_statistics")  # its focus query is "love" (row 1)
+    d = sa.derive(spec if rows == "focus" else spec.unfocused())
     g = sa.grad(d)
     X = np.array([[0.2, 0.5, 0.7], [0.4, 0.8, 0.6], [0.1, 0.6, 0.9]])
     W = {k: np.array(v) for k, v in {"Wq": [[0.1, 0.3], [0.2, 0.4], [0.5, 0.6]], "Wk": [[0.6, 0.2], [0.3, 0.5], [0.7, 0.9]],
@@ -50,7 +52,8 @@ def test_closed_forms_against_finite_differences_in_numpy():
     def loss(X, Wq, Wk, Wv):
         S = (X @ Wq) @ (X @ Wk).T / np.sqrt(2)
         P = np.exp(S - S.max(1, keepdims=True))
-        return (P / P.sum(1, keepdims=True) @ (X @ Wv)).sum()
+        O = P / P.sum(1, keepdims=True) @ (X @ Wv)
+        return O[1].sum() if rows == "focus" else O.sum()  # the loss of the output derive shows
 
     got = lambda name: np.array(g[name].decimals(17), dtype=float)  # noqa: E731
     np.testing.assert_allclose(got("dWq"), numeric_grad(lambda A: loss(X, A, W["Wk"], W["Wv"]), W["Wq"]), atol=1e-8)
@@ -241,11 +244,15 @@ def test_grad_command(tmp_path):
     assert [s["name"] for s in data["steps"]] == ["loss", "dO", "dV", "dQ", "dK", "dWq"]
     assert data["convention"]["loss"] == "sum"
     up = tmp_path / "dO.toml"
-    up.write_text("dO = [[1, 0], [0, 1], [1, 1]]\n")
+    up.write_text("dO = [[1, 0]]\n")  # the focus row's output, as derive shows it
     r = run("grad", "i_love_statistics", "--upstream", str(up), "--verify", "numeric", "--wrt", "V")
-    assert r.returncode == 0 and "✓ dV" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "✓ ∂L/∂V (step dV)" in r.stdout, r.stdout + r.stderr
+    assert "the loss of the focus row love" in r.stdout
+    up.write_text("dO = [[1, 0], [0, 1], [1, 1]]\n")
+    r = run("grad", "i_love_statistics", "--upstream", str(up), "--all-rows", "--verify", "numeric", "--wrt", "V")
+    assert r.returncode == 0 and "✓ ∂L/∂V (step dV)" in r.stdout, r.stdout + r.stderr
     r = run("grad", "i_love_statistics", "--latex", "--wrt", "Q")
-    assert r.returncode == 0 and r.stdout.startswith(r"\documentclass") and r"dQ &= \tau\, dS\, K" in r.stdout
+    assert r.returncode == 0 and r.stdout.startswith(r"\documentclass") and r"dQ &= \tau dS\, K" in r.stdout
 
 
 @pytest.mark.parametrize("args,message", [
@@ -261,8 +268,11 @@ def test_grad_bad_input(args, message):
 
 def test_upstream_of_the_wrong_shape(tmp_path):
     up = tmp_path / "dO.toml"
+    up.write_text("dO = [[1, 0], [0, 1], [1, 1]]\n")
+    r = run("grad", "i_love_statistics", "--upstream", str(up))  # focus query love: one row
+    assert r.returncode == 2 and "expected a 1×2 matrix (the shape of the output O as derive shows it)" in r.stderr
     up.write_text("dO = [[1, 0]]\n")
-    r = run("grad", "i_love_statistics", "--upstream", str(up))
+    r = run("grad", "i_love_statistics", "--upstream", str(up), "--all-rows")
     assert r.returncode == 2 and "expected a 3×2 matrix" in r.stderr
 
 

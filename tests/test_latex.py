@@ -35,8 +35,8 @@ def need(tool):
 def test_printer_rules():
     Q, K = sympy.MatrixSymbol("Q", 3, 2), sympy.MatrixSymbol("K", 3, 2)
     assert latex(K.T) == r"K^{\top}"
-    assert latex(sympy.Transpose(Q * K.T)) == r"\left(Q K^{\top}\right)^{\top}"
-    assert latex(Softmax(Q * K.T)) == r"\operatorname{softmax}\left(Q K^{\top}\right)"
+    assert latex(sympy.Transpose(Q * K.T)) == r"\left(Q\, K^{\top}\right)^{\top}"
+    assert latex(Softmax(Q * K.T)) == r"\operatorname{softmax}\left(Q\, K^{\top}\right)"
     assert latex(sympy.HadamardProduct(Q, K)) == r"Q \odot K"
     assert latex(sympy.Rational(59, 100)) == r"\frac{59}{100}"
     assert latex(sympy.exp(2) / (1 + 2 * sympy.exp(2))) == r"\frac{e^{2}}{1 + 2 e^{2}}"
@@ -154,7 +154,7 @@ def test_masks_heads_column_layout_and_gradients_compile(tmp_path):
                                         "bias": [["0", "0", "-inf"], ["1/2", "0", "0"], ["0", "0", "0"]]}})
     d = sa.derive(spec)
     tex = document(d, Style(exact=True))
-    assert r"\hat S" in tex and r"-\infty" in tex
+    assert r"\hat{S}" in tex and r"-\infty" in tex
     pdf = compile_pdf(tex, tmp_path)
     assert first_page_has_ink(pdf) > 0.002
     g = sa.grad(d)
@@ -169,11 +169,11 @@ def test_document_content_for_the_seed():
     spec = sa.load("i_love_statistics")
     d = sa.derive(spec)
     tex = document(d, report=sa.check(spec))
-    assert r"Q &= X W^{Q}" in tex
-    assert r"Q_{\text{love},1} &= 0.4 \cdot 0.1 + 0.8 \cdot 0.2 + 0.6 \cdot 0.5 = 0.5" in tex
+    assert r"Q &= X\, W^{Q}" in tex
+    assert r"q_{\text{love},1} &= 0.4 \cdot 0.1 + 0.8 \cdot 0.2 + 0.6 \cdot 0.5 = 0.5" in tex
     assert r"\begin{align*}" in tex and r"\approx" in tex
     assert r"\operatorname{softmax}" in tex
-    assert r"\frac{279 \sqrt{2}}{500}" in tex               # exact scaled score
+    assert r"279 \sqrt{2} / 500" in tex                     # exact scaled score, at normal size in a matrix
     assert r"e^{3 \sqrt{2} / 40}" in tex                    # exponentials as e^{...}
     assert r"\tau = \frac{\sqrt{2}}{2}" in tex
     # the page's printed numbers, checked

@@ -114,15 +114,6 @@ class Claim:
     def undecided(self) -> bool:
         return self.verdict == "undecided"
 
-    def to_data(self) -> dict:
-        return {
-            "step": self.step, "row": self.row, "col": self.col, "index": list(self.index),
-            "claimed": self.claimed, "exact": self.exact, "value": self.decimal, "verdict": self.verdict,
-            "tie": self.tie, "local_verdict": self.local_verdict, "local_value": self.local_value,
-            "error_ulps": self.error_ulps, "group": self.group, "field": self.field,
-            "enclosure": self.enclosure,
-        }
-
 
 @dataclass
 class Report:
@@ -173,15 +164,6 @@ class Report:
             "checks_failed": len(self.checks),
             "first_wrong_step": self.first_wrong_step,
             "conventions": list(self.conventions),
-        }
-
-    def to_data(self) -> dict:
-        return {
-            "title": self.title, "source": self.source, "convention": dict(self.convention),
-            "inputs_rounded": self.rounded,
-            "claims": [c.to_data() for c in self.claims],
-            "steps": self.steps, "checks": self.checks, "diagnosis": self.diagnosis,
-            "summary": self.summary(),
         }
 
     def __str__(self) -> str:
@@ -555,7 +537,10 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
     patches = _patches(spec, d, claims, rounded=False)
     local_d = derive(base, patch=_patch_fn(patches))
     rounded_d = derive(base, rounded=True) if rounded else None
-    rounded_local = derive(base, rounded=True, patch=_patch_fn(_patches(spec, d, claims, True))) if rounded else None
+    # the page's own numbers are known only to their printed digits: a step recomputed from
+    # them is judged against every value their rounding allows (and the inputs' too, if rounded)
+    interval_patches = _patches(spec, d, claims, True)
+    rounded_local = derive(base, rounded=rounded, patch=_patch_fn(interval_patches))
     for c in claims:
         node, k = _node_for(d, c)
         node.refuse_undefined()
@@ -590,8 +575,8 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
         if ltie and c.local_verdict == "correct":
             c.note = (c.note + "; " if c.note else "") + (
                 f"from the page's numbers an exact tie ({ln.decimal(lk, 30)}): right if rounded half to even")
-        if rounded_local is not None and c.local_verdict in ("wrong", "truncated"):
-            rl, rlk = _node_for(rounded_local, c, _patches(spec, d, claims, True))
+        if c.local_verdict in ("wrong", "truncated"):
+            rl, rlk = _node_for(rounded_local, c, interval_patches)
             if consistent(rl, rlk, c.value, c.ulp):
                 c.local_verdict = "consistent"
     report = Report(spec.title, spec.source, conv_echo, claims, rounded=rounded)

@@ -38,12 +38,11 @@ class Formula:
     form: str  # "matrix" (softmax(QKᵀ)V) or "sum" (Σ_i exp(q·k_i)/Σ_j exp(q·k_j) v_i) or "unknown"
     reason: str = ""
 
-    def to_data(self) -> dict:
-        return {"kind": self.kind, "scale": self.scale, "expression": self.expression, "form": self.form,
-                "reason": self.reason}
-
     def __str__(self) -> str:
         return render(self, "text") or repr(self)
+
+    def _repr_markdown_(self) -> str | None:
+        return render(self, "markdown")
 
 
 _SOFTMAX = re.compile(r"\\(?:operatorname|text|mathrm|textrm|mathit|mathsf|textit)\s*\{\s*softmax\s*\}", re.I)

@@ -1,4 +1,8 @@
-"""Closed forms of softmax (concrete and symbolic n), each checked by SymPy."""
+"""Closed forms of softmax (concrete and symbolic n), each checked by SymPy. Each form is
+stated as SymPy expressions (with words between them), printed by the views' printers;
+the component function is :class:`~symattn.pipeline.notation.Softmax`, whose ``fdiff``
+gives the Jacobian.
+"""
 
 from __future__ import annotations
 
@@ -6,29 +10,43 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["Fact", "closed_forms"]
+from ..display import render
+from ..pipeline.notation import Chain, Diag, MatrixSoftmax, Ones, Partial, Sigmoid, Softmax, SoftmaxEntry, matrix
+from ..pipeline.rules import over, plus, times
 
-
-# ---------------------------------------------------------------------------------------
-# closed forms, for a concrete n or a symbolic n
-
+__all__ = ["Fact", "ClosedForms", "closed_forms"]
 
 
 @dataclass
 class Fact:
-    """A closed form of softmax, with the SymPy check that establishes it."""
+    """A closed form of softmax (a phrase of words and expressions), with the SymPy check
+    that establishes it."""
 
     name: str
     title: str
-    latex: str
-    text: str
+    statement: list
     checked: bool
     how: str
     value: object = field(default=None, repr=False)
 
-    def to_data(self) -> dict:
-        return {"name": self.name, "title": self.title, "latex": self.latex, "text": self.text,
-                "checked": self.checked, "how": self.how}
+
+class ClosedForms(list):
+    """The closed forms for one size ``n`` (a list of :class:`Fact`), with views."""
+
+    def __init__(self, n: object, facts: list[Fact]) -> None:
+        super().__init__(facts)
+        self.n = n
+
+    def __str__(self) -> str:
+        return render(self, "text") or list.__repr__(self)
+
+    def _repr_markdown_(self) -> str | None:
+        return render(self, "markdown")
+
+
+_i, _j, _k = sympy.symbols("i j k", integer=True, positive=True)
+_xb, _pb, _Jb = (sympy.IndexedBase(sympy.Symbol(c)) for c in "xpJ")
+_N = sympy.Symbol("n", integer=True, positive=True)
 
 
 def _sift(expr: sympy.Expr) -> sympy.Expr:
@@ -43,7 +61,12 @@ def _sift(expr: sympy.Expr) -> sympy.Expr:
     return expr.replace(lambda e: isinstance(e, sympy.Sum) and e.function.has(sympy.KroneckerDelta), rule)
 
 
-def closed_forms(n: int | str = 3) -> list[Fact]:
+def _gsum(f: sympy.Basic) -> sympy.Sum:
+    """Σ_j f over a generic range (printed Σ_j)."""
+    return sympy.Sum(f, (_j, 1, _N))
+
+
+def closed_forms(n: int | str = 3) -> ClosedForms:
     """Softmax, log-sum-exp, the Jacobian, the n = 2 sigmoid form, temperature limits and
     shift invariance, each checked by SymPy.
 
@@ -61,51 +84,66 @@ def closed_forms(n: int | str = 3) -> list[Fact]:
     x = sympy.Matrix(sympy.symbols(f"x_1:{n + 1}", real=True))
     Z = sum(sympy.exp(v) for v in x)
     p = x.applyfunc(lambda v: sympy.exp(v) / Z)  # element-wise, not the matrix exponential
-    facts = [Fact("softmax", "softmax", r"p_i = \frac{e^{x_i}}{\sum_{j=1}^{%d} e^{x_j}}" % n,
-                  f"p_i = exp(x_i) / Σ_j exp(x_j), j = 1..{n}",
+    facts = [Fact("softmax", "softmax",
+                  [sympy.Eq(_pb[_i], over(sympy.exp(_xb[_i]), sympy.Sum(sympy.exp(_xb[_j]), (_j, 1, n))),
+                            evaluate=False)],
                   sympy.simplify(sum(p) - 1) == 0, "the entries sum to 1 (SymPy simplify)", p)]
     m = sympy.Symbol("m", real=True)
     lse = sympy.log(Z)
     shifted = m + sympy.log(sum(sympy.exp(v - m) for v in x))
-    facts.append(Fact("logsumexp", "log-sum-exp", r"\operatorname{LSE}(x) = \log \sum_j e^{x_j} = m + \log "
-                      r"\sum_j e^{x_j - m}\ \text{for every } m",
-                      "LSE(x) = log Σ exp(x_j) = m + log Σ exp(x_j − m) for every m; ∇LSE = softmax",
+    lse_f = sympy.Function("LSE")(sympy.Symbol("x"))
+    facts.append(Fact("logsumexp", "log-sum-exp",
+                      [Chain(lse_f, sympy.log(_gsum(sympy.exp(_xb[_j]))),
+                             plus(m, sympy.log(_gsum(sympy.exp(plus(_xb[_j], times(-1, m))))))),
+                       " for every ", m, ", and the gradient of LSE is the softmax"],
                       sympy.simplify(sympy.expand_log(sympy.exp(lse) - sympy.exp(shifted), force=True)) == 0
                       and all(sympy.simplify(sympy.diff(lse, v) - pv) == 0 for v, pv in zip(x, p)),
                       "exp of both sides agree; the gradient of LSE is p", lse))
     J = p.jacobian(x)
     closed = sympy.diag(*p) - p * p.T
-    facts.append(Fact("jacobian", "Jacobian", r"J = \frac{\partial p}{\partial x} = \operatorname{diag}(p) - p "
-                      r"p^{\top},\quad J_{ik} = p_i(\delta_{ik} - p_k)", "J = diag(p) − p·pᵀ",
-                      (J - closed).applyfunc(sympy.simplify) == sympy.zeros(n, n),
-                      "SymPy's Jacobian of p equals diag(p) − ppᵀ entry by entry", closed))
+    # the Softmax function's own derivative (fdiff) gives the same Jacobian
+    fd = sympy.Matrix(n, n, lambda a, b: sympy.diff(Softmax(a + 1, *x), x[b]).rewrite(sympy.exp))
+    Jm, pm = matrix("J"), matrix("p")
+    facts.append(Fact("jacobian", "Jacobian",
+                      [Chain(Jm, Partial(sympy.Symbol("p"), sympy.Symbol("x")),
+                             sympy.MatAdd(Diag(pm), -pm * pm.T, evaluate=False)), ", that is ",
+                       sympy.Eq(_Jb[_i, _k], times(_pb[_i], plus(sympy.KroneckerDelta(_i, _k), times(-1, _pb[_k]))),
+                                evaluate=False)],
+                      (J - closed).applyfunc(sympy.simplify) == sympy.zeros(n, n)
+                      and (fd - closed).applyfunc(sympy.simplify) == sympy.zeros(n, n),
+                      "SymPy's Jacobian of p, and the derivative of the Softmax function, equal diag(p) − ppᵀ "
+                      "entry by entry", closed))
     a, b = sympy.symbols("a b", real=True)
     sig = 1 / (1 + sympy.exp(-(a - b)))
+    diff_ab = plus(a, times(-1, b))
     facts.append(Fact("sigmoid", "n = 2: the logistic sigmoid of the difference",
-                      r"\operatorname{softmax}(a, b)_1 = \sigma(a - b) = \frac{1}{1 + e^{-(a - b)}}",
-                      "softmax(a, b)_1 = σ(a − b)",
-                      sympy.simplify(sympy.exp(a) / (sympy.exp(a) + sympy.exp(b)) - sig) == 0,
+                      [Chain(Softmax(1, a, b), Sigmoid(diff_ab),
+                             over(1, plus(1, sympy.exp(times(-1, diff_ab), evaluate=False))))],
+                      sympy.simplify(sympy.exp(a) / (sympy.exp(a) + sympy.exp(b)) - sig) == 0
+                      and sympy.simplify((Softmax(1, a, b) - Sigmoid(a - b)).rewrite(sympy.exp)) == 0,
                       "SymPy simplify", sig))
     T = sympy.Symbol("T", positive=True)
     ties = [3, 3, 1][:max(n, 2)] if n <= 3 else [3, 3] + [1] * (n - 2)
     zt = sum(sympy.exp(sympy.Integer(v) / T) for v in ties)
     lim0 = [sympy.limit(sympy.exp(sympy.Integer(v) / T) / zt, T, 0, "+") for v in ties]
     want0 = [sympy.Rational(1, 2) if v == 3 else 0 for v in ties]
+    xs = matrix("x")
     facts.append(Fact("temperature_zero", "T → 0: the argmax, ties shared",
-                      r"\lim_{T \to 0^+} \operatorname{softmax}(x / T) = \text{uniform on } \arg\max_j x_j",
-                      f"T → 0: uniform on the argmax; for x = {tuple(ties)} the limit is "
-                      f"{tuple(str(v) for v in lim0)}", lim0 == want0, "SymPy limit, with a tie", lim0))
+                      [sympy.Limit(MatrixSoftmax(xs / T), T, 0, "+"), " is uniform on the largest entries of x; for ",
+                       sympy.Eq(sympy.Symbol("x"), sympy.Tuple(*ties), evaluate=False), " the limit is ",
+                       sympy.Tuple(*lim0)], lim0 == want0, "SymPy limit, with a tie", lim0))
     lim_inf = [sympy.limit(pv.subs({v: v / T for v in x}), T, sympy.oo) for pv in p]
     facts.append(Fact("temperature_infinity", "T → ∞: uniform",
-                      r"\lim_{T \to \infty} \operatorname{softmax}(x / T) = \tfrac{1}{%d}\mathbf{1}" % n,
-                      f"T → ∞: every p_i → 1/{n}", all(v == sympy.Rational(1, n) for v in lim_inf),
-                      "SymPy limit with symbolic x", lim_inf))
+                      [sympy.Eq(sympy.Limit(MatrixSoftmax(xs / T), T, sympy.oo), sympy.Rational(1, n) * Ones(),
+                                evaluate=False)],
+                      all(v == sympy.Rational(1, n) for v in lim_inf), "SymPy limit with symbolic x", lim_inf))
     c = sympy.Symbol("c", real=True)
     ps = x.applyfunc(lambda v: sympy.exp(v + c) / sum(sympy.exp(w + c) for w in x))
-    facts.append(Fact("shift", "shift invariance", r"\operatorname{softmax}(x + c\mathbf{1}) = \operatorname{softmax}(x)",
-                      "softmax(x + c) = softmax(x)", (ps - p).applyfunc(sympy.simplify) == sympy.zeros(n, 1),
-                      "SymPy simplify with symbolic c", None))
-    return facts
+    facts.append(Fact("shift", "shift invariance",
+                      [sympy.Eq(MatrixSoftmax(sympy.MatAdd(xs, c * Ones(), evaluate=False)), MatrixSoftmax(xs),
+                                evaluate=False)],
+                      (ps - p).applyfunc(sympy.simplify) == sympy.zeros(n, 1), "SymPy simplify with symbolic c", None))
+    return ClosedForms(n, facts)
 
 
 def _symbolic_n() -> list[Fact]:
@@ -125,22 +163,26 @@ def _symbolic_n() -> list[Fact]:
     shifted = sympy.exp(x[i] + c) / sympy.Sum(sympy.exp(x[j] + c), (j, 1, n))
     shift = sympy.simplify(sympy.powsimp(sympy.expand(shifted, power_exp=True)) - p) == 0 or _shift_sum(x, i, j, n, c)
     T = sympy.Symbol("T", positive=True)
-    return [
-        Fact("softmax", "softmax (symbolic n)", r"p_i = \frac{e^{x_i}}{\sum_{j=1}^{n} e^{x_j}}",
-             "p_i = exp(x_i) / Σ_{j=1..n} exp(x_j)", sums_to_one,
-             "Σ_i p_i = (Σ_i e^{x_i}) / Z = 1, the sum over i of the numerators being Z", p),
-        Fact("logsumexp", "log-sum-exp (symbolic n)", r"\operatorname{LSE}(x) = \log \sum_{j=1}^{n} e^{x_j}, "
-             r"\quad \frac{\partial\,\operatorname{LSE}}{\partial x_k} = p_k",
-             "LSE = log Σ exp(x_j); ∂LSE/∂x_k = p_k", lse_grad, "SymPy diff of the Sum, sifting δ_jk", None),
-        Fact("jacobian", "Jacobian (symbolic n)", r"\frac{\partial p_i}{\partial x_k} = p_i(\delta_{ik} - p_k)",
-             "∂p_i/∂x_k = p_i (δ_ik − p_k)", jac, "SymPy diff of the Sum, sifting δ_jk", None),
-        Fact("shift", "shift invariance (symbolic n)", r"\frac{e^{x_i + c}}{\sum_j e^{x_j + c}} = "
-             r"\frac{e^{x_i}}{\sum_j e^{x_j}}", "softmax(x + c) = softmax(x)", shift,
-             "e^{c} factors out of every term of the Sum", None),
-        Fact("temperature_infinity", "T → ∞ (symbolic n)", r"\lim_{T\to\infty} p_i(x/T) = \frac{1}{n}",
-             "T → ∞: p_i → 1/n",
-             sympy.limit(sympy.exp(x[i] / T), T, sympy.oo) == 1, "each e^{x_j/T} → 1, so p_i → 1/n", None),
-    ]
+    lse = sympy.Function("LSE")(sympy.Symbol("x"))
+    return ClosedForms("n", [
+        Fact("softmax", "softmax (symbolic n)", [sympy.Eq(_pb[i], over(sympy.exp(x[i]), Z), evaluate=False)],
+             sums_to_one, "Σ_i p_i = (Σ_i e^(x_i)) / Z = 1, the sum over i of the numerators being Z", p),
+        Fact("logsumexp", "log-sum-exp (symbolic n)",
+             [sympy.Eq(lse, sympy.log(Z), evaluate=False), " and ",
+              sympy.Eq(Partial(lse, x[k]), _pb[k], evaluate=False)],
+             lse_grad, "SymPy diff of the Sum, sifting δ_jk", None),
+        Fact("jacobian", "Jacobian (symbolic n)",
+             [sympy.Eq(Partial(_pb[i], x[k]), times(_pb[i], plus(sympy.KroneckerDelta(i, k), times(-1, _pb[k]))),
+                       evaluate=False)],
+             jac, "SymPy diff of the Sum, sifting δ_jk", None),
+        Fact("shift", "shift invariance (symbolic n)",
+             [sympy.Eq(over(sympy.exp(plus(x[i], c)), sympy.Sum(sympy.exp(plus(x[j], c)), (j, 1, n))),
+                       over(sympy.exp(x[i]), Z), evaluate=False)],
+             shift, "e^c factors out of every term of the Sum", None),
+        Fact("temperature_infinity", "T → ∞ (symbolic n)",
+             [sympy.Eq(sympy.Limit(SoftmaxEntry(sympy.Symbol("x") / T, i), T, sympy.oo), over(1, n), evaluate=False)],
+             sympy.limit(sympy.exp(x[i] / T), T, sympy.oo) == 1, "each e^(x_j/T) → 1, so p_i → 1/n", None),
+    ])
 
 
 def _sum_over_z(p: sympy.Expr, i: sympy.Symbol, n: sympy.Symbol, Z: sympy.Sum) -> bool:

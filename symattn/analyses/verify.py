@@ -30,7 +30,6 @@ from ..exact.certify import workprec
 from ..exact.zero import cancel_zero
 from ..pipeline.backward import WRT, Gradient, grad
 from ..pipeline.forward import derive
-from ..pipeline.loss import loss_value
 from ..read.numbers import symbol
 from ..read.spec import Spec
 from .adjoint import Field, Unsupported
@@ -55,9 +54,6 @@ class Verification:
     ok: bool
     entries: int
     detail: str
-
-    def to_data(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 def _inputs_for(g: Gradient, wrt: Sequence[str] | None) -> list[str]:
@@ -85,7 +81,7 @@ def _symbolic_spec(spec: Spec, name: str) -> tuple[Spec, list[list[sympy.Symbol]
 
 def _loss_node(g: Gradient, d) -> V.Node:  # noqa: ANN001
     """The loss of a (possibly symbolic) forward derivation, as the gradient defines it."""
-    return loss_value(g.loss, d["output"].value, g.given)
+    return g.loss_of(d["output"].value)
 
 
 def _exact(g: Gradient, names: list[str]) -> list[Verification]:
@@ -180,7 +176,7 @@ def _core(g: Gradient) -> Gradient:
             inputs[name] = spec.inputs[name]
     core = dataclasses.replace(spec, inputs=inputs, stage="qkv",
                                input_ulps={k: [[None] * len(r) for r in m] for k, m in inputs.items()})
-    return grad(derive(core), loss=g.loss, upstream=g.upstream, target=g.target)
+    return grad(derive(core), loss=g.loss, upstream=g.upstream, target=g.target, focus=g.focus)
 
 
 def verify(g: Gradient, wrt: Sequence[str] | None = None, method: str = "auto") -> list[Verification]:

@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     report = check(spec, inputs_rounded=True if args.inputs_rounded else None, diagnose=not args.no_diagnosis)
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        from ..views.data import dumps  # json: imported only when asked for
+        from ..views.data import dumps, to_data  # json: imported only when asked for
 
-        text = dumps(report.to_data())
+        text = dumps(to_data(report))
     elif fmt == "markdown":
         text = markdown(report)
     else:

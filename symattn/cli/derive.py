@@ -20,6 +20,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--steps", type=_steps, help="comma-separated steps to show, e.g. output,weights")
     d.add_argument("--json", action="store_true", help="print JSON instead of text")
     d.add_argument("--exact", action="store_true", help="always include exact closed forms")
+    d.add_argument("--expand", action="store_true",
+                   help="symbolic examples: write entries fully expanded, not in terms of earlier steps' entries")
     d.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
 
 
@@ -37,6 +39,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         text = dumps(to_data(d, digits=args.digits, steps=args.steps, exact=exact))
     else:
-        text = terminal_text(render(d, digits=args.digits, steps=args.steps, exact=exact))
+        text = terminal_text(render(d, digits=args.digits, steps=args.steps, exact=exact, expand=args.expand))
     write_output(text, args.output)
     return 0

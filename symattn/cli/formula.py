@@ -19,12 +19,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analyses.formula import parse_formula
     from ..errors import InputError
-    from ..views.data import dumps
+    from ..views.data import dumps, to_data
     from ..views.proof import formula_text
 
     try:
         f = parse_formula(args.formula)
     except InputError as e:
         raise SymattnError(f"formula: {e}") from None
-    write_output(dumps(f.to_data()) if args.json else formula_text(f), None)
+    write_output(dumps(to_data(f)) if args.json else formula_text(f), None)
     return 0

@@ -26,6 +26,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--json", action="store_true", help="print JSON (the same shape as derive --json)")
     g.add_argument("--latex", action="store_true", help="print a standalone LaTeX document of the gradient steps")
     g.add_argument("--exact", action="store_true", help="always include exact closed forms")
+    g.add_argument("--expand", action="store_true",
+                   help="symbolic examples: write entries fully expanded, not in terms of earlier steps' entries")
+    g.add_argument("--all-rows", action="store_true",
+                   help="the loss of every output row, even when the example has a focus query")
     g.add_argument("--verify", nargs="?", const="auto", choices=("auto", "exact", "numeric"),
                    help="check the closed forms: exact (SymPy differentiation, small sizes), numeric (central "
                         "differences at high precision), or auto (both where possible)")
@@ -39,13 +43,16 @@ def run(args: argparse.Namespace) -> int:
     from ..read.spec import load, load_matrix
     from ..analyses.verify import verify
     from ..views.data import dumps, to_data
+    from ..views.proof import verification_text
     from ..views.text import render
 
     check_digits(args.digits)
     loss = args.loss or ("upstream" if args.upstream else "mse" if args.target else "sum")
     target = load_matrix(args.target, "target") if args.target else None
     upstream = load_matrix(args.upstream, "upstream gradient") if args.upstream else None
-    g = grad(derive(load(args.file)), loss=loss, target=target, upstream=upstream, wrt=args.wrt)
+    spec = load(args.file)
+    g = grad(derive(spec.unfocused() if args.all_rows else spec), loss=loss, target=target, upstream=upstream,
+             wrt=args.wrt)
     checks = verify(g, wrt=[w for w in (args.wrt or []) if w in ("Q", "K", "V", "X", "X_kv", "Wq", "Wk", "Wv",
                                                                    "Wo", "bq", "bk", "bv", "bo", "scores")] or None,
                     method=args.verify) if args.verify else []
@@ -53,17 +60,15 @@ def run(args: argparse.Namespace) -> int:
     if args.latex:
         from ..views.latex import Style, document
 
-        text = document(g, Style(digits=args.digits, exact=exact), args.steps)
+        text = document(g, Style(digits=args.digits, exact=exact, expand=args.expand), args.steps)
     elif args.json:
         data = to_data(g, digits=args.digits, steps=args.steps, exact=exact)
         if args.verify:
-            data["verification"] = [c.to_data() for c in checks]
+            data["verification"] = to_data(checks)
         text = dumps(data)
     if not args.latex and not args.json:
-        text = terminal_text(render(g, digits=args.digits, steps=args.steps, exact=exact))
+        text = terminal_text(render(g, digits=args.digits, steps=args.steps, exact=exact, expand=args.expand))
         if args.verify:
-            text += "\n── verification\n" + "\n".join(
-                f"  {'✓' if c.ok else '✗'} d{c.wrt} ({c.step}), {c.method}, {c.entries} entries: {c.detail}"
-                for c in checks) + "\n"
+            text += "\n" + verification_text(checks)
     write_output(text, args.output)
     return 0 if all(c.ok for c in checks) else 1

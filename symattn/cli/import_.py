@@ -157,7 +157,9 @@ def check_page(args: argparse.Namespace) -> int:
         if not report.all_right:
             status = 1
         if fmt == "json":
-            data = report.to_data()
+            from ..views.data import to_data
+
+            data = to_data(report)
             data["import"] = ex.notes_data()
             datas.append(data)
         elif fmt == "markdown":

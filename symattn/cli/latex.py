@@ -23,6 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     lt.add_argument("--query", help="one query row only: a token name or a 1-based index")
     lt.add_argument("--steps", type=_steps, help="comma-separated steps to include")
     lt.add_argument("--exact", action="store_true", help="always include exact closed forms")
+    lt.add_argument("--expand", action="store_true",
+                    help="symbolic examples: write entries fully expanded, not in terms of earlier steps' entries")
     lt.add_argument("--max-rows", type=_digits, default=8, help="rows shown before eliding (default 8)")
     lt.add_argument("--max-cols", type=_digits, default=8, help="columns shown before eliding (default 8)")
     lt.add_argument("--heatmap", nargs="?", const="weights", choices=("weights", "scores", "scaled", "masked"),
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         picture = section(heatmap(whole, args.heatmap))
     report = check(spec, diagnose=False) if spec.claims else None  # the claims table (no diagnosis in it)
     style = Style(digits=args.digits, max_rows=args.max_rows, max_cols=args.max_cols,
-                  exact=True if args.exact else None)
+                  exact=True if args.exact else None, expand=args.expand)
     if args.format == "markdown":
         text = markdown(d, style, args.steps)
     elif args.body_only:

@@ -13,14 +13,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         description="Closed forms of softmax for a size n (1..8) or a symbolic n, each checked "
                                     "by SymPy.")
     sm.add_argument("n", nargs="?", default="3", help="a size from 1 to 8, or n for a symbolic size (default 3)")
-    sm.add_argument("--latex", action="store_true", help="print LaTeX")
+    sm.add_argument("--latex", action="store_true", help="print a LaTeX document")
     sm.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..analyses.softmax_forms import closed_forms
-    from ..views.data import dumps
-    from ..views.proof import facts_latex, facts_text
+    from ..views.data import dumps, to_data
+    from ..views.proof import forms_latex, forms_text
 
     n: int | str = args.n
     if n != "n":
@@ -32,10 +32,10 @@ def run(args: argparse.Namespace) -> int:
             raise SymattnError(f"softmax: the size must be from 1 to 8 (or n for a symbolic size), got {n}")
     facts = closed_forms(n)
     if args.json:
-        text = dumps({"n": str(n), "facts": [f.to_data() for f in facts]})
+        text = dumps(to_data(facts))
     elif args.latex:
-        text = facts_latex(facts)
+        text = forms_latex(facts, standalone=True)
     else:
-        text = facts_text(n, facts)
+        text = forms_text(facts)
     write_output(text, None)
     return 0 if all(f.checked for f in facts) else 1

@@ -22,19 +22,13 @@ import sympy
 from ..errors import InputError
 from .numbers import parse_expression
 
-__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern", "LAYOUT_FORMULAS"]
+__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern"]
 
 #: layout -> (description, how a projection is written)
 LAYOUTS = {
     "row": "row vectors, Q = X·W_q (Vaswani et al., NumPy); W is (d_in, d_out)",
     "column": "column vectors, q = W_q·x; X is (d_in, n), W is (d_out, d_in), Q is (d_k, n)",
     "torch": "row vectors with nn.Linear weights, Q = X·W_qᵀ; W is (d_out, d_in)",
-}
-#: layout -> LaTeX of the query projection (keys and values alike)
-LAYOUT_FORMULAS = {
-    "row": r"Q = X W^{Q}",
-    "column": r"Q = W^{Q} X",
-    "torch": r"Q = X {W^{Q}}^{\top}",
 }
 MASKS = {
     "none": "no mask",

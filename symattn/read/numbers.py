@@ -297,16 +297,3 @@ def exact_number(value: object, allow_inf: bool = False, allow_symbols: bool = F
             raise InputError("NaN is not a number symattn can compute with")
         return parse_expression(text, names, allow_symbols)
     raise InputError(f"expected a number, got {type(value).__name__} {value!r}")
-
-
-def is_terminating(q: Fraction | sympy.Rational) -> bool:
-    """True when a rational has a finite decimal expansion.
-
-    >>> is_terminating(Fraction(3, 8)), is_terminating(Fraction(1, 3))
-    (True, False)
-    """
-    den = int(q.denominator if isinstance(q, Fraction) else q.q)
-    for p in (2, 5):
-        while den % p == 0:
-            den //= p
-    return den == 1

@@ -79,18 +79,20 @@ class Spec:
     d_model: int | None = None
     symbolic: bool = False
 
+    def stored_transposed(self, name: str) -> bool:
+        """Whether the file stores input ``name`` transposed with respect to row form (the
+        layout rule: ``column`` stores tokens as columns and weights as (d_out, d_in);
+        ``torch`` stores weights as (d_out, d_in))."""
+        if name in VECTOR_KEYS or name == "scores" or self.convention.layout == "row":
+            return False
+        return not (self.convention.layout == "torch" and name in ("X", "X_kv", "Q", "K", "V"))
+
     def row(self, name: str) -> Matrix | None:
         """Input ``name`` in row form: tokens as rows, weights as (d_in, d_out)."""
         m = self.inputs.get(name)
         if m is None:
             return None
-        if name in VECTOR_KEYS or name == "scores":
-            return m
-        if self.convention.layout == "row":
-            return m
-        if self.convention.layout == "torch" and name in ("X", "X_kv", "Q", "K", "V"):
-            return m
-        return _transpose(m)
+        return _transpose(m) if self.stored_transposed(name) else m
 
     def unfocused(self) -> "Spec":
         """The same example without a focus query (every query row is derived)."""

@@ -1,253 +1,265 @@
 """LaTeX and Markdown views of a derivation: one ``align*`` block per step.
 
-Each block has the general formula, the substituted matrices, one entry written
-out term by term, the exact result and the certified decimals (``\\approx``).
+Each block has the general formula, the formula with the matrices substituted, one entry
+written out, the exact result and the certified decimals (``\\approx``). Every formula
+and entry is a SymPy expression printed by :class:`~symattn.views.printers.LatexPrinter`.
 The output depends only on the input, so the same file gives byte-identical text.
+
+The document is built from small section functions (:func:`conventions_section`,
+:func:`step_section`, :func:`claims_section`) that :func:`body` joins; another view (a
+heatmap, say) adds a section function of its own.
 
 >>> import symattn as sa
 >>> d = sa.derive(sa.load("i_love_statistics"))
 >>> tex = document(d)
 >>> tex.startswith("\\\\documentclass")
 True
->>> r"Q_{\\text{love},1} &= 0.4 \\cdot 0.1 + 0.8 \\cdot 0.2 + 0.6 \\cdot 0.5 = 0.5" in tex
+>>> r"q_{\\text{love},1} &= 0.4 \\cdot 0.1 + 0.8 \\cdot 0.2 + 0.6 \\cdot 0.5 = 0.5" in tex
 True
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+import sympy
 
 from ..analyses.check import Report
-from ..pipeline.steps import Derivation, Example, Operand, Ref, Step
-from .text import EXAMPLE_DIGITS, exact_decimals
-from .printers import escape_text, label, latex, latex_decimal
+from ..pipeline.notation import Chain
+from ..pipeline.steps import Derivation, Operand, Step
+from .conventions import digits_line, summary
+from .entries import (Line, aligned_decimals, entry_symbol, exact_cells, exact_rows, named_entry, row_symbol,
+                      show_exact, worked)
+from .printers import LatexPrinter, elide, escape_text, label, latex, latex_decimal, render_phrase
 
-__all__ = ["Style", "document", "body", "markdown", "step_block", "matrix"]
+__all__ = ["Style", "document", "body", "markdown", "step_block", "matrix", "conventions_section",
+           "step_section", "claims_section", "PREAMBLE", "SECTIONS"]
 
-EXACT_CELL_MAX = 48  # LaTeX characters of an exact entry that still fits in a matrix
+EXACT_CELL_MAX = 32  # LaTeX characters of an exact entry that still fits in a matrix
+SUBSTITUTE_MAX = 4096  # entries of an operand that are still substituted into the formula
 
 
 @dataclass(frozen=True)
 class Style:
     """What to print: digits of the certified decimals, rows and columns before eliding,
-    and whether exact closed forms are shown (None: only when small)."""
+    whether exact closed forms are shown (None: only when small), whether symbolic entries
+    are fully expanded, and whether the target is KaTeX/MathJax (Markdown, Jupyter), which
+    has no ``blockarray``."""
 
     digits: int = 6
     max_rows: int = 8
     max_cols: int = 8
     exact: bool | None = None
-
-
-def _elide(n: int, limit: int) -> list[int | None]:
-    if n <= limit:
-        return list(range(n))
-    head = max(1, limit - 2)
-    return list(range(head)) + [None] + list(range(n - 1, n))
+    expand: bool = False
+    katex: bool = False
 
 
 def matrix(cells: list[list[str]], rows: Sequence[str], cols: Sequence[str], style: Style,
            labelled: bool | None = None) -> str:
-    """A matrix: ``bmatrix``, or with token labels an array with a header row and a label
-    column; large ones elided with ``\\cdots``, ``\\vdots``, ``\\ddots``.
+    """A matrix in brackets (``bmatrix``). With token labels, the labels stand outside the
+    brackets (``blockarray``; in KaTeX an array with a header row and a label column). Large
+    ones are elided with ``\\cdots``, ``\\vdots``, ``\\ddots``.
 
-    >>> print(matrix([["1", "2"]], ["a"], ["1", "2"], Style()))
-    \\begin{array}{l|cc} & 1 & 2 \\\\ \\hline \\text{a} & 1 & 2 \\end{array}
     >>> print(matrix([["1", "2"]], ["1"], ["1", "2"], Style()))
     \\begin{bmatrix} 1 & 2 \\end{bmatrix}
+    >>> print(matrix([["1", "2"]], ["a"], ["1", "2"], Style()))
+    \\begin{blockarray}{ccc} & 1 & 2 \\\\ \\begin{block}{r[>{\\,}cc<{\\,}]} \\text{a} & 1 & 2 \\\\ \\end{block} \\end{blockarray}
     """
-    ri, ci = _elide(len(rows), style.max_rows), _elide(len(cols), style.max_cols)
+    ri, ci = elide(len(rows), style.max_rows), elide(len(cols), style.max_cols)
     if labelled is None:
         labelled = any(not r.isdigit() for r in rows) or any(not c.isdigit() for c in cols)
     body = []
     for i in ri:
         if i is None:
-            body.append(" & ".join(r"\vdots" if j is not None else r"\ddots" for j in ci))
-            if labelled:
-                body[-1] = r"\vdots & " + body[-1]
+            line = " & ".join(r"\vdots" if j is not None else r"\ddots" for j in ci)
+            body.append((r"\vdots & " + line) if labelled else line)
             continue
         line = " & ".join(cells[i][j] if j is not None else r"\cdots" for j in ci)
         body.append((label(rows[i]) + " & " + line) if labelled else line)
     if not labelled:
         return r"\begin{bmatrix} " + r" \\ ".join(body) + r" \end{bmatrix}"
-    head = "& " + " & ".join(label(cols[j]) if j is not None else r"\cdots" for j in ci)
-    return (r"\begin{array}{l|" + "c" * len(ci) + "} " + head + r" \\ \hline " + r" \\ ".join(body)
-            + r" \end{array}")
+    head = " & ".join(label(cols[j]) if j is not None else r"\cdots" for j in ci)
+    if style.katex:
+        return (r"\begin{array}{r|" + "c" * len(ci) + "} & " + head + r" \\ \hline " + r" \\ ".join(body)
+                + r" \end{array}")
+    inner = ["c"] * len(ci)
+    inner[0] = r">{\,}" + inner[0]
+    inner[-1] = inner[-1] + r"<{\,}"
+    return (r"\begin{blockarray}{" + "c" * (len(ci) + 1) + "} & " + head + r" \\ \begin{block}{r["
+            + "".join(inner) + "]} " + " ".join(b + r" \\" for b in body) + r" \end{block} \end{blockarray}")
 
 
-def _dec_cells(node_decimals: list) -> list[list[str]]:
-    return [[latex_decimal(x) for x in row] for row in node_decimals]
+def _decimal_matrix(step_or_op: Step | Operand, style: Style) -> str | None:
+    node = step_or_op.node
+    if node.symbolic:
+        return None
+    rows = step_or_op.row_labels if isinstance(step_or_op, Step) else step_or_op.rows
+    cols = step_or_op.col_labels if isinstance(step_or_op, Step) else step_or_op.cols
+    ri = [i for i in elide(len(rows), style.max_rows) if i is not None]
+    ci = [j for j in elide(len(cols), style.max_cols) if j is not None]
+    shown = aligned_decimals(node, style.digits, ri, ci)
+    cells = [[latex_decimal(shown[(i, j)]) if (i, j) in shown else "" for j in range(len(cols))]
+             for i in range(len(rows))]
+    return matrix(cells, rows, cols, style)
 
 
-def _operand(op: Operand, style: Style) -> str:
-    dec = op.node.decimals(min(style.digits, EXAMPLE_DIGITS))
-    cells = _dec_cells(dec) if dec is not None else [[latex(op.node.entry(i, j)) for j in range(op.node.shape[1])]
-                                                      for i in range(op.node.shape[0])]
+def _named_matrix(op: Operand, style: Style) -> str:
+    """A symbolic operand: its values when given, else its named entries (s̃_{a,b})."""
+    r, c = op.node.shape
+    ri = [i for i in elide(r, style.max_rows) if i is not None]
+    ci = [j for j in elide(c, style.max_cols) if j is not None]
+    cells = [["" for _ in range(c)] for _ in range(r)]
+    for i in ri:
+        for j in ci:
+            cells[i][j] = latex(named_entry(op, i, j))
     return matrix(cells, op.rows, op.cols, style)
 
 
-def _num(ref: Ref) -> str:
-    s = latex_decimal(ref.decimal(EXAMPLE_DIGITS))
-    return f"({s})" if s.startswith("-") else s
+class _Substituting(LatexPrinter):
+    """The LaTeX printer with some matrix symbols printed as the matrices they stand for."""
 
+    _default_settings = dict(LatexPrinter._default_settings, substitute=None)
 
-def _target(step: Step, ex: Example) -> str:
-    idx = ex.result.node.index(ex.result.index)
-    if len(idx) == 3:
-        return (fr"p_{{{label(step.row_labels[idx[0]])},{label(step.col_labels[idx[1]])}}}\, "
-                fr"v_{{{label(step.col_labels[idx[1]])},{label(step.depth_labels[idx[2]])}}}")  # type: ignore[index]
-    return f"{step.symbol}_{{{label(step.row_labels[idx[0]])},{label(step.col_labels[idx[1]])}}}"
+    def _print(self, expr: object, **kwargs: object) -> str:
+        sub = self._settings.get("substitute") or {}
+        if isinstance(expr, sympy.Basic) and expr in sub:
+            return sub[expr]
+        return super()._print(expr, **kwargs)
 
-
-def example_latex(step: Step, ex: Example) -> str | None:
-    """One entry written out: ``Q_{\\text{love},1} &= 0.4 \\cdot 0.1 + … = 0.5``."""
-    res = latex_decimal(ex.result.decimal(EXAMPLE_DIGITS))
-    if ex.result.node.symbolic:
-        res = latex(ex.result.exact())
-        if len(res) > 120:
-            return None
-    eq = "=" if ex.result.node.symbolic or ex.result.is_exact_decimal(EXAMPLE_DIGITS) else r"\approx"
-    t = _target(step, ex)
-    if ex.kind == "given":
-        return f"{t} &= {res} \\quad \\text{{(given)}}"
-    if ex.kind in ("dot", "product"):
-        terms = [f"{_num(a)} \\cdot {_num(b)}" for a, b in ex.terms]
-        if len(terms) > 8:
-            terms = terms[:3] + [r"\cdots"] + terms[-2:]
-        body_ = " + ".join(terms) + (f" + {_num(ex.bias)}" if ex.bias is not None else "")
-        return f"{t} &= {body_} {eq} {res}"
-    if ex.kind == "scale":
-        assert ex.operand is not None and ex.factor is not None
-        return f"{t} &= {latex(ex.factor)} \\cdot {_num(ex.operand)} {eq} {res}"
-    if ex.kind == "mask":
-        assert ex.operand is not None
-        if ex.masked:
-            return f"{t} &= {res} \\quad \\text{{(masked)}}"
-        extra = f" + {_num(ex.bias)}" if ex.bias is not None else ""
-        return f"{t} &= {_num(ex.operand)}{extra} {eq} {res}"
-    if ex.kind in ("softmax", "ratio"):
-        top = ex.exponents[ex.position]
-        if top.node.is_infinite(top.index):
-            return f"{t} &= 0 \\quad \\text{{(masked)}}"
-        live = [r for r in ex.exponents if not r.node.is_infinite(r.index)]
-        if ex.kind == "softmax":
-            parts = [f"e^{{{latex_decimal(r.decimal(EXAMPLE_DIGITS))}}}" for r in live]
-            num = f"e^{{{latex_decimal(top.decimal(EXAMPLE_DIGITS))}}}"
-        else:
-            parts = [_num(r) for r in live]
-            num = _num(top)
-        if len(parts) > 8:
-            parts = parts[:3] + [r"\cdots"] + parts[-2:]
-        return f"{t} &= \\frac{{{num}}}{{{' + '.join(parts)}}} {eq} {res}"
-    return None  # pragma: no cover
-
-
-def _general(formula: str) -> str:
-    """``Q = X W^{Q}`` -> ``Q &= X W^{Q}`` (aligned at the first '=')."""
-    k = formula.find("=")
-    return formula if k < 0 else formula[:k].rstrip() + " &= " + formula[k + 1:].lstrip()
+    def _print_MatMul(self, expr: sympy.MatMul) -> str:
+        # matrices side by side in a product are spaced so that they never collide
+        coeff, mats = expr.as_coeff_mmul()
+        body = r" \; ".join(self._print(m) for m in mats.args)
+        return body if coeff == 1 else "%s %s" % (self._print(coeff), body)
 
 
 def _substitution(step: Step, style: Style) -> str | None:
-    sub = step.substitution
-    if sub is None or any(op.node.size > 4096 for op in sub.operands):
+    """The formula's right side with the operands' matrices in place of their symbols."""
+    if step.given or not step.operands or len(step.shape) != 2 or not isinstance(step.formula, sympy.Equality):
         return None
-    ops = [_operand(op, style) for op in sub.operands]
-    if sub.kind == "product":
-        inner = " ".join(ops[:2] if len(ops) > 2 and sub.operands[-1].symbol.startswith("b") else ops)
-        if len(ops) > 2 and sub.operands[-1].symbol.startswith("b"):
-            inner += " + " + ops[-1]
-        return "&= " + inner
-    if sub.kind == "scale":
-        return f"&= {latex(sub.factor)} \\cdot {ops[0]}"
-    if sub.kind == "add":
-        return "&= " + " + ".join(ops)
-    if sub.kind == "softmax":
-        return f"&= \\operatorname{{softmax}}\\left({ops[0]}\\right)"
-    if sub.kind == "ratio":
-        return f"&= \\operatorname{{normalize}}_{{\\Sigma}}\\left({ops[0]}\\right)"
-    return None  # pragma: no cover
+    rhs = step.substituted if step.substituted is not None else step.formula.rhs
+    if not isinstance(rhs, sympy.MatrixExpr) or any(op.node.size > SUBSTITUTE_MAX for op in step.operands.values()):
+        return None
+    mats = {}
+    for op in step.operands.values():
+        if op.symbol is None or not rhs.has(op.symbol):
+            continue
+        m = _decimal_matrix(op, style) if not op.node.symbolic else _named_matrix(op, style)
+        mats[op.symbol] = m
+    if not mats:
+        return None
+    printer = _Substituting({"substitute": mats})
+    if isinstance(rhs, sympy.MatAdd) and any(isinstance(a, sympy.MatMul) for a in rhs.args):
+        # a sum of products of matrices: one term a line, so that the line never runs off the page
+        return "&= " + " \\\\\n&\\quad + ".join(printer.doprint(a) for a in rhs.args)
+    return "&= " + printer.doprint(rhs)
 
 
-def _show_exact(step: Step, style: Style) -> bool:
-    from .text import show_exact_by_default
+def _line(w: Line, align: bool = True) -> str:
+    rel = {"=": "=", "≈": r"\approx"}
+    parts = [f"{rel[r]} {latex(e)}" for r, e in w.parts]
+    if align and parts:
+        parts[0] = "&" + parts[0]
+    out = latex(w.lhs) + " " + " ".join(parts)
+    return out + (r" \quad \text{(%s)}" % escape_text(w.note) if w.note else "")
 
-    return style.exact if style.exact is not None else show_exact_by_default(step)
+
+def _general(step: Step) -> str:
+    f = step.formula
+    if isinstance(f, sympy.Equality):
+        return f"{latex(f.lhs)} &= {latex(f.rhs)}"
+    if isinstance(f, Chain):
+        return f"{latex(f.args[0])} &= " + " = ".join(latex(a) for a in f.args[1:])
+    return f"& {latex(f)}"
 
 
 def step_block(step: Step, style: Style = Style(), env: str = "align*") -> str:
     """The step as one ``align*`` (or ``aligned``) block."""
-    lines = [_general(step.formula)]
+    lines = [_general(step)]
     two_d = len(step.shape) == 2
     sub = _substitution(step, style) if two_d else None
     if sub:
         lines.append(sub)
-    if step.example is not None:
-        ex = example_latex(step, step.example)
-        if ex:
-            lines.append(ex)
-    dec = step.decimals(style.digits)
-    sym = step.symbol or step.name
-    if two_d and dec is not None and exact_decimals(step, style.digits):
-        lines.append(f"{sym} &= " + matrix(_dec_cells(dec), step.row_labels, step.col_labels, style))
+    w = worked(step, style.digits, style.expand)
+    if w is not None and not (step.symbolic and len(w.parts) == 1 and two_d and show_exact(step, style.exact)):
+        lines.append(_line(w))  # (a symbolic entry as a name of earlier entries is in the exact lines below)
+    sym = latex(step.symbol) if step.symbol is not None else escape_text(step.name)
+    dec = _decimal_matrix(step, style) if two_d else None
+    if two_d and dec is not None and step.exact_decimals(style.digits):
+        lines.append(f"{sym} &= {dec}")
     elif two_d:
-        exact_cells = None
-        if _show_exact(step, style):
-            exact_cells = [[latex(step.exact[i, j]) for j in range(step.shape[1])] for i in range(step.shape[0])]
-        if exact_cells is not None:
-            if max(len(c) for r in exact_cells for c in r) <= EXACT_CELL_MAX:
-                lines.append(f"{sym} &= " + matrix(exact_cells, step.row_labels, step.col_labels, style))
-            else:
-                ri, ci = _elide(step.shape[0], style.max_rows), _elide(step.shape[1], style.max_cols)
-                for i in ri:
-                    for j in ci:
-                        if i is None or j is None:
-                            continue
-                        lines.append(f"{sym}_{{{label(step.row_labels[i])},{label(step.col_labels[j])}}} &= "
-                                     f"{exact_cells[i][j]}")
-                if None in ri or None in ci:
-                    lines.append(r"&\;\;\vdots")
+        if show_exact(step, style.exact):
+            lines += _exact_lines(step, sym, style)
         if dec is not None:
-            lines.append(f"{sym} &\\approx " + matrix(_dec_cells(dec), step.row_labels, step.col_labels, style))
-    elif dec is not None:
+            lines.append(f"{sym} &\\approx {dec}")
+    elif step.decimals(style.digits) is not None:
         # weighted values (queries × keys × d_v): one matrix per query, keys × d_v
         depth = step.depth_labels or []
-        for i in _elide(step.shape[0], style.max_rows):
+        dec3 = step.decimals(style.digits)
+        for i in elide(step.shape[0], style.max_rows):
             if i is None:
                 lines.append(r"&\;\;\vdots")
                 continue
-            lines.append(f"p_{{{label(step.row_labels[i])},j}}\\, v_j &\\approx "
-                         + matrix(_dec_cells(dec[i]), step.col_labels, depth, style, labelled=True))
+            cells = [[latex_decimal(x) for x in row] for row in dec3[i]]  # type: ignore[index]
+            lines.append(f"{latex(entry_symbol_row(step, i))} &\\approx "
+                         + matrix(cells, step.col_labels, depth, style, labelled=True))
     return f"\\begin{{{env}}}\n" + " \\\\\n".join(lines) + f"\n\\end{{{env}}}"
 
 
-def _conventions(d: Derivation, style: Style) -> list[str]:
-    from ..read.conventions import LAYOUTS, MASKS
+def entry_symbol_row(step: Step, i: int) -> sympy.Basic:
+    """p_{i,j} v_j for query i of the weighted step."""
+    from ..pipeline.notation import entry
 
-    c = d.convention
-    items = [f"layout \\texttt{{{c['layout']}}}: {escape_text(LAYOUTS[c['layout']])}",
-             f"scale \\texttt{{{escape_text(c['scale'])}}}"
-             + (f", so the scores are multiplied by $\\tau = {latex(_tau(d))}$" if c.get("tau") else ""),
-             f"mask: {escape_text(MASKS[c['mask']])}" + (" plus an additive bias" if c["bias"] else "")
-             + (f"; masked entries are ${latex_decimal(c['mask_value'])}$" if c["mask"] != "none" or c["bias"] else ""),
-             f"softmax over the {c['softmax_axis']}"
-             + ("" if c.get("normalization", "softmax") == "softmax" else " (dividing by the sum, not a softmax)"),
-             f"{c['heads']} head{'s' if c['heads'] != 1 else ''}"]
-    if c["temperature"] != "1":
-        items.insert(2, f"temperature $T = {escape_text(c['temperature'])}$")
-    if c["query"] is not None:
-        items.append(f"one query row: \\text{{{escape_text(str(c['query']))}}}")
-    items.append(f"decimals: {style.digits} significant digits, each certified by ball arithmetic "
-                 "(round to nearest); terminating exact values are printed exactly")
-    return items
+    P = step.operands["P"]
+    Vop = step.operands["V"]
+    j = sympy.Symbol("j")
+    return sympy.Mul(entry(P.entry_name, [step.row_labels[i], "j"]),
+                     sympy.Indexed(sympy.IndexedBase(sympy.Symbol(Vop.entry_name)), j), evaluate=False)
 
 
-def _tau(d: Derivation) -> object:
-    spec = d.spec
-    return spec.convention.tau(d_k=spec.d_k, d_v=spec.d_v or None, d_model=spec.d_model, h=spec.convention.heads)
+def _exact_lines(step: Step, sym: str, style: Style) -> list[str]:
+    """The exact value: a matrix when its entries are short, else one entry a line (at
+    normal size), or the weights row by row over their common denominators."""
+    rows = exact_rows(step)
+    if rows is not None:
+        return [f"{latex(row_symbol(step, i))} &= {latex(r)}" for i, (_, r) in enumerate(rows)
+                if i in set(k for k in elide(len(rows), style.max_rows) if k is not None)]
+    cells = exact_cells(step, style.expand)
+    ri, ci = elide(step.shape[0], style.max_rows), elide(step.shape[1], style.max_cols)
+    tex = {(i, j): latex(cells[i][j]) for i in ri if i is not None for j in ci if j is not None}
+    inline = {k: latex(cells[k[0]][k[1]], fold_short_frac=True) for k in tex}  # a/b: normal size in a matrix
+    if max((len(t) for t in inline.values()), default=0) <= EXACT_CELL_MAX and not any(
+            r"\frac" in t for t in inline.values()):
+        full = [[inline.get((i, j), "") for j in range(step.shape[1])] for i in range(step.shape[0])]
+        return [f"{sym} &= " + matrix(full, step.row_labels, step.col_labels, style)]
+    out = [f"{latex(entry_symbol(step, (i, j)))} &= {tex[(i, j)]}" for i in ri if i is not None
+           for j in ci if j is not None]
+    if None in ri or None in ci:
+        out.append(r"&\;\;\vdots")
+    return out
 
 
-def _claims_table(r: Report | None) -> str | None:
+# ---------------------------------------------------------------------------------------
+# the document
+
+
+def conventions_section(d: Derivation, style: Style, report: Report | None = None) -> str:
+    out = ["\\section*{Conventions}", "\\begin{itemize}"]
+    out += [f"  \\item {render_phrase(item.long, 'latex')}" for item in summary(d)]
+    out += [f"  \\item {escape_text(digits_line(style.digits))}", "\\end{itemize}"]
+    return "\n".join(out)
+
+
+def step_section(st: Step, style: Style) -> str:
+    out = ["\\Needspace{10\\baselineskip}",
+           f"\\subsection*{{Step \\texttt{{{escape_text(st.name)}}}: {escape_text(st.title)}}}"]
+    out += [render_phrase(note, "latex") + "\n" for note in st.notes]
+    out.append(step_block(st, style))
+    return "\n".join(out)
+
+
+def claims_section(r: Report | None) -> str | None:
     """The checked claims as a table (the report is computed by the caller, never here)."""
     if r is None or not r.claims:
         return None
@@ -267,24 +279,47 @@ def _claims_table(r: Report | None) -> str | None:
             + "\n".join(rows) + "\n\\bottomrule\n\\end{longtable}")
 
 
+#: the document's sections after the conventions: (derivation, style, steps, report) -> LaTeX or None
+SECTIONS: list[Callable[[Derivation, Style, Sequence[str] | None, Report | None], str | None]] = [
+    lambda d, style, steps, report: "\n\n".join(step_section(st, style) for st in d.select(steps)),
+    lambda d, style, steps, report: claims_section(report),
+]
+
+
 def body(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None,
          report: Report | None = None) -> str:
-    """The derivation as a LaTeX fragment (to ``\\input``): needs amsmath, amssymb,
-    booktabs and longtable. With a check ``report``, a table of the checked claims follows."""
-    out = ["\\section*{Conventions}", "\\begin{itemize}"]
-    out += [f"  \\item {item}" for item in _conventions(d, style)]
-    out.append("\\end{itemize}")
-    for st in d.select(steps):
-        out.append("")
-        out.append(f"\\subsection*{{Step \\texttt{{{escape_text(st.name)}}}: {escape_text(st.title)}}}")
-        for note in st.notes:
-            if not note.startswith("τ ="):  # the substitution line shows the factor
-                out.append(escape_text(note) + "\n")
-        out.append(step_block(st, style))
-    table = _claims_table(report)
-    if table:
-        out += ["", table]
-    return "\n".join(out) + "\n"
+    """The derivation as a LaTeX fragment (to ``\\input``): needs the packages of
+    :data:`PREAMBLE`. With a check ``report``, a table of the checked claims follows."""
+    parts = [conventions_section(d, style, report)]
+    for section in SECTIONS:
+        got = section(d, style, steps, report)
+        if got:
+            parts.append(got)
+    return "\n\n".join(parts) + "\n"
+
+
+PREAMBLE = (
+    "\\usepackage[T1]{fontenc}\n"
+    "\\usepackage[utf8]{inputenc}\n"
+    "\\usepackage{lmodern}\n"
+    "\\usepackage{amsmath,amssymb}\n"
+    "\\usepackage{booktabs,longtable}\n"
+    "\\usepackage{blkarray}\n"
+    "\\usepackage{needspace}\n"
+    "\\usepackage[margin=2cm,landscape]{geometry}\n"
+    "\\allowdisplaybreaks\n"
+    "\\setlength{\\arraycolsep}{3pt}\n"
+)
+
+
+def standalone(title: str, content: str, description: str = "", extra_preamble: str = "",
+               author: str = "derived exactly by symattn") -> str:
+    """A whole document around ``content`` (LaTeX) with symattn's preamble."""
+    return ("\\documentclass[11pt]{article}\n" + PREAMBLE + extra_preamble
+            + f"\\title{{{escape_text(title)}}}\n\\author{{{escape_text(author)}}}\n\\date{{}}\n"
+            "\\begin{document}\n\\maketitle\n"
+            + (f"{escape_text(description)}\n\n" if description else "")
+            + content + "\\end{document}\n")
 
 
 def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None,
@@ -293,29 +328,8 @@ def document(d: Derivation, style: Style = Style(), steps: Sequence[str] | None 
     check ``report`` is given, and a TikZ ``heatmap`` from :mod:`symattn.views.heatmap_tex`)."""
     from .heatmap_tex import PREAMBLE as TIKZ
 
-    title = escape_text(d.title)
-    desc = escape_text(d.spec.description)
-    return (
-        "\\documentclass[11pt]{article}\n"
-        "\\usepackage[T1]{fontenc}\n"
-        "\\usepackage[utf8]{inputenc}\n"
-        "\\usepackage{lmodern}\n"
-        "\\usepackage{amsmath,amssymb}\n"
-        "\\usepackage{booktabs,longtable}\n"
-        "\\usepackage[margin=2cm,landscape]{geometry}\n"
-        + (TIKZ if heatmap else "")
-        + "\\allowdisplaybreaks\n"
-        "\\setlength{\\arraycolsep}{3pt}\n"
-        f"\\title{{{title}}}\n"
-        "\\author{derived exactly by symattn}\n"
-        "\\date{}\n"
-        "\\begin{document}\n"
-        "\\maketitle\n"
-        + (f"{desc}\n\n" if desc else "")
-        + body(d, style, steps, report)
-        + (heatmap or "")
-        + "\\end{document}\n"
-    )
+    return standalone(d.title, body(d, style, steps, report) + (heatmap or ""), d.spec.description,
+                      TIKZ if heatmap else "")
 
 
 def _md_text(s: str) -> str:
@@ -324,16 +338,19 @@ def _md_text(s: str) -> str:
 
 def markdown(d: Derivation, style: Style = Style(), steps: Sequence[str] | None = None) -> str:
     """Headings and ``$$`` blocks (``aligned``) that render on GitHub and with KaTeX."""
-    c = d.convention
+    style = replace(style, katex=True)
     out = [f"# {_md_text(d.title)}", ""]
     if d.spec.description:
         out += [_md_text(d.spec.description), ""]
-    out.append(f"Conventions: layout `{c['layout']}`, scale `{c['scale']}`"
-               + (f" (τ = `{c['tau']}`)" if c.get("tau") else "")
-               + f", mask `{c['mask']}`, softmax over {c['softmax_axis']}, {c['heads']} head(s)"
-               + (f", query `{c['query']}`" if c["query"] is not None else "") + ".")
+    items = summary(d)
+    out.append("Conventions: " + ", ".join(_md_phrase(i.short) for i in items) + ".")
     out.append(f"Decimals: {style.digits} significant digits, each certified.")
     for st in d.select(steps):
-        out += ["", f"### Step `{st.name}`: {_md_text(st.title)}", "", "$$",
-                step_block(st, style, env="aligned"), "$$"]
+        out += ["", f"### Step `{st.name}`: {_md_text(st.title)}", ""]
+        out += [_md_phrase(n) for n in st.notes]
+        out += ["$$", step_block(st, style, env="aligned"), "$$"]
     return "\n".join(out) + "\n"
+
+
+def _md_phrase(parts: Sequence[object]) -> str:
+    return "".join(f"${latex(p)}$" if isinstance(p, sympy.Basic) else _md_text(str(p)) for p in parts)

@@ -1,9 +1,11 @@
-"""Views of a check report: terminal text and Markdown (JSON is ``Report.to_data``)."""
+"""Views of a check report: terminal text and Markdown (JSON: :mod:`symattn.views.data`)."""
 
 from __future__ import annotations
 
 from ..display import escape
 from ..analyses.check import Claim, Report
+from .conventions import summary
+from .printers import render_phrase
 
 __all__ = ["text", "markdown"]
 
@@ -25,6 +27,15 @@ def _local(c: Claim) -> str:
     return f"{MARK.get(c.local_verdict, '?')} {c.local_value}" if c.local_verdict != "correct" else "✓"
 
 
+def _follows(info: dict, cs: list[Claim]) -> str:
+    """Whether a wrong step follows from the page's own earlier numbers, said exactly."""
+    if not info["follows_from_printed"]:
+        return "does not follow from the page's own numbers either"
+    if any(c.local_verdict == "consistent" for c in cs):
+        return "follows from the page's own numbers, within their printed rounding"
+    return "follows from the page's own numbers"
+
+
 def _groups(r: Report) -> list[tuple[str, list[Claim]]]:
     order: list[str] = [s["step"] for s in r.steps]
     for c in r.claims:
@@ -37,9 +48,8 @@ def _header(r: Report) -> list[str]:
     s = r.summary()
     lines = [f"Check: {r.title}", f"  source: {r.source}"]
     if r.convention:
-        conv = r.convention
-        lines.append(f"  conventions: layout {conv['layout']} · scale {conv['scale']} · mask {conv['mask']}"
-                     f" · softmax over {conv['softmax_axis']} · heads {conv['heads']}")
+        lines.append("  conventions: " + " · ".join(render_phrase(i.short, "text")
+                                                   for i in summary(None, r.convention)))
     if r.rounded:
         lines.append("  inputs rounded: each input is known only to ± half a unit of its last printed digit")
     parts = [f"{s['correct']} correct", f"{s['wrong']} wrong"]
@@ -67,9 +77,8 @@ def text(r: Report) -> str:
             head += f"── {info['correct']}/{info['claims']} correct"
             if info.get("first_wrong"):
                 head += " · FIRST WRONG STEP"
-            elif r.first_wrong_step and info["wrong"]:
-                head += (" · follows from the page's own numbers" if info["follows_from_printed"]
-                         else " · does not follow from the page's own numbers either")
+            if info["wrong"]:
+                head += " · " + _follows(info, cs)
         lines.append(head)
         rows = [("", "entry", "printed", "right value", "from the page's numbers", "")]
         for c in cs:
@@ -93,9 +102,10 @@ def text(r: Report) -> str:
         for s in r.conventions:
             lines.append(f"  {s}")
     lines.append("")
-    lines.append("✓ correct · ✗ wrong (the right value is beside it) · ≈ consistent with rounded inputs · "
-                 "? undecided within the precision limit (the note gives the value's certified enclosure) · "
-                 "last column: the step recomputed from the page's own earlier numbers")
+    lines.append("✓ correct · ✗ wrong (the right value is beside it) · ≈ consistent: possible within the rounding "
+                 "of the inputs (--inputs-rounded) or, in the last column, of the page's own earlier numbers, "
+                 "from which that column recomputes the step · ? undecided within the precision limit (the note "
+                 "gives the value's certified enclosure)")
     return "\n".join(lines) + "\n"
 
 
@@ -110,8 +120,13 @@ def markdown(r: Report) -> str:
     out.append(f"{s['total']} printed numbers: **{s['correct']} correct, {s['wrong']} wrong**"
                + (f", {s['undecided']} undecided" if s["undecided"] else "")
                + (f"; first wrong step: `{s['first_wrong_step']}`" if s["first_wrong_step"] else "") + ".")
+    step_info = {s["step"]: s for s in r.steps}
     for name, cs in _groups(r):
-        out += ["", f"#### `{name}`", "", "| | entry | printed | right value | from the page's numbers |",
+        info = step_info.get(name)
+        note = ""
+        if info and info["wrong"]:
+            note = (" (first wrong step; " if info.get("first_wrong") else " (") + _follows(info, cs) + ")"
+        out += ["", f"#### `{name}`{note}", "", "| | entry | printed | right value | from the page's numbers |",
                 "|---|---|---|---|---|"]
         for c in cs:
             where = c.position + (f" ({c.group})" if c.group else "")

@@ -1,0 +1,104 @@
+"""The conventions of a derivation (or a check), summarised once for every view: each item
+has a short form (a terminal line, Markdown, the check report) and a long one (the LaTeX
+document), both phrases of words and expressions.
+
+>>> import symattn as sa
+>>> from symattn.views.printers import render_phrase
+>>> items = summary(sa.derive(sa.load("i_love_statistics")))
+>>> " · ".join(render_phrase(i.short, "text") for i in items)
+'layout row · scale 1/sqrt(d_k) (τ = √2/2) · mask none · softmax over keys · 1 head · query love'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import sympy
+
+from ..pipeline.backward import Gradient
+from ..pipeline.notation import TAU, TEMPERATURE, matrix
+from ..pipeline.steps import Derivation
+from ..read.conventions import MASKS
+
+__all__ = ["Item", "summary", "digits_line"]
+
+
+@dataclass(frozen=True)
+class Item:
+    key: str
+    short: Sequence[object]
+    long: Sequence[object]
+
+
+_Q, _X, _W = matrix("Q"), matrix("X"), matrix("W^Q")
+_LAYOUT = {
+    "row": ("row vectors, ", sympy.Eq(_Q, _X * _W, evaluate=False), " (Vaswani et al., NumPy); W is (d_in, d_out)"),
+    "torch": ("row vectors with nn.Linear weights, ", sympy.Eq(_Q, _X * _W.T, evaluate=False),
+              "; W is (d_out, d_in)"),
+    "column": ("column vectors, ", sympy.Eq(_Q, _W * _X, evaluate=False),
+               "; X is (d_in, n), W is (d_out, d_in), Q is (d_k, n)"),
+}
+
+
+def _tau(d: Derivation) -> sympy.Expr | None:
+    """τ as the derivation applied it: read from its (first) scaled step."""
+    forward = d.forward if isinstance(d, Gradient) else d
+    for st in forward.all_steps:
+        if st.name.split(".")[-1] == "scaled":
+            return st.params.get("tau")
+    return None
+
+
+def summary(d: Derivation | None, convention: dict | None = None) -> list[Item]:
+    """The conventions of a derivation (or, with ``convention`` and no derivation, of a check
+    report's echo)."""
+    c = convention if convention is not None else d.convention
+    tau = _tau(d) if d is not None else None
+    items = [Item("layout", [f"layout {c['layout']}"], [f"layout {c['layout']}: ", *_LAYOUT[c["layout"]]])]
+    scale = c["scale"]
+    if tau is not None and (scale.strip().lower() != "none" or c["temperature"] != "1"):
+        items.append(Item("scale", [f"scale {scale} (", sympy.Eq(TAU, tau, evaluate=False), ")"],
+                          [f"scale {scale}, so the scores are multiplied by ", sympy.Eq(TAU, tau, evaluate=False)]))
+    else:
+        items.append(Item("scale", [f"scale {scale}"], ["no scaling" if scale.strip().lower() == "none"
+                                                        else f"scale {scale}"]))
+    if c.get("temperature", "1") != "1":
+        long_t: list[object] = [f"temperature {c['temperature']}"]
+        if d is not None:
+            long_t = ["temperature ", sympy.Eq(TEMPERATURE, d.spec.convention.temperature, evaluate=False)]
+        items.append(Item("temperature", [f"temperature {c['temperature']}"], long_t))
+    masked = c["mask"] != "none" or c["bias"]
+    neg = c.get("mask_value", "-inf") == "-inf"
+    short = f"mask {c['mask']}" + (" + bias" if c["bias"] else "")
+    if masked:
+        short += f", masked = {c['mask_value']}"
+    long: list[object] = [f"mask: {MASKS[c['mask']]}" + (" plus an additive bias" if c["bias"] else "")]
+    if masked:
+        long += ["; masked entries are ", sympy.S.NegativeInfinity if neg else f"replaced by {c['mask_value']}"]
+    if c.get("masked_rows") == "zero":
+        long.append("; a fully masked row gives weights 0")
+    items.append(Item("mask", [short], long))
+    axis = c["softmax_axis"]
+    how = "softmax" if c.get("normalization", "softmax") == "softmax" else "division by the sum"
+    items.append(Item("softmax", [f"{how} over {axis}"],
+                      [f"{how} over the {axis} (each {'row' if axis == 'keys' else 'column'} sums to 1)"
+                       + ("" if how == "softmax" else ", not a softmax")]))
+    h = int(c["heads"])
+    items.append(Item("heads", [f"{h} head{'s' if h != 1 else ''}"], [f"{h} head{'s' if h != 1 else ''}"]))
+    if c.get("query") is not None:
+        items.append(Item("query", [f"query {c['query']}"], [f"one query row: {c['query']}"]))
+    if c.get("loss"):
+        from ..pipeline.loss import LOSSES
+
+        loss = LOSSES[c["loss"]]
+        focus = d.focus if isinstance(d, Gradient) else None
+        items.append(Item("loss", [f"loss {c['loss']}" + (f" of row {focus}" if focus else "")],
+                          ["the loss ", loss.formula] + ([f", of the focus row {focus} only"] if focus else [])))
+    return items
+
+
+def digits_line(digits: int) -> str:
+    """What the decimals are."""
+    return (f"decimals: {digits} significant digits, each one certified (round to nearest); "
+            "terminating exact values are printed exactly")
