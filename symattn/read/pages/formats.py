@@ -7,8 +7,8 @@ and are never run; what they printed (the outputs stored in the file) is read as
 
 >>> [(l.role, l.text) for l in markdown_lines("# Step 1\\n```python\\nX = [[1, 2]]\\n```\\nText")]
 [('heading', 'Step 1'), ('code', ''), ('code', 'X = [[1, 2]]'), ('code', ''), ('prose', 'Text')]
->>> [(l.role, l.text) for l in html_lines("<h2>Q</h2><pre>[[1 2]\\n [3 4]]</pre>")]
-[('heading', 'Q'), ('code', '[[1 2]'), ('code', ' [3 4]]')]
+>>> [(l.role, l.text) for l in html_lines("<h2>Q</h2><pre>Q = [[1, 2]]</pre><pre>[[1 2]\\n [3 4]]</pre>")]
+[('heading', 'Q'), ('code', 'Q = [[1, 2]]'), ('output', '[[1 2]'), ('output', ' [3 4]]')]
 >>> detect_format("post.md", ""), detect_format(None, '{"cells": []}'), detect_format(None, "<p>hi</p>")
 ('markdown', 'notebook', 'html')
 """
@@ -82,9 +82,49 @@ def normalise_format(fmt: str) -> str:
 # Markdown
 
 
+_KEYWORD_RE = re.compile(r"\s*(import|from|def|class|return|for|while|if|elif|else|with|try|except|finally|print|"
+                         r"assert|lambda|yield|raise|pass|break|continue|global|async|await|del|@)\b")
+_PRINTOUT_RE = re.compile(r"\s*(?:[\[\]()\d+\-.]|tensor\(|array\(|Array\(|tf\.Tensor|<tf\.Tensor|Parameter containing|"
+                          r"torch\.Size|TensorShape|shape=|dtype=|grad_fn=|\.\.\.|…)")
+_LABEL_RE = re.compile(r"\s*[A-Za-z][^=(){}\[\];#]{0,80}?(?::\s*(?:[\[(\d+\-.]|tensor\(|array\(|tf\.Tensor).*|:?\s*)$")
+
+
+def looks_like_output(texts: list[str]) -> bool:
+    """Whether the lines of a code block are what a program printed (labels and printouts of
+    numbers) rather than code: no assignment, call statement or keyword, and some digit.
+
+    >>> looks_like_output(["Attention weights:", "[[0.576 0.106]", " [0.106 0.576]]"])
+    True
+    >>> looks_like_output(["W = np.array([[1, 2]])", "print(W)"])
+    False
+    """
+    seen = False
+    for t in texts:
+        if not t.strip():
+            continue
+        if _KEYWORD_RE.match(t) or re.match(r"\s*[A-Za-z_][\w.]*(\[[^\]]*\])?\s*(,\s*[A-Za-z_]\w*\s*)*[+\-*/@]?=(?!=)", t):
+            return False
+        if not (_PRINTOUT_RE.match(t) or _LABEL_RE.fullmatch(t)):
+            return False
+        seen = seen or bool(re.search(r"\d", t))
+    return seen
+
+
+def _outputs_of_fences(out: list[Line], fences: list[tuple[int, int]]) -> None:
+    """A fenced block that holds what a program printed (a notebook exported to Markdown, a
+    post that pastes its output) is output, not code."""
+    for a, b in fences:
+        body = out[a + 1:b]
+        if body and looks_like_output([x.text for x in body]):
+            for x in body:
+                x.role = "output"
+
+
 def markdown_lines(text: str, cell: int | None = None, output: bool = False, first_line: int = 1) -> list[Line]:
     out: list[Line] = []
     fence = ""
+    fence_at = 0
+    fences: list[tuple[int, int]] = []
     math = False
     for n, raw in enumerate(text.split("\n"), first_line):
         where = Where(n, cell, output)
@@ -92,6 +132,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         if fence:
             if s.startswith(fence):
                 fence = ""
+                fences.append((fence_at, len(out)))
                 out.append(Line("", where, "code"))
             else:
                 out.append(Line(raw, where, "code"))
@@ -106,6 +147,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         m = re.match(r"^(```+|~~~+)", s)
         if m:
             fence = m.group(1)
+            fence_at = len(out)
             out.append(Line("", where, "code"))
             continue
         if s.startswith("$$") and not (len(s) > 2 and s.endswith("$$")):
@@ -124,6 +166,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
             out.append(Line(h.group(2), where, "heading"))
             continue
         out.append(Line(raw, where, "prose"))
+    _outputs_of_fences(out, fences)
     return out
 
 
@@ -282,7 +325,7 @@ class _HTMLReader(HTMLParser):
             if text.startswith("\n"):
                 text = text[1:]
                 self.buf_line += 1
-            role = "output" if (self.output or self.out_depth) else "code"
+            role = "output" if (self.output or self.out_depth or looks_like_output(text.split("\n"))) else "code"
             for k, part in enumerate(text.split("\n")):
                 self.lines.append(Line(part, self.where(self.buf_line + k), role))
             return

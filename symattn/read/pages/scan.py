@@ -289,8 +289,10 @@ def _classify_entries(rows: list[list[str]]) -> str:
     return "numbers"
 
 
-_PREFIX_RE = re.compile(r"(?:(?:torch|np|numpy)\.)?(tensor|array|Tensor|matrix)\(\s*$")
+_PREFIX_RE = re.compile(r"(?:(?:torch|np|numpy|tf|jnp|jax\.numpy|mx)\.)?(tensor|array|Tensor|matrix|Array|constant|"
+                        r"Variable|convert_to_tensor)\(\s*$")
 _SUFFIX_RE = re.compile(r"(?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'"
+                        r"|shape=\(\s*\d*(?:\s*,\s*\d+)*\s*,?\s*\)"
                         r"|[a-z_]+=[\w.'<>\-]+))*\s*\)")
 _SCALAR_RE = re.compile(r"\b(tensor|np\.float(?:16|32|64)|float(?:32|64))\(\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
                         r"((?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'))*)\s*\)")
@@ -392,8 +394,12 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
         before = seg.lines[k - 1].text.rstrip() + " "  # X = torch.tensor(\n  [[…
     call = re.search(r"([A-Za-z_][\w.]*)\(\s*$", before)
     if code and call and not re.search(r"(?:^|\.)(tensor|Tensor|array|asarray|matrix|Parameter|FloatTensor|"
-                                       r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy)$", call.group(1)):
+                                       r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy|constant|Variable|"
+                                       r"convert_to_tensor|transpose|Array)$", call.group(1)):
         return None, end  # an argument of some other call in code (ax.set_xlim([0, 1]))
+    # np.transpose([[…]]) or np.array([[…]]).T: the rows written are the columns of the variable
+    flipped = bool(code and ((call and call.group(1).split(".")[-1] == "transpose")
+                             or re.match(r"\s*\)?\s*\.T\b", text[end:end + 40] if end < len(text) else "")))
     if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
         return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
     if kind == "words":
@@ -434,6 +440,8 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
                     before=before2, after=after, row_notes=notes, suffix=suffix, role=seg.role)
     if batches is not None:
         block.batches = batches  # type: ignore[attr-defined]
+    if flipped:
+        block.flipped = True  # type: ignore[attr-defined]
     block.alone = not before2.strip(" \t=:") and not after.strip(" \t,;)")
     return block, end2
 
@@ -455,8 +463,8 @@ def _tuple_block(seg: _Segment, i: int):
 
 def _scalar_block(seg: _Segment, i: int):
     m = _SCALAR_RE.match(seg.text, i)
-    if not m:
-        return None, i + 1
+    if not m or seg.role == "code":
+        return None, i + 1  # torch.tensor(2) in code is part of an expression, not a printed result
     before, after = _context(seg, i, m.end())
     k = seg.index(i)
     return Numbers(rows=[[m.group(2)]], where=[seg.lines[k].where], form="scalar", start=seg.first + k,
@@ -484,6 +492,9 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
     for r in range(len(cells)):
         row_where.append(seg.where(offs[min(r, len(offs) - 1)]))
     before, after = _context(seg, i, end)
+    if not before.strip() and start_line > 0 and re.search(r"=\s*$", seg.lines[start_line - 1].text) \
+            and "\\end" not in seg.lines[start_line - 1].text:
+        before = seg.lines[start_line - 1].text.rstrip() + " "  # X =\n\begin{bmatrix} …
     k0, k1 = seg.first + start_line, seg.first + seg.index(end - 1)
     width = max(len(r) for r in cells)
     kinds = [[entry_kind(c) for c in r] for r in cells]
