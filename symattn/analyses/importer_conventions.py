@@ -160,7 +160,8 @@ def layout_evidence(lines: list[Line]) -> Evidence | None:
                 return Evidence("column", str(ln.where), snippet(text, m))
             if _ROW_RHS.search(rhs):
                 return Evidence("row", str(ln.where), snippet(text, m))
-    hit = _first([ln for ln in lines if ln.role == "code"], re.compile(r"nn\.Linear\(|F\.linear\("), joined=False)
+    bare = [Line(re.sub(r"(^|\s)#.*$", "", ln.text), ln.where, ln.role) for ln in lines if ln.role == "code"]
+    hit = _first(bare, re.compile(r"nn\.Linear\(|F\.linear\("), joined=False)
     if hit:
         return Evidence("torch", str(hit[0].where), snippet(hit[0].text, hit[1]))
     return None

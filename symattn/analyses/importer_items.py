@@ -49,10 +49,12 @@ class Item:
     row_vectors: list[list[str]] | None = None  # table rows labelled by a printed vector
     batches: int = 1
     after: str = ""  # text after it on its last line
+    before: str = ""  # text before it on its first line (or the line above, for a LaTeX matrix under "X =")
     products: list[list[str]] | None = None  # the products it is the result of ("0.3012 * 0.66")
     chain_of: list["Item"] | None = None  # the operands of the product it is the result of
     col_index: int | None = None  # a column printed alone: which column
     row_index: int | None = None  # a 1-based query index the name gives (attn_scores_2, z^{(2)})
+    layout: str | None = None  # a printed weight's layout: "row" (W.weight.T, Q = X·M) or "torch" (W.weight)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -83,6 +85,7 @@ class Collected:
     operators: dict[int, str]  # line index -> "=" or "×" for lines that hold only an operator
     result_lines: dict[int, str]  # line index -> number for lines "= 1.0"
     hidden: list[tuple[int, str, str]] = field(default_factory=list)  # (line, step, code): weights made in code
+    symbols: dict[str, str] = field(default_factory=dict)  # the page's own symbols: S = QKᵀ/√d_k → scaled
 
 
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
@@ -133,7 +136,49 @@ def _name_index(label: str) -> int | None:
 def _ident_step(name: str | None) -> str | None:
     if not name:
         return None
+    if "(" in name or ".weight" in name:
+        return expr_step(name)[0]
     return step_of_ident(name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
+
+
+_TAIL_RE = re.compile(r"\.(?:round|numpy|detach|cpu|tolist|item|squeeze|float|double|clone|copy|data)\b(?:\([^()]*\))?$")
+_FLIP_RE = re.compile(r"\.(?:T|t\(\)|transpose\(\s*(?:0\s*,\s*1|1\s*,\s*0|-1\s*,\s*-2|-2\s*,\s*-1)\s*\))$")
+
+
+def expr_step(expr: str) -> tuple[str | None, bool, str | None]:
+    """What a printed expression is: (step, printed transposed, layout its weights imply).
+
+    >>> expr_step("selfAttention.W_q.weight.transpose(0, 1)"), expr_step("attn.W_k.weight")
+    (('Wq', False, 'row'), ('Wk', False, 'torch'))
+    >>> expr_step("selfAttention.W_v(encodings_matrix)"), expr_step("attn_weights.round(3)")
+    (('V', False, None), ('weights', False, None))
+    """
+    e = expr.strip()
+    while True:
+        m = _TAIL_RE.search(e)
+        if not m:
+            break
+        e = e[: m.start()]
+    flipped = False
+    m = _FLIP_RE.search(e)
+    if m:
+        e, flipped = e[: m.start()], True
+    w = re.fullmatch(r"(.*?)\.weight(?:\.data)?", e)
+    if w:  # nn.Linear stores (out, in): the printed matrix is W (torch layout) or its transpose (X·M)
+        st = step_of_ident(w.group(1).split(".")[-1])
+        if st in ("Wq", "Wk", "Wv", "Wo"):
+            return st, False, "row" if flipped else "torch"
+        return None, False, None
+    call = re.fullmatch(r"([A-Za-z_][\w.]*)\(\s*[A-Za-z_][\w.]*\s*\)", e)
+    if call:  # W_q(x): a projection applied to the inputs
+        st = step_of_ident(call.group(1).split(".")[-1])
+        if st in ("Wq", "Wk", "Wv"):
+            return {"Wq": "Q", "Wk": "K", "Wv": "V"}[st], flipped, None
+        return None, False, None
+    if re.fullmatch(r"[A-Za-z_][\w.]*", e):
+        name = e.split(".")[-1] if "." in e else e
+        return step_of_ident(name), flipped, None
+    return None, False, None
 
 
 def _token_of(label: str) -> str | None:
@@ -164,10 +209,46 @@ def _note_token(note: str) -> str | None:
     return None
 
 
+_FAMILY = {"scores", "scaled", "masked"}
+_DEF_RE = re.compile(r"(?<![\w\\])([A-Za-z](?:_\{?\w{1,8}\}?)?)\s*=\s*(?!=)([^=]{1,200}?)(?=$|\s=|,\s*\\q?quad|\\quad|\\qquad|;)")
+
+
+def symbol_definitions(lines: list[Line]) -> dict[str, str]:
+    """The steps a page defines its own symbols as, from its formulas: ``S = QK^T/√d_k``
+    makes S the scaled scores, ``A = softmax(S)`` the weights, ``Z = AV`` the output.
+    Only a symbol that names no step, or one of the scores family, is defined this way.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> symbol_definitions([Line(r"S = \\frac{Q K^\\top}{\\sqrt{d_k}}, \\quad A = \\text{softmax}(S)", Where(1), "math")])
+    {'S': 'scaled', 'A': 'weights'}
+    """
+    out: dict[str, str] = {}
+    for ln in lines:
+        if ln.role not in ("math", "code"):
+            continue
+        for m in _DEF_RE.finditer(ln.text):
+            sym, rhs = m.group(1), m.group(2)
+            r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
+            qk = re.search(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|⊤)|ᵀ|\.T)|QK\^", r)
+            if re.search(r"soft-?max", r, re.I):
+                step = "output" if re.search(r"\)\s*(\\cdot|·|@|\*)?\s*V\b", r) else "weights"
+            elif qk and re.search(r"sqrt|√|\\sqrt|\*\*\s*-?0?\.5", r):
+                step = "scaled"
+            elif qk:
+                step = "scores"
+            else:
+                continue
+            known = step_of_ident(sym)
+            if known is None or known == step or (known in _FAMILY and step in _FAMILY):
+                out.setdefault(sym, step)
+    return out
+
+
 class _Collector:
     def __init__(self, page: Page) -> None:
         self.page = page
         self.lines = page.lines
+        self.symbols = symbol_definitions(page.lines)
         self.block_lines: set[int] = set()
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
@@ -246,14 +327,18 @@ class _Collector:
             return
         kinds = {entry_kind(x) for r in b.rows for x in r}
         it = Item(rows=[list(r) for r in b.rows], where=list(b.where), line=b.start, end=b.end, role=b.role,
-                  form=b.form, suffix=b.suffix, transposed=transposed, after=b.after)
+                  form=b.form, suffix=b.suffix, transposed=transposed, after=b.after, before=b.before)
         it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
             ("vector" if b.depth == 1 else "matrix")
         if "expr" in kinds:
             it.exprs = it.rows
             it.operand = True
-        step = _ident_step(ident)
+        step = self.symbols.get(ident or "") or _ident_step(ident)
         strength = 3 if step else 0
+        if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
+            strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
+        if getattr(b, "flipped", False):
+            it.transposed = True  # np.transpose([[…]]): the rows written are the variable's columns
         if not step and label:
             step = step_of_text(label)
             strength = 2 if step else 0
@@ -280,10 +365,12 @@ class _Collector:
             # the variable the code printed names it better than the text printed beside it
             name = self.printed_name(b)
             if name:
-                st = _ident_step(name)
+                st, flipped, layout = expr_step(name)
                 if st:
                     step, strength, it.label = st, 3, name
-                    it.transposed = is_transposed(name)
+                    it.transposed = False if layout else (is_transposed(name) or flipped)
+                    if layout:
+                        it.layout = layout
             if not step:
                 own = self.output_label(b)
                 if own:
@@ -341,12 +428,38 @@ class _Collector:
             k -= 1
         return ""
 
-    def printed_name(self, b: Numbers) -> str | None:
-        """For a notebook output with no text of its own: the name its code cell printed."""
+    def code_before(self, b: Numbers) -> tuple[list[str], list]:
+        """The code that printed an output block, and the blocks of that output: a notebook
+        cell's source, or the code block just above a printed block on a page (a notebook
+        exported to Markdown, a post that pastes its output under the code)."""
         cell = b.where[0].cell
-        if cell is None:
+        if cell is not None:
+            code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
+            outs = [x for x in self.page.blocks if (isinstance(x, Numbers) and x.where[0].cell == cell and x.where[0].output)
+                    or (isinstance(x, Words) and x.where.cell == cell and x.where.output)]
+            return code, outs
+        k = b.start
+        while k > 0 and self.lines[k - 1].role == "output":
+            k -= 1
+        first = k
+        j = b.end
+        while j + 1 < len(self.lines) and self.lines[j + 1].role == "output":
+            j += 1
+        k -= 1
+        while k >= 0 and k >= first - 3 and self.lines[k].role != "code" and not self.lines[k].text.strip():
+            k -= 1
+        code: list[str] = []
+        while k >= 0 and self.lines[k].role == "code":
+            code.insert(0, self.lines[k].text)
+            k -= 1
+        outs = [x for x in self.page.blocks if isinstance(x, (Numbers, Words)) and first <= x.start and x.end <= j]
+        return code, outs
+
+    def printed_name(self, b: Numbers) -> str | None:
+        """For an output with no text of its own: the name (or expression) its code printed."""
+        code, outs = self.code_before(b)
+        if not code:
             return None
-        code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
         names: list[str] = []
         code = [re.sub(r"\s+#.*$", "", t) if not t.lstrip().startswith("#") else "" for t in code]
         for t in code:
@@ -357,11 +470,11 @@ class _Collector:
                 if nonstr:
                     names.append(nonstr[-1])
         last = next((t.strip() for t in reversed(code) if t.strip() and not t.strip().startswith("#")), "")
-        if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last):
+        if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last) or (
+                re.fullmatch(r"[A-Za-z_][\w.]*(\([^()=]*\))?(\.\w+(\([^()=]*\))?)*", last)
+                and not re.match(r"(print|display|plt\.|sns\.|ax\.|fig\.)", last)):
             names.append(last)
         # which printed block of this output is b?
-        outs = [x for x in self.page.blocks if (isinstance(x, Numbers) and x.where[0].cell == cell and x.where[0].output)
-                or (isinstance(x, Words) and x.where.cell == cell and x.where.output)]
         idx = next((i for i, x in enumerate(outs) if x is b), None)
         if idx is None or not names:
             return None
@@ -439,6 +552,50 @@ class _Collector:
             it.step = step
             it.strength = 1 if step else 0
             self.items.append(it)
+
+    # -- aliases --
+    def aliases(self) -> None:
+        """Names given to a matrix already printed: ``K = Q.copy()``, ``Q = K = V = X``,
+        ``q, k, v = x, x, x``. Each target becomes an item with the source's numbers."""
+        alias_re = re.compile(r"\s*((?:(?:self\.)?[A-Za-z_]\w*\s*=\s*)+)((?:self\.)?[A-Za-z_][\w.]*?)"
+                              r"((?:\.(?:copy|clone|detach)\(\))*)\s*;?\s*(?:#.*)?$")
+        tuple_re = re.compile(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*=\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)"
+                              r"\s*(?:#.*)?$")
+        for k, ln in enumerate(self.lines):
+            if ln.role != "code":
+                continue
+            pairs: list[tuple[str, str]] = []
+            m = alias_re.fullmatch(ln.text)
+            if m:
+                targets = [t.strip() for t in m.group(1).split("=") if t.strip()]
+                pairs = [(t, m.group(2)) for t in targets]
+            else:
+                m = tuple_re.fullmatch(ln.text)
+                if m:
+                    lhs = [t.strip() for t in m.group(1).split(",")]
+                    rhs = [t.strip() for t in m.group(2).split(",")]
+                    if len(lhs) == len(rhs):
+                        pairs = list(zip(lhs, rhs))
+            for target, source in pairs:
+                step = step_of_ident(target)
+                if step not in ("X", "Q", "K", "V", "KV") or step == step_of_ident(source):
+                    continue
+                src = self.named_before(source, k)
+                if src is None:
+                    continue
+                it = Item(rows=[list(r) for r in src.rows], where=[ln.where] * len(src.rows), line=k, end=k,
+                          kind=src.kind, label=f"{target} = {source}", step=step, strength=3, role="code",
+                          form="code", row_labels=src.row_labels, col_labels=src.col_labels)
+                it.notes.append(f"{target} = {source}: the numbers of {source} ({src.at()})")
+                self.items.append(it)
+
+    def named_before(self, name: str, line: int) -> Item | None:
+        """The last item before ``line`` that the page assigns to ``name``."""
+        bare = name.replace("self.", "")
+        for it in reversed([x for x in self.items if x.line < line]):
+            if it.label.replace("self.", "").strip() == bare:
+                return it
+        return None
 
     # -- lines --
     def lines_items(self) -> None:
@@ -547,6 +704,8 @@ def collect(page: Page) -> Collected:
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
+    c.items.sort(key=lambda it: (it.line, it.where[0].line))
+    c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
         m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",
@@ -600,7 +759,7 @@ def collect(page: Page) -> Collected:
                 horizontal.append((k, ws))
         k += 1
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
-    return Collected(page, c.items, token_lists, vertical, horizontal, operators, results, hidden)
+    return Collected(page, c.items, token_lists, vertical, horizontal, operators, results, hidden, c.symbols)
 
 
 def label_text(it: Item) -> str:

@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STEP_NAMES", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
+__all__ = ["STEP_NAMES", "KEYS_AND_VALUES", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
            "INPUT_NAMES", "clean_label"]
 
 #: symattn's names for what a page prints, in pipeline order
 STEP_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "Q", "K", "V", "scores", "scaled", "masked",
               "weights", "weighted", "output")
+#: not a step: a matrix that is both the keys and the values (a decoder attending to encoder states)
+KEYS_AND_VALUES = "KV"
 #: names that are inputs of an example that starts from X
 INPUT_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv")
 
 _IDENTS = {
-    "X": ("x", "inputs", "input", "embeddings", "embedding", "emb", "embs", "e", "wordembeddings",
+    "X": ("x", "inputs", "input", "embeddings", "embedding", "emb", "embs", "e", "wordembeddings", "encodings",
+          "encodingsmatrix", "encodingmatrix", "tokenencodings", "wordencodings", "inputencodings",
           "tokenembeddings", "inputembeddings", "inputmatrix", "inputvectors", "inputsequence", "wordvectors",
           "tokens_embeddings", "xembed", "inputemb", "embedded", "h", "hidden"),
     "Wq": ("wq", "wquery", "queryweights", "queryweight", "weightsquery", "weightquery", "wqs", "qweights",
@@ -37,10 +40,15 @@ _IDENTS = {
            "valuew", "valueproj", "vproj"),
     "Wo": ("wo", "woutput", "wout", "outputweights", "outproj", "oproj"),
     "bq": ("bq", "bquery"), "bk": ("bk", "bkey"), "bv": ("bv", "bvalue"),
-    "Q": ("q", "queries", "query", "querys", "qmatrix", "querymatrix", "queryvectors", "queryvector", "qs"),
+    "Q": ("q", "queries", "query", "querys", "qmatrix", "querymatrix", "queryvectors", "queryvector", "qs",
+          "dechiddenstate", "decoderhiddenstate", "decoderstate", "dechidden", "decoderhidden", "decstate"),
     "K": ("k", "keys", "key", "kmatrix", "keymatrix", "keyvectors", "keyvector", "ks"),
     "V": ("v", "values", "value", "vmatrix", "valuematrix", "valuevectors", "valuevector", "vs"),
+    "KV": ("annotations", "enchiddenstates", "encoderhiddenstates", "encoderstates", "encoderoutputs",
+           "encoutputs", "encoderoutput", "annotationsmatrix"),
     "scores": ("scores", "score", "attnscores", "attentionscores", "attentionscore", "rawscores", "qkt", "qk",
+               "attentionweightsraw", "weightsraw", "rawweights", "rawattention", "attnraw", "scoresraw", "sims",
+               "attentionscoresraw",
                "dotproducts", "dotproduct", "logits", "omega", "similarity", "similarities", "s", "energies",
                "energy", "compat", "attnlogits", "qkscores", "unnormalized", "unnormalizedscores"),
     "scaled": ("scaledscores", "scaled", "attnscoresscaled", "scaledattentionscores", "scaledattention",
@@ -50,8 +58,9 @@ _IDENTS = {
     "weights": ("weights", "attnweights", "attentionweights", "attentionweight", "softmax", "probs",
                 "probabilities", "alpha", "alphas", "a", "p", "attentionprobs", "attnprobs", "attention",
                 "attentionmatrix", "attn", "weightsnorm", "normalized", "softmaxscores", "attnmatrix",
-                "attentiondistribution", "normalizedscores"),
-    "output": ("output", "outputs", "out", "context", "contextvec", "contextvecs", "contextvector",
+                "attentiondistribution", "normalizedscores", "attentionpercents", "attnpercents", "percents"),
+    "output": ("output", "outputs", "out", "context", "contextvec", "contextvecs", "contextvector", "attentionvector",
+               "attentioncontextvector", "attnvector",
                "contextvectors", "z", "attentionoutput", "attnoutput", "result", "y", "o", "contextualized",
                "attended", "selfattention", "selfattentionoutput", "attnout"),
     "weighted": ("weightedvalues", "weightedv", "weightedsum_terms"),
@@ -158,6 +167,10 @@ def step_of_ident(name: str) -> str | None:
     for suffix in ("tmp", "naive", "manual", "numpy", "np", "torch", "hand", "mat", "matrix", "simple"):
         if ident.endswith(suffix) and ident[: -len(suffix)] in _IDENT_TO_STEP and len(ident) > len(suffix) + 1:
             return _IDENT_TO_STEP[ident[: -len(suffix)]]
+    # temp_q, my_keys, sample_V, toy_inputs: a prefix that marks a toy example
+    m = re.match(r"(?:temp|tmp|my|sample|example|ex|toy|dummy|test|demo|small|tiny)_+(\w+)$", name.split(".")[-1], re.I)
+    if m:
+        return step_of_ident(m.group(1))
     return None
 
 
