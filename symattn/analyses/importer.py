@@ -35,7 +35,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import InputError, LimitError, SpecError, SymattnError
-from ..limits import MAX_DIM, MAX_PAGE_EXAMPLES, MAX_TOKENS
+from ..limits import MAX_DIM, MAX_EXPONENT, MAX_PAGE_EXAMPLES, MAX_TOKENS
 from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation
 from ..read.pages import read_page
@@ -45,7 +45,7 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_items import Collected, Item, collect, split_glued
-from .importer_names import INPUT_NAMES, step_of_text
+from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, step_of_ident, step_of_text
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -54,6 +54,8 @@ __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "
 LOOKED_FOR = ("inputs (embeddings X with weights Wq/Wk/Wv, or Q, K and V, or attention scores) as bracketed "
               "rows, tables, NumPy/PyTorch printouts or LaTeX matrices")
 WEIGHT_NAMES = ("Wq", "Wk", "Wv")
+#: matrices a page may write in code as the given inputs of an example that starts from Q, K, V
+LITERAL_NAMES = ("Q", "K", "V", KEYS_AND_VALUES)
 CLAIM_ORDER = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weights_sum", "weighted", "output")
 _MAX_VALUE_ENTRIES = 20_000  # entries of a derivation compared with printed numbers
 _FAMILIES = {"scores": ("scores", "scaled", "masked"), "scaled": ("scores", "scaled", "masked"),
@@ -306,6 +308,7 @@ class _Importer:
         self.page_notes: list[Note] = []
         self.last_tokens: tuple[list[str], str] | None = None
         self.random_x = False
+        self.symbols = col.symbols
 
     # -- page-wide passes -------------------------------------------------------------
     def same_line_chains(self) -> None:
@@ -328,6 +331,51 @@ class _Importer:
             last.chain_of = [g for g in group[:-1]]
             if last.step is None and group[0].step:
                 last.step, last.strength = group[0].step, group[0].strength
+
+    def math_chains(self) -> None:
+        """A display that multiplies matrices: ``Q = [X] \\cdot [W_Q] = [R]``, ``S = \\frac{1}{1} [Q] [Kᵀ] = [R]``.
+        The name before the display names the result, not the first matrix; the matrices
+        before the last '=' are operands (an input printed again, or a step of their own)."""
+        lines = self.page.lines
+        mats = [it for it in self.items if it.role == "math" and it.kind in ("matrix", "vector")]
+        k = 0
+        while k < len(mats):
+            run = [mats[k]]
+            seps: list[str] = []
+            j = k + 1
+            while j < len(mats):
+                between = " ".join(lines[x].text for x in range(run[-1].end + 1, mats[j].line))
+                tail = run[-1].after if run[-1].end == run[-1].line else ""
+                gap = (tail + " " + between + " " + mats[j].before).strip()
+                if mats[j].line - run[-1].end > 6 or any(lines[x].role != "math" for x in range(run[-1].end + 1, mats[j].line)):
+                    break
+                if not re.fullmatch(r"(?:\\(?:cdot|times|,|;|!|quad|qquad|left|right)|[\s=×·*@(),.]|"
+                                    r"\\frac\{\d+\}\{\d+\}|\d+(?:\.\d+)?)*", gap):
+                    break
+                seps.append(gap)
+                run.append(mats[j])
+                j += 1
+            eq = [i for i, g in enumerate(seps) if "=" in g]
+            if len(run) >= 2 and eq and eq[-1] == len(seps) - 1 and len(run) >= 3 or (len(run) == 2 and eq == [0]
+                                                                                      and run[0].strength < 3):
+                result = run[-1]
+                first = run[0].line
+                top = first
+                while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
+                    top -= 1
+                head = " ".join(lines[x].text for x in range(top, first + 1)).split("\\begin")[0]
+                for op in run[:-1]:
+                    op.operand = True
+                    op.label, op.step, op.strength = "", None, 0
+                    op.notes.append("an operand of a product written out on the page")
+                name = re.search(r"(?<![\w\\])([A-Za-z](?:_\{?\w+\}?|\^\{?\w+\}?)?)\s*=", head or "")
+                if name:
+                    st = self.symbols.get(name.group(1)) or step_of_ident(name.group(1)) or step_of_text(name.group(1))
+                    if st:
+                        result.label, result.step, result.strength = name.group(1), st, 3
+                result.chain_of = run[:-1]
+            k = j
+        self.items.sort(key=lambda it: (it.line, it.where[0].line))
 
     def cross_line_chains(self) -> None:
         """Slides: A [×] B = C with only operators, blank lines and short labels between."""
@@ -580,10 +628,14 @@ class _Importer:
                 cur.hidden.append(h)
             name = it.step if (it.step in INPUT_NAMES and it.strength >= 1 and it.kind in ("matrix", "vector")
                                and (not it.operand or it.strength == 3)) else None
-            if name == "X" and it.kind == "vector":
+            if it.step in LITERAL_NAMES and it.role == "code" and it.strength == 3 and it.kind in ("matrix", "vector") \
+                    and _numeric(it.rows):
+                name = it.step  # Q, K, V written in code: given inputs of the example, not printed results
+            if name in ("X", "K", "V", KEYS_AND_VALUES) and it.kind == "vector":
                 name = None  # one embedding: an echo or a query, not the input matrix
             if name:
-                if cur is None:
+                if cur is None or (not cur.inputs and not cur.hidden and cur.items):
+                    # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
                     cur = _Segment(first=it.line)
                     segs.append(cur)
                 old = cur.inputs.get(name)
@@ -604,7 +656,8 @@ class _Importer:
                     segs.append(cur)
                 elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
                       and any(c.step in ("scores", "scaled", "weights", "output", "masked") and c.numbers
-                              for c in cur.items)):
+                              for c in cur.items)
+                      and ("X" not in cur.inputs or _without_weights(cur.inputs["X"], cur.items))):
                     cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
                     segs.append(cur)
                 cur.inputs[name] = it
@@ -615,17 +668,28 @@ class _Importer:
                 cur.items.append(it)
             cur.last = max(cur.last, it.end)
         # an embedding matrix with nothing worked on it is not an example
-        return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden]
+        return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden
+                or (any(n in sg.inputs for n in ("Q", "K", KEYS_AND_VALUES)) and len(sg.inputs) >= 2)]
 
     # -- one example --------------------------------------------------------------------
     def example(self, seg: _Segment, index: int) -> tuple[ImportedExample | None, str]:
         notes: list[Note] = []
         made = [h for h in seg.hidden if h[1] in WEIGHT_NAMES and h[1] not in seg.inputs]
+        inputs = dict(seg.inputs)
+        literal = {n: inputs.pop(n) for n in LITERAL_NAMES if n in inputs}
+        kv = literal.pop(KEYS_AND_VALUES, None)
+        if kv is not None:
+            literal.setdefault("K", kv)
+            literal.setdefault("V", kv)
+        printed = self.printed_qkv(seg.items, literal)
+        hidden_start = False
         if made:
-            k, _, code = made[0]
-            return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
-                          "not print them, so its numbers cannot be reproduced")
-        inputs = seg.inputs
+            if "Q" in printed and "K" in printed and "V" in printed:
+                hidden_start = True  # the page prints what its hidden weights make: start from there
+            else:
+                k, _, code = made[0]
+                return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
+                              "not print them, so its numbers cannot be reproduced")
         x = inputs.get("X")
         if x is not None:
             for w in ("Wq", "Wk", "Wv"):
@@ -653,8 +717,9 @@ class _Importer:
         for it in inputs.values():
             if it.row_labels is None and it.step != "X" and it.step not in WEIGHT_NAMES:
                 pass
-        if x is not None and any(w in ws for w in WEIGHT_NAMES):
+        if x is not None and any(w in ws for w in WEIGHT_NAMES) and not hidden_start:
             stage = "x"
+            claims_items = sorted(claims_items + list(literal.values()), key=lambda it: it.line)
             n, dm = x.shape
             tokens, how = self.tokens_for(n, seg, x)
             if tokens:
@@ -685,6 +750,13 @@ class _Importer:
             if lay_ev is not None and (layout is None or layout[0] == lay_ev.value):
                 layout = (lay_ev.value, f"the page writes {lay_ev.text!r}")
                 where = lay_ev.where
+            shown = next((ws[w] for w in WEIGHT_NAMES if w in ws and ws[w].layout), None)
+            if shown is not None and shown.layout:
+                # what the page prints decides: W.weight is (out, in), its transpose multiplies X as written
+                layout = (shown.layout, f"the page prints {shown.label.strip()!r}, "
+                          + ("which multiplies X as written (Q = X·M)" if shown.layout == "row"
+                             else "nn.Linear's (out, in) weight (Q = X·Wᵀ)"))
+                where = shown.at()
             if layout is None:
                 layout = ("row", "")
             conv["layout"] = Choice(layout[0], layout[1] or "the page multiplies the embeddings by the weights "
@@ -703,7 +775,7 @@ class _Importer:
                         claims_items.remove(cand)
                     else:
                         return None, f"the page gives no {w} (nor {tgt})"
-        elif x is not None:
+        elif x is not None and not hidden_start and not literal:
             n, dm = x.shape
             tokens, how = self.tokens_for(n, seg, x)
             scores_item = next((c for c in claims_items if c.step == "scores" and c.numbers), None)
@@ -744,19 +816,26 @@ class _Importer:
                                   + example_text + ", so this draft starts from the printed scores, with the "
                                   "embeddings as the values V", scores_item.at()))
         else:
-            q = next((c for c in claims_items if c.step == "Q" and c.kind in ("matrix", "vector") and _numeric(c.rows)),
-                     None)
-            k = next((c for c in claims_items if c.step == "K" and c.kind == "matrix" and _numeric(c.rows)), None)
-            v = next((c for c in claims_items if c.step == "V" and c.kind == "matrix" and _numeric(c.rows)), None)
+            q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
             s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None)
             if q is not None and k is not None and v is not None:
                 stage = "qkv"
                 for name, it in (("Q", q), ("K", k), ("V", v)):
                     given[name] = it
-                    claims_items.remove(it)
-                tokens, how = self.tokens_for(q.shape[0], seg, None)
+                    if it in claims_items:
+                        claims_items.remove(it)
+                tokens, how = self.tokens_for(q.shape[0], seg, x)
                 if q.row_labels:
                     tokens = list(q.row_labels)
+                if hidden_start:
+                    k0, _, code = made[0]
+                    notes.append(Note("assumed", f"the page makes its weights in code ({code!r}, "
+                                      f"{self.page.lines[k0].where}) and does not print them, so this draft starts "
+                                      "from the Q, K and V it prints"))
+                    seg.random += [n for n in ("Q", "K", "V") if given[n] not in literal.values()]
+                elif x is not None and not any(given[n] is x for n in given):
+                    notes.append(Note("info", "the page gives Q, K and V themselves; the embeddings X are not "
+                                              "needed to derive them", x.at()))
             elif s is not None:
                 stage = "scores"
                 given["scores"] = s
@@ -769,6 +848,20 @@ class _Importer:
             else:
                 return None, "no inputs"
         return self.finish(seg, index, stage, inputs, given, tokens, key_tokens, conv, notes, claims_items, dropped)
+
+    def printed_qkv(self, items: list[Item], literal: dict[str, Item]) -> dict[str, Item]:
+        """Q, K and V as the page gives them: written in code, else the first printing of each
+        (a single query may be a vector)."""
+        out = dict(literal)
+        for name in ("Q", "K", "V"):
+            if name in out:
+                continue
+            kinds = ("matrix", "vector") if name == "Q" else ("matrix",)
+            it = next((c for c in items if c.step == name and c.kind in kinds and _numeric(c.rows)
+                       and c.batches == 1 and c.strength >= 2), None)
+            if it is not None:
+                out[name] = it
+        return out
 
     def attention_tokens(self, tokens: list[str], items: list[Item]) -> list[str] | None:
         """The first m < n tokens when the page's attention steps (weights, output) are
@@ -946,6 +1039,7 @@ class _Importer:
 
     def run(self) -> list[ImportedExample]:
         self.same_line_chains()
+        self.math_chains()
         self.cross_line_chains()
         toks = self.page_tokens() or _vector_tokens(self.items)
         if self.page.format == "text" and toks:
@@ -1255,6 +1349,13 @@ class _Placer:
 
     def commit(self, it: Item, step: str, cells: list[tuple]) -> None:
         """cells: (row label, key label or None, column, text[, index of the item's row])."""
+        past = [c[3] for c in cells if _past_limit(c[3])]
+        if past:
+            cells = [tuple(c[:3]) + ("..",) + tuple(c[4:]) if _past_limit(c[3]) else c for c in cells]
+            self.notes.append(Note("unplaced", f"{', '.join(past[:3])}{' …' if len(past) > 3 else ''} "
+                                   f"({len(past)} number{'s' if len(past) > 1 else ''} of {step}): past the decimal "
+                                   f"exponent limit of ±{MAX_EXPONENT}, so the draft leaves "
+                                   f"{'them' if len(past) > 1 else 'it'} out", it.at()))
         if self.pending is not None:
             self.query_hint = self.pending[0]
             self.notes.append(self.pending[1])
@@ -1405,6 +1506,13 @@ class _Placer:
         if self.dropped and r == nr + len(self.dropped) and step in ("Q", "K", "V", "output") and \
                 not it.row_labels and c == nc:
             r = nr  # the rows of the tokens left out are not claims
+        if (r, c) == (nr, nc) and r == c and not it.row_labels and it.strength < 3:
+            # a square matrix may be printed either way round (Kᵀ as an operand of QKᵀ): the numbers decide
+            down = [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
+            across = [(rows_l[j], None, i, m[i][j], j) for i in range(r) for j in range(c)]
+            if it.transposed:
+                down, across = across, down
+            return across if self.match(step, across) > self.match(step, down) else down
         if (r, c) == (nr, nc) and not (it.transposed and r != c):
             return [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
         if (c, r) == (nr, nc):
@@ -1419,6 +1527,30 @@ class _Placer:
         if c == 1 and r == nc and it.transposed is False and nr == 1:
             return [(rows_l[0], None, j, m[j][0], j) for j in range(r)]
         return None
+
+    def fits_weighted(self, it: Item) -> list[tuple] | None:
+        """One query's weighted values p_j·v_j printed as a matrix: keys down and value
+        dimensions across, or (as p * V.T) the other way round. Only where the query is
+        known: a single query, or one the item's label names."""
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        r, c = it.shape
+        if it.kind != "matrix" or {r, c} != {nk, dv} or nk == 1:
+            return None
+        if nq == 1:
+            q = 0
+        elif it.token is not None or it.row_index is not None:
+            q = self.row_for(it, "weights")  # type: ignore[assignment]
+            if q is None:
+                return None
+        else:
+            return None
+        qlab, keys = st.row_labels[q], st.col_labels
+        down = [(qlab, keys[i], j, it.rows[i][j], i) for i in range(r) for j in range(c)] if (r, c) == (nk, dv) else None
+        across = [(qlab, keys[j], i, it.rows[i][j], i) for i in range(r) for j in range(c)] if (r, c) == (dv, nk) else None
+        if down and across:
+            return down if self.match("weighted", down) >= self.match("weighted", across) else across
+        return down or across
 
     def row_for(self, it: Item, step: str) -> int | None:
         st = self.d[step]
@@ -1471,7 +1603,8 @@ class _Placer:
                 continue
             total += 1
             i = rows_l.index(row)
-            if _close(text, vals[i][col]):
+            v = vals[i][st.col_labels.index(key)][col] if key is not None else vals[i][col]
+            if _close(text, v):
                 good += 1
         return good / total if total else 0.0
 
@@ -1486,6 +1619,11 @@ class _Placer:
             f = self.fits(it, s) if s != primary else None
             if f is not None:
                 fits[s] = f
+        fw = self.fits_weighted(it) if "weighted" in self.steps else None
+        if fw is not None:
+            if primary == "weighted":
+                return "weighted", fw, ""
+            fits["weighted"] = fw
         pfit = self.fits(it, primary) if primary else None
         if pfit is not None:
             family = _FAMILIES.get(primary)  # type: ignore[arg-type]
@@ -1689,6 +1827,48 @@ def _floats(dec: Any) -> Any:
         return float(dec)
     except (TypeError, ValueError):
         return math.nan
+
+
+def _without_weights(x: Item, items: list[Item]) -> bool:
+    """Whether some printed step follows from the embeddings alone (Q = K = V = X, scaled or
+    not): work done without projection weights. A module's output printed before the page
+    prints the module's weights does not."""
+    xs = _rows_float(x.rows)
+    if xs is None:
+        return True
+    n, d = len(xs), len(xs[0])
+    for scale in (1.0, 1 / math.sqrt(d)):
+        s = [[_dot(a, b) * scale for b in xs] for a in xs]
+        w = []
+        for row in s:
+            m = max(row)
+            e = [math.exp(v - m) for v in row]
+            w.append([v / sum(e) for v in e])
+        o = [[sum(w[i][j] * xs[j][k] for j in range(n)) for k in range(d)] for i in range(n)]
+        for it in items:
+            ref = {"scores": [[v / scale for v in r] for r in s], "scaled": s, "weights": w, "output": o}.get(it.step or "")
+            if ref is None or it.shape != (len(ref), len(ref[0])):
+                continue
+            pairs = [(t, ref[i][j]) for i, r in enumerate(it.rows) for j, t in enumerate(r) if _num(t) is not None]
+            if pairs and sum(_close(t, v) for t, v in pairs) >= 0.75 * len(pairs):
+                return True
+    return False
+
+
+def _past_limit(text: str) -> bool:
+    """Whether a printed number is too large or too small for an example file (its decimal
+    exponent is past :data:`symattn.limits.MAX_EXPONENT`), like float128's 5.7661442e-340.
+
+    >>> _past_limit("5.7661442e-340"), _past_limit("7.9e-232"), _past_limit("..")
+    (True, False, False)
+    """
+    if not is_number(text.strip()):
+        return False
+    try:
+        d = Decimal(text.strip())
+    except ArithmeticError:  # pragma: no cover - is_number guards
+        return False
+    return d != 0 and abs(d.adjusted()) > MAX_EXPONENT
 
 
 def _looks_like_weights(rows: list[list[str]]) -> bool:
