@@ -120,6 +120,53 @@ def _outputs_of_fences(out: list[Line], fences: list[tuple[int, int]]) -> None:
                 x.role = "output"
 
 
+#: services that render the LaTeX in their URL as an image: a README's equations are often such images
+_LATEX_IMAGE_RE = re.compile(
+    r"https?://(?:latex\.codecogs\.com/(?:[a-z]+(?:\.latex|\.image|\.download)?|eq(?:n|uation)?editor/[a-z.]+)\?"
+    r"|chart\.googleapis\.com/chart\?(?:[^\s\"')]*?&)?cht=tx&(?:[^\s\"')]*?&)?chl="
+    r"|render\.githubusercontent\.com/render/math\?(?:[^\s\"')]*?&)?math="
+    r"|i\.upmath\.me/(?:svg|png)/|latex\.vimsky\.com/test\.image\.latex\.php\?fmt=\w+&val=)"
+    r"(?P<tex>[^\s\"')]+)")
+_MD_IMAGE_RE = re.compile(r"!\[(?P<alt>[^\]\n]{0,200})\]\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def latex_of_image(url: str) -> str | None:
+    """The LaTeX an equation image's URL carries (codecogs, Google charts, GitHub's math
+    renderer, upmath), decoded, without the renderer's options; None for other images.
+
+    >>> print(latex_of_image("https://latex.codecogs.com/svg.latex?%5Cbg_white%20X%20%3D%20%5Cbegin%7Bbmatrix%7D%201%20%5Cend%7Bbmatrix%7D"))
+    X = \\begin{bmatrix} 1 \\end{bmatrix}
+    """
+    from urllib.parse import unquote, unquote_plus
+
+    m = _LATEX_IMAGE_RE.match(url)
+    if not m:
+        return None
+    raw = m.group("tex").split("&")[0] if "chart.googleapis" in url else m.group("tex")
+    tex = unquote_plus(raw) if "chart.googleapis" in url else unquote(raw)
+    tex = re.sub(r"^(?:\s*\\(?:bg_\w+|bg\{\w+\}|dpi\{\d+\}|inline|large|Large|LARGE|huge|small|fn_\w+|"
+                 r"color\{\w+\}|pagecolor\{\w+\})\s*)+", "", tex)
+    return tex.strip()
+
+
+def _equation_images(raw: str) -> tuple[str, list[str]]:
+    """A line without its equation images, and the LaTeX (with the image's alt text) of each."""
+    found: list[str] = []
+
+    def take(m: re.Match) -> str:
+        tex = latex_of_image(m.group("url"))
+        if tex is None:
+            return m.group(0)
+        alt = m.group("alt").strip()
+        found.append(tex if not alt or re.search(r"\\text\{|=", tex.split("\\begin")[0]) else f"\\text{{{alt}}}: {tex}")
+        return " "
+    out = _MD_IMAGE_RE.sub(take, raw)
+    out = re.sub(r"<img\b[^>]*?\bsrc\s*=\s*[\"']([^\"']+)[\"'][^>]*>",
+                 lambda m: (found.append(t) or " ") if (t := latex_of_image(m.group(1))) is not None else m.group(0),
+                 out)
+    return out, found
+
+
 def markdown_lines(text: str, cell: int | None = None, output: bool = False, first_line: int = 1) -> list[Line]:
     out: list[Line] = []
     fence = ""
@@ -165,6 +212,13 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         if h:
             out.append(Line(h.group(2), where, "heading"))
             continue
+        if "://" in raw:
+            raw, images = _equation_images(raw)
+            if images:
+                if raw.strip():
+                    out.append(Line(raw, where, "prose"))
+                out += [Line(tex, where, "math") for tex in images]
+                continue
         out.append(Line(raw, where, "prose"))
     _outputs_of_fences(out, fences)
     return out
@@ -558,7 +612,8 @@ def text_lines(text: str) -> list[Line]:
 def read_page(text: str, format: str | None = None, source: str = "<page>") -> Page:
     """Read a page's text into a :class:`~symattn.read.pages.model.Page` (lines and blocks).
 
-    ``format`` is one of :data:`FORMATS` (or None: from the text). The page is bounded by
+    ``format`` is one of :data:`FORMATS` (or None: from the suffix of ``source``, else from the
+    text). The page is bounded by
     :data:`symattn.limits.MAX_PAGE_BYTES`; nothing in it is executed or fetched.
 
     >>> p = read_page("| Word | I | love |\\n|---|---|---|\\n| love | 0.3 | 0.7 |", "markdown")
@@ -568,7 +623,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>") -> P
     if len(text) > MAX_PAGE_BYTES:
         raise LimitError(f"{source}: the page has {len(text)} characters, past the limit of {MAX_PAGE_BYTES} "
                          "(see the README's limits)")
-    fmt = normalise_format(format) if format else detect_format(None, text)
+    fmt = normalise_format(format) if format else detect_format(source if source not in ("<page>", "-") else None, text)
     if fmt == "notebook":
         lines = notebook_lines(text)
     else:

@@ -478,6 +478,8 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
         return None, i + 1
     env, body, end = found
     budget.spend(len(body))
+    if re.search(r"\\begin\s*\{[bpvBV]?matrix\}", body):
+        return None, i + 1  # an array that lays out matrices (and their labels): read the matrices inside
     raw = split_body(body)
     if not raw:
         return None, end
@@ -504,6 +506,9 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
         blk = Numbers(rows=cells, where=row_where, form="latex", start=k0, end=k1, depth=2, before=before,
                       after=after, role=seg.role)
         blk.alone = not before.strip(" \t=:$") and not after.strip(" \t,;$")
+        labels = _label_column(seg.text, end, len(cells))
+        if labels is not None:  # \begin{matrix} \leftarrow \text{I} \\ … \end{matrix} beside the matrix
+            blk.row_notes = labels
         return blk, end
     # a table: a header row of words, and/or a label column
     cells = [r + [""] * (width - len(r)) for r in cells]
@@ -515,6 +520,22 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
         return None, end
     return Table(header=header, rows=body_rows, where=row_where[len(cells) - len(body_rows):], start=k0, end=k1,
                  role=seg.role), end
+
+
+def _label_column(text: str, end: int, n: int) -> list[str] | None:
+    """The words of a column of labels written right after a LaTeX matrix (``\\quad
+    \\begin{matrix} \\leftarrow \\text{I} \\\\ … \\end{matrix}``), one per row, or None."""
+    m = re.match(r"(?:\s|\\quad|\\qquad|\\;|\\,|&|\\!)*\\begin\{(matrix|array)\}(?:\{[^{}]*\})?", text[end:end + 400])
+    if not m:
+        return None
+    close = text.find("\\end{" + m.group(1) + "}", end + m.end())
+    if close < 0 or close - end > 2000:
+        return None
+    rows = [r.strip() for r in re.split(r"\\\\", text[end + m.end():close]) if r.strip()]
+    words = [cell(re.sub(r"\\(?:leftarrow|gets|longleftarrow|rightarrow|to)\b", "", r)).strip(" :") for r in rows]
+    if len(words) != n or any(not w or is_number(w) for w in words):
+        return None
+    return words
 
 
 # ---------------------------------------------------------------------------------------
