@@ -43,7 +43,7 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
-from .importer_conventions import layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
+from .importer_conventions import Evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_items import Collected, Item, collect, split_glued
 from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, step_of_ident, step_of_text
 
@@ -322,15 +322,20 @@ class _Importer:
             if len(group) < 2:
                 continue
             last = group[-1]
+            head = (group[0].step, group[0].strength, group[0].label)
             for op in group[:-1]:
                 if op.strength == 3 and op.label and "=" not in op.label:
                     continue
                 op.operand = True
                 if op.exprs:
                     last.products = op.exprs
+                elif op.role == "math" and op.strength < 3:
+                    op.step, op.strength = None, 0  # the line's label names its result, not each factor
             last.chain_of = [g for g in group[:-1]]
-            if last.step is None and group[0].step:
-                last.step, last.strength = group[0].step, group[0].strength
+            if last.step is None and head[0]:
+                last.step, last.strength = head[0], head[1]
+                if not last.label:
+                    last.label = head[2]
 
     def math_chains(self) -> None:
         """A display that multiplies matrices: ``Q = [X] \\cdot [W_Q] = [R]``, ``S = \\frac{1}{1} [Q] [Kᵀ] = [R]``.
@@ -345,8 +350,10 @@ class _Importer:
             j = k + 1
             while j < len(mats):
                 between = " ".join(lines[x].text for x in range(run[-1].end + 1, mats[j].line))
-                tail = run[-1].after if run[-1].end == run[-1].line else ""
-                gap = (tail + " " + between + " " + mats[j].before).strip()
+                if mats[j].line == run[-1].end:  # on one line: the text between the two matrices
+                    gap = run[-1].after.split("\\begin")[0]
+                else:
+                    gap = (run[-1].after + " " + between + " " + mats[j].before).strip()
                 if mats[j].line - run[-1].end > 6 or any(lines[x].role != "math" for x in range(run[-1].end + 1, mats[j].line)):
                     break
                 if not re.fullmatch(r"(?:\\(?:cdot|times|,|;|!|quad|qquad|left|right)|[\s=×·*@(),.]|"
@@ -934,7 +941,11 @@ class _Importer:
         elif sc is not None:
             conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
-        if mk is not None and stage != "scores":
+        if mk is None and any(_mask_kind(it.rows) for it in seg.items):
+            mk = next(Evidence("causal", it.at(), f"the mask it prints ({it.label.strip() or 'a triangular matrix'})")
+                      for it in seg.items if _mask_kind(it.rows))
+        if mk is not None and (stage != "scores" or not any(
+                entry_kind(x) == "inf" for r in given["scores"].rows for x in r)):
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         try:
@@ -1326,6 +1337,10 @@ class _Placer:
                 return
         if it.kind in ("vector", "matrix") and 1 in it.shape and self.row_sums(it):
             return
+        kind = _mask_kind(it.rows)
+        if kind:
+            self.notes.append(Note("info", f"the causal mask ({kind}), not a step of the example", it.at()))
+            return
         if it.notes and it.notes[0].startswith("uninitialized"):
             self.unplaced(it, it.notes[0])
             return
@@ -1506,7 +1521,8 @@ class _Placer:
         if self.dropped and r == nr + len(self.dropped) and step in ("Q", "K", "V", "output") and \
                 not it.row_labels and c == nc:
             r = nr  # the rows of the tokens left out are not claims
-        if (r, c) == (nr, nc) and r == c and not it.row_labels and it.strength < 3:
+        if (r, c) == (nr, nc) and r == c and not it.row_labels and it.strength < 3 and (
+                it.strength <= 1 or step in ("Q", "K", "V")) and not (step == "weights" and _looks_like_weights(m)):
             # a square matrix may be printed either way round (Kᵀ as an operand of QKᵀ): the numbers decide
             down = [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
             across = [(rows_l[j], None, i, m[i][j], j) for i in range(r) for j in range(c)]
@@ -1853,6 +1869,27 @@ def _without_weights(x: Item, items: list[Item]) -> bool:
             if pairs and sum(_close(t, v) for t, v in pairs) >= 0.75 * len(pairs):
                 return True
     return False
+
+
+def _mask_kind(rows: list[list[str]]) -> str:
+    """What kind of causal mask a printed square matrix is, or "": ones on and below the
+    diagonal (torch.tril), ones above it (torch.triu: the positions to hide), or 0 and -∞
+    added to the scores. No row of a softmax sums to more than 1, so these are never weights.
+
+    >>> _mask_kind([["1.", "0."], ["1.", "1."]]), _mask_kind([["0", "-inf"], ["0", "0"]]), _mask_kind([["1", "0"], ["0", "1"]])
+    ('ones on and below the diagonal', 'zero and -∞', '')
+    """
+    n = len(rows)
+    if n < 2 or any(len(r) != n for r in rows):
+        return ""
+    vals = [[_num(x) for x in r] for r in rows]
+    if any(v is None for r in vals for v in r):
+        return ""
+    low = all(vals[i][j] == (1 if j <= i else 0) for i in range(n) for j in range(n))
+    high = all(vals[i][j] == (1 if j > i else 0) for i in range(n) for j in range(n))
+    add = all(vals[i][j] == (0 if j <= i else -math.inf) for i in range(n) for j in range(n))
+    return "ones on and below the diagonal" if low else "ones above the diagonal" if high else \
+        "zero and -∞" if add else ""
 
 
 def _past_limit(text: str) -> bool:

@@ -101,7 +101,16 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
     if m:  # weights[0] = [...]: a row of a named matrix
         return f"{m.group(1)}[{m.group(2)}]", m.group(1), False
-    if "[" in b or b.count("=") > 1 or re.search(r"\\end\{", b):
+    if re.search(r"\\end\{", b):
+        # 'W_q = \begin{bmatrix}…\end{bmatrix}, \; W_k =': what names this block follows the last matrix
+        rest = re.split(r"\\end\{[A-Za-z*]+\}", b)[-1]
+        m = re.search(r"(?:^|[\s,;$(])\\?((?:\\text\{)?[A-Za-z][\w{}^\\ ]*?)\}?\s*=\s*$", rest.replace("\\;", " ").replace("\\,", " "))
+        if m and "\\times" not in m.group(1) and "\\cdot" not in m.group(1):
+            head = re.sub(r"\\text\{([^{}]*)", r"\1", m.group(1)).strip(" {}")
+            mm = re.fullmatch(r"([A-Za-z][\w^{}\\]*)", head)
+            return head, (mm.group(1) if mm else None), is_transposed(head)
+        return "", None, False
+    if "[" in b or b.count("=") > 1:
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
