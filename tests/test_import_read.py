@@ -62,7 +62,8 @@ NOT_NUMBERS = [
     ("keys.shape: torch.Size([6, 24])", "output"),
     ("[x_1, x_2, x_3]", "prose"),
     ("[[1, 2], [3]]", "prose"),  # ragged
-    ("[[[[1]]]]", "prose"),  # nested past the depth limit
+    ("[[[[[1]]]]]", "prose"),  # nested past the depth limit
+    ("[[[[1, 2]]], [[[3, 4]]]]", "prose"),  # four deep with a batch of two: not read
     ("the interval [0, 1) is open", "prose"),
     ("values in (0, 1) here", "prose"),  # a tuple in running text, not after a label
     ("[1, 'a']", "code"),

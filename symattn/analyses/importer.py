@@ -43,7 +43,7 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
-from .importer_conventions import Evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
+from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_items import Collected, Item, collect, split_glued
 from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, step_of_ident, step_of_text
 
@@ -332,7 +332,7 @@ class _Importer:
                 elif op.role == "math" and op.strength < 3:
                     op.step, op.strength = None, 0  # the line's label names its result, not each factor
             last.chain_of = [g for g in group[:-1]]
-            if last.step is None and head[0]:
+            if last.step is None and head[0] and head[0] not in INPUT_NAMES:  # a product is never an input
                 last.step, last.strength = head[0], head[1]
                 if not last.label:
                     last.label = head[2]
@@ -640,6 +640,8 @@ class _Importer:
                 name = it.step  # Q, K, V written in code: given inputs of the example, not printed results
             if name in ("X", "K", "V", KEYS_AND_VALUES) and it.kind == "vector":
                 name = None  # one embedding: an echo or a query, not the input matrix
+            if name in WEIGHT_NAMES and it.head is not None:
+                name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
             if name:
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items):
                     # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
@@ -711,6 +713,7 @@ class _Importer:
                                      line=it.line, end=it.end, step=w, strength=it.strength, label=it.label, role=it.role)
                     notes.append(Note("assumed", f"{w} is printed as {len(flat)} numbers in a row; read row by row "
                                                  f"as {dm}×{cols} (X has {dm} columns)", it.at()))
+        per_head = self.join_heads(inputs, notes)
         ws = {k: inputs[k] for k in ("Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv") if k in inputs}
         lines = self.page.lines
         region = lines[max(0, seg.first - 30): seg.last + 1]
@@ -854,7 +857,55 @@ class _Importer:
                 key_tokens = list(s.col_labels) if s.col_labels else None
             else:
                 return None, "no inputs"
+        if stage in ("x", "qkv"):
+            h = per_head
+            why = ("the page gives each head its own weights; each W is their concatenation, one block of "
+                   "columns per head") if per_head else ""
+            worked = [c for c in claims_items if c.head is not None or c.batches > 1]
+            if not h and worked:
+                ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
+                stacks = {c.batches for c in claims_items if c.batches > 1}
+                heads_named = {c.head for c in claims_items if c.head is not None}
+                if ev is not None and int(ev.value) > 1:
+                    h, why = int(ev.value), f"the page says so: {ev.text!r}"
+                elif len(stacks) == 1:
+                    h = stacks.pop()
+                    why = f"the page prints stacks of {h} matrices, one per head"
+                elif heads_named and max(heads_named) > 1:
+                    h, why = max(heads_named), f"the page works heads 1 to {max(heads_named)}"
+            if h and h > 1:
+                conv["heads"] = Choice(h, why)
         return self.finish(seg, index, stage, inputs, given, tokens, key_tokens, conv, notes, claims_items, dropped)
+
+    def join_heads(self, inputs: dict[str, Item], notes: list[Note]) -> int:
+        """Weights given per head (W_Q1, W_Q2, …) joined into one matrix per projection, one block
+        of columns per head (rows in the torch layout); the number of heads, or 0."""
+        count = 0
+        x = inputs.get("X")
+        for w in WEIGHT_NAMES:
+            parts = sorted((int(k.split("#")[1]), inputs.pop(k)) for k in list(inputs) if k.startswith(w + "#"))
+            if not parts or w in inputs:
+                continue
+            mats = [p for _, p in parts]
+            if [i for i, _ in parts] != list(range(1, len(parts) + 1)) or len({m.shape for m in mats}) != 1:
+                notes.append(Note("unplaced", f"{w} per head: heads {', '.join(str(i) for i, _ in parts)} "
+                                  "with different shapes or missing heads; not joined"))
+                continue
+            r, c = mats[0].shape
+            torch = x is not None and c == x.shape[1] and r != x.shape[1]
+            rows = [sum((m.rows[i] for m in mats), []) for i in range(r)] if not torch else \
+                [row for m in mats for row in m.rows]
+            where = [m.where[0] for m in mats] if not torch else [wh for m in mats for wh in m.where]
+            joined = Item(rows=rows, where=(where * r)[:len(rows)] if not torch else where, line=mats[0].line,
+                          end=mats[-1].end, step=w, strength=3, label=" | ".join(m.label.strip() for m in mats),
+                          role=mats[0].role)
+            inputs[w] = joined
+            count = max(count, len(parts))
+            notes.append(Note("assumed", f"{w} = [{' | '.join(m.label.strip() or w for m in mats)}]: the page gives "
+                                         f"{len(parts)} heads their own {w}; this draft joins them "
+                                         + ("row block by row block (torch layout)" if torch else
+                                            "column block by column block"), mats[0].at()))
+        return count
 
     def printed_qkv(self, items: list[Item], literal: dict[str, Item]) -> dict[str, Item]:
         """Q, K and V as the page gives them: written in code, else the first printing of each
@@ -1286,6 +1337,7 @@ class _Placer:
         self.pending: tuple[str, Note] | None = None  # an assumption made while fitting, kept if placed
         self.dropped: list[str] = []  # tokens left out (rows of X the attention steps do not use)
         self.full_x: Item | None = None
+        self.heads = spec.convention.heads
 
     # -- values of the derivation --
     def vals(self, step: str, d: Derivation | None = None) -> Any:
@@ -1314,8 +1366,16 @@ class _Placer:
     def place(self, it: Item) -> None:
         self.pending = None
         if it.batches > 1:
-            self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch); import each head's page "
-                              "part separately")
+            if it.stack is None or it.batches != self.heads:
+                self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch), and this example has "
+                                  f"{self.heads} head{'s' if self.heads != 1 else ''}")
+                return
+            per = len(it.rows) // it.batches
+            for h, m in enumerate(it.stack, 1):
+                sub = Item(rows=m, where=it.where[(h - 1) * per: h * per] or it.where[:1], line=it.line, end=it.end,
+                           kind="matrix", label=it.label, step=it.step, strength=it.strength, role=it.role,
+                           form=it.form, head=h)
+                self.place(sub)
             return
         if not _numeric(it.rows) and not it.exprs:
             return
@@ -1419,7 +1479,8 @@ class _Placer:
             if all(v == ".." for v in values):
                 continue
             k = src.get(row)
-            where = str(it.where[k]) if k is not None and len(it.where) == len(it.rows) else self.row_where(it, row)
+            where = str(it.where[k]) if k is not None and len(it.where) == len(it.rows) and k < len(it.where) \
+                else self.row_where(it, row)
             if group is None:
                 prev = next((c for c in self.claims if c.step == step and c.row == row and c.key == key
                              and c.group is None), None)
@@ -1600,7 +1661,7 @@ class _Placer:
         q = query_evidence(self.imp.page.lines, labels)
         if q is not None:
             return labels.index(q.value)
-        if step in ("scores", "scaled", "masked", "weights", "output") and it.kind in ("matrix", "vector"):
+        if step.split(".")[-1] in ("scores", "scaled", "masked", "weights", "output") and it.kind in ("matrix", "vector"):
             self.pending = (labels[0], Note("assumed", f"the page does not say which query's row this is; taken "
                                                        f"as the first token, {labels[0]!r}", it.at()))
             return 0
@@ -1624,8 +1685,30 @@ class _Placer:
                 good += 1
         return good / total if total else 0.0
 
+    def head_step(self, it: Item) -> str | None:
+        """The step a named item is, with its head: "head2.weights" for "Head 2 weights"; with
+        several heads and no head named, the head whose numbers it fits."""
+        st = it.step
+        if st is None:
+            return None
+        if self.heads > 1 and it.head is not None and f"head{it.head}.{st}" in self.steps:
+            return f"head{it.head}.{st}"
+        if st in self.steps:
+            return st
+        if self.heads > 1:
+            scored = []
+            for h in range(1, self.heads + 1):
+                name = f"head{h}.{st}"
+                f = self.fits(it, name) if name in self.steps else None
+                if f is not None:
+                    scored.append((self.match(name, f), name))
+            scored.sort(reverse=True)
+            if scored and scored[0][0] >= 0.5 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+                return scored[0][1]
+        return None
+
     def choose(self, it: Item) -> tuple[str | None, list | None, str]:
-        primary = it.step if it.step in self.steps else None
+        primary = self.head_step(it)
         if it.step in self.input_names and it.step is not None:
             return None, None, f"names the input {it.step}, but its numbers differ from the input's"
         fits = {}
@@ -1642,7 +1725,8 @@ class _Placer:
             fits["weighted"] = fw
         pfit = self.fits(it, primary) if primary else None
         if pfit is not None:
-            family = _FAMILIES.get(primary)  # type: ignore[arg-type]
+            prefix = primary.rsplit(".", 1)[0] + "." if primary and "." in primary else ""  # type: ignore[union-attr]
+            family = tuple(prefix + f for f in _FAMILIES.get(primary[len(prefix):], ())) if primary else ()  # type: ignore[index]
             if family:
                 # pages call scaled and masked scores "scores" too: the numbers decide within the family
                 pm = self.match(primary, pfit)  # type: ignore[arg-type]
@@ -1799,7 +1883,7 @@ class _Placer:
                 continue
             good = total = 0
             for c in self.claims:
-                if c.step not in ("weights", "scaled", "output") or c.group is not None or c.step not in d:
+                if c.step.split(".")[-1] not in ("weights", "scaled", "output") or c.group is not None or c.step not in d:
                     continue
                 vals = self.vals(c.step, d)
                 if vals is None:
@@ -1830,7 +1914,12 @@ class _Placer:
         order = {s: k for k, s in enumerate(CLAIM_ORDER)}
         main = [c for c in self.claims if c.group is None]
         also = [c for c in self.claims if c.group is not None]
-        main.sort(key=lambda c: order.get(c.step, 99))
+        def key(c: ClaimRow) -> tuple:
+            head, _, base = c.step.rpartition(".")
+            phase = 1 if head else (0 if base in ("Q", "K", "V") else 2)
+            return phase, int(head[4:]) if head[4:].isdigit() else 0, order.get(base, 99)
+
+        main.sort(key=key)
         return main + also
 
 

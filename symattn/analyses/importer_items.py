@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
-from .importer_names import clean_label, is_transposed, quoted, step_of_ident, step_of_text
+from .importer_names import INPUT_NAMES, clean_label, is_transposed, quoted, step_of_ident, step_of_text
 
-__all__ = ["Item", "Collected", "collect", "split_glued"]
+__all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions"]
 
 
 @dataclass
@@ -55,6 +55,8 @@ class Item:
     col_index: int | None = None  # a column printed alone: which column
     row_index: int | None = None  # a 1-based query index the name gives (attn_scores_2, z^{(2)})
     layout: str | None = None  # a printed weight's layout: "row" (W.weight.T, Q = X·M) or "torch" (W.weight)
+    head: int | None = None  # the attention head it belongs to (1-based): "Head 2 output", W_Q1, a heading "Head 1"
+    stack: list[list[list[str]]] | None = None  # a printed stack of matrices (one per head), each as printed
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -148,6 +150,30 @@ def _ident_step(name: str | None) -> str | None:
     if "(" in name or ".weight" in name:
         return expr_step(name)[0]
     return step_of_ident(name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
+
+
+_HEAD_RE = re.compile(r"\bhead\s*[_#-]?\s*\(?(\d{1,2})\b|\bhead_?(\d{1,2})\b|\(head\s*(\d{1,2})\)", re.I)
+_W_HEAD_RE = re.compile(r"^(?:self\.)?[Ww]_?\{?([QKVqkv]|query|key|value)\}?_?\{?(\d{1,2})\}?$|"
+                        r"^[Ww]_?\{?(\d{1,2})\}?\^\{?([QKVqkv])\}?$|^[Ww]\^\{?([QKVqkv])\}?_\{?\(?(\d{1,2})\)?\}?$")
+
+
+def head_of(label: str | None) -> int | None:
+    """The attention head a label names (1-based): "Head 2 output", "head_1", W_Q1, W_1^Q, W^Q_2.
+
+    >>> head_of("Head1 Output"), head_of("W_Q2"), head_of("W^K_{1}"), head_of("attention weights"), head_of("W_q")
+    (1, 2, 1, None, None)
+    """
+    if not label:
+        return None
+    m = _HEAD_RE.search(label)
+    if m:
+        h = int(next(g for g in m.groups() if g))
+        return h if h >= 1 else None
+    w = _W_HEAD_RE.match(label.strip(" :$"))
+    if w:
+        h = int(w.group(2) or w.group(3) or w.group(6))
+        return h if h >= 1 else None
+    return None
 
 
 _TAIL_RE = re.compile(r"\.(?:round|numpy|detach|cpu|tolist|item|squeeze|float|double|clone|copy|data)\b(?:\([^()]*\))?$")
@@ -292,6 +318,8 @@ class _Collector:
                         texts.append((pv.group(1), 3))
                     elif t.startswith("#"):
                         texts.append((t.lstrip("# "), 1))
+                    elif re.fullmatch(r"[A-Za-z_][\w^{}]*(?:\s*=\s*[A-Za-z_][\w^{}]*)*\s*=\s*(?:[A-Za-z][\w ]{0,40})?:?", t):
+                        texts.append((t, 3))  # "W_Q1 = W_K1 = W_V1 = Identity matrix" above the numbers
                     seen += 1
                 else:
                     texts.append((t, 2 if len(t) <= 100 else 1))
@@ -312,6 +340,14 @@ class _Collector:
             return head, 1
         return (texts[0] if texts else ("", 0))
 
+    def heading_head(self, start: int) -> int | None:
+        """The head a section is about: the nearest heading above names "Head 2"."""
+        for k in range(start - 1, max(-1, start - 80), -1):
+            ln = self.lines[k]
+            if ln.role == "heading":
+                return head_of(ln.text)
+        return None
+
     def heading_above(self, start: int, stop: int = 0) -> str:
         """The nearest heading above that names a step: a heading, a numbered line ("Step 3:
         Softmax Function:") or a slide's short title ("Softmax")."""
@@ -331,6 +367,24 @@ class _Collector:
             it = Item(rows=b.rows, where=b.where, line=b.start, end=b.end, role=b.role, form=b.form,
                       suffix=b.suffix, label=label)
             it.batches = len(b.batches)  # type: ignore[attr-defined]
+            it.stack = [[list(r) for r in m] for m in b.batches]  # type: ignore[attr-defined]
+            it.kind = "stack"
+            st = self.symbols.get(ident or "") or _ident_step(ident) or (step_of_text(label) if label else None)
+            strength = 3 if ident and st else 2 if st else 0
+            if not st and b.role == "output":
+                name = self.printed_name(b)
+                st = expr_step(name)[0] if name else None
+                strength, it.label = (3, name or "") if st else (0, it.label)
+                if not st:
+                    own = self.output_label(b)
+                    st = (step_of_ident(own.strip(" :")) or step_of_text(own)) if own else None
+                    strength, it.label = (2, own) if st else (0, it.label)
+            if not st:
+                ctx, s_ = self.context_label(b.start)
+                st = (step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:])) if ctx else None
+                strength = min(s_, 2) if st else 0
+                it.label = it.label or ctx
+            it.step, it.strength = st, strength
             it.notes.append(f"a stack of {it.batches} matrices (heads or a batch)")
             self.items.append(it)
             return
@@ -404,7 +458,8 @@ class _Collector:
                 step = {"Softmax": "weights", "Div": "scaled", "MaskedFill": "masked"}.get(g.group(1))
                 strength = 1 if step else 0
         it.step, it.strength = step, strength
-        it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") else None
+        it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
+        it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
         sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0
@@ -562,6 +617,32 @@ class _Collector:
             it.strength = 1 if step else 0
             self.items.append(it)
 
+    # -- several names for one printing --
+    def shared_names(self) -> None:
+        """'W_Q1 = W_K1 = W_V1 = [[…]]': one printed matrix for several names. Each name after
+        the first gets an item of its own with the same numbers."""
+        chain_re = re.compile(r"((?:self\.)?[A-Za-z][\w^{}]*(?:\s*=\s*(?:self\.)?[A-Za-z][\w^{}]*)+)\s*=")
+        extra: list[Item] = []
+        for it in self.items:
+            if it.kind not in ("matrix", "vector") or it.step not in INPUT_NAMES:
+                continue
+            m = chain_re.search(it.before if "=" in it.before else it.label)
+            if not m:
+                continue
+            names = [n.strip() for n in m.group(1).split("=")]
+            steps = [step_of_ident(n) for n in names]
+            if len(names) < 2 or not all(st in INPUT_NAMES for st in steps) or len(set(steps)) < 2:
+                continue
+            it.step, it.strength, it.label = steps[0], 3, names[0]
+            it.head = head_of(names[0]) or it.head
+            for name, st in zip(names[1:], steps[1:]):
+                twin = Item(rows=[list(r) for r in it.rows], where=list(it.where), line=it.line, end=it.end,
+                            kind=it.kind, label=name, step=st, strength=3, role=it.role, form=it.form,
+                            head=head_of(name) or it.head, before=it.before)
+                twin.notes.append(f"{m.group(1)}: one printing for {len(names)} names")
+                extra.append(twin)
+        self.items += extra
+
     # -- aliases --
     def aliases(self) -> None:
         """Names given to a matrix already printed: ``K = Q.copy()``, ``Q = K = V = X``,
@@ -713,6 +794,7 @@ def collect(page: Page) -> Collected:
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
+    c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"

@@ -212,6 +212,8 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         if h:
             out.append(Line(h.group(2), where, "heading"))
             continue
+        if "\\" in raw and "$" not in raw:
+            raw = re.sub(r"\\([\[\]_*`#|()<>~])", r"\1", raw)  # Markdown escapes: \[\[0, 1], \[1, 0]] is [[0, 1], [1, 0]]
         if "://" in raw:
             raw, images = _equation_images(raw)
             if images:

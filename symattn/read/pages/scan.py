@@ -32,8 +32,9 @@ __all__ = ["scan", "entry_kind", "MAX_GROUP_CHARS", "PLACEHOLDERS"]
 
 #: characters one bracket group may span
 MAX_GROUP_CHARS = 200_000
-#: nesting depth of a bracket group ([[[…]]] is 3: a batch of matrices)
-MAX_GROUP_DEPTH = 3
+#: nesting depth of a bracket group ([[[…]]] is 3: a batch of matrices or heads; [[[[…]]]] is 4, read
+#: when its outer dimension is 1: a batch of one, with heads)
+MAX_GROUP_DEPTH = 4
 #: texts that stand for a number the page does not print
 PLACEHOLDERS = {"..", "...", "…", "?", "⋯", "⋮", "⋱"}
 _INF = {"-inf", "inf", "+inf", "-∞", "∞", "nan", "-nan"}
@@ -251,6 +252,8 @@ def _group_rows(g: _Group) -> tuple[int, list[list[str]], list[int], list[str], 
         if not rows or any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
             return None
         return 2, rows, [c.line for c in g.children], [c.note for c in g.children], None
+    if len(g.children) == 1 and g.children[0].children and all(x.children for x in g.children[0].children):
+        return _group_rows(g.children[0])  # a batch of one: [[[[…]]]] is the stack inside
     batches = []
     lines: list[int] = []
     notes: list[str] = []
