@@ -907,6 +907,17 @@ class _Importer:
                                             "column block by column block"), mats[0].at()))
         return count
 
+    def loss_hint(self) -> str:
+        """The loss a page differentiates, as ``symattn grad`` names it."""
+        text = "\n".join(ln.text for ln in self.page.lines if ln.role in ("code", "math"))
+        if re.search(r"mse_loss|MSELoss|\(\s*\w+\s*-\s*\w+\s*\)\s*\*\*\s*2", text):
+            return "--loss mse with --target, as the page's squared error"
+        if re.search(r"\.backward\(\s*(?:gradient\s*=\s*)?[A-Za-z_]", text):
+            return "--loss upstream with --upstream, the gradient the page passes to backward()"
+        if re.search(r"\.sum\(\)\s*\.backward\(\)|sum\([^)]*\)\s*\.backward\(\)", text):
+            return "--loss sum, as the page's out.sum().backward()"
+        return "--loss sum, mse or upstream: the page's loss decides"
+
     def printed_qkv(self, items: list[Item], literal: dict[str, Item]) -> dict[str, Item]:
         """Q, K and V as the page gives them: written in code, else the first printing of each
         (a single query may be a vector)."""
@@ -1396,6 +1407,11 @@ class _Placer:
             if self.place_products(it):
                 return
         if it.kind in ("vector", "matrix") and 1 in it.shape and self.row_sums(it):
+            return
+        if it.grad:
+            self.unplaced(it, f"a gradient ({it.grad}): `symattn grad` derives {it.grad} for a loss "
+                              f"({self.imp.loss_hint()}), and `check` judges the forward steps only, so it is "
+                              "listed here, not placed")
             return
         kind = _mask_kind(it.rows)
         if kind:

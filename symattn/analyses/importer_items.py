@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
-from .importer_names import INPUT_NAMES, clean_label, is_transposed, quoted, step_of_ident, step_of_text
+from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions"]
 
@@ -57,6 +57,7 @@ class Item:
     layout: str | None = None  # a printed weight's layout: "row" (W.weight.T, Q = X·M) or "torch" (W.weight)
     head: int | None = None  # the attention head it belongs to (1-based): "Head 2 output", W_Q1, a heading "Head 1"
     stack: list[list[list[str]]] | None = None  # a printed stack of matrices (one per head), each as printed
+    grad: str | None = None  # a gradient: the backward step it is (symattn grad's name: dQ, dWq, …)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -457,6 +458,9 @@ class _Collector:
             if g and not step:
                 step = {"Softmax": "weights", "Div": "scaled", "MaskedFill": "masked"}.get(g.group(1))
                 strength = 1 if step else 0
+        if not step:
+            names = [ident, label] + ([self.printed_name(b)] if b.role == "output" else []) + [self.context_label(b.start)[0]]
+            it.grad = next((g for g in (grad_of(n) for n in names if n) if g), None)
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
         it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STEP_NAMES", "KEYS_AND_VALUES", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
+__all__ = ["STEP_NAMES", "KEYS_AND_VALUES", "grad_of", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
            "INPUT_NAMES", "clean_label"]
 
 #: symattn's names for what a page prints, in pipeline order
@@ -228,3 +228,36 @@ def quoted(text: str) -> list[str]:
     """Words in quotes: ``Embedding for "I"`` → ``['I']``."""
     return [next(g for g in m.groups() if g is not None)
             for m in re.finditer(r'"([^"\n]{1,40})"|“([^”\n]{1,40})”|‘([^’\n]{1,40})’|(?<![A-Za-z])\'([^\'\n]{1,40})\'', text)]
+
+
+#: what ``symattn grad`` calls the gradient of each forward quantity
+GRAD_NAMES = {"Q": "dQ", "K": "dK", "V": "dV", "X": "dX", "Wq": "dWq", "Wk": "dWk", "Wv": "dWv", "output": "dO",
+              "weights": "dP", "scores": "dS", "scaled": "dS"}
+
+
+def grad_of(text: str | None) -> str | None:
+    """The backward step (``symattn grad``'s name) a gradient's name or label means, or None.
+
+    >>> [grad_of(t) for t in ("dQ", "W_query.grad", "grad_K", "dL/dV", "∂L/∂W_k", "Gradient of the keys:", "Q")]
+    ['dQ', 'dWq', 'dK', 'dV', 'dWk', 'dK', None]
+    """
+    if not text:
+        return None
+    t = text.strip().strip(":= ")
+    m = re.fullmatch(r"(?:self\.)?([A-Za-z_][\w.]*?)\.grad(?:\.\w+\(\))?", t) or \
+        re.fullmatch(r"(?:grad|grads|gradient)_?(?:of_)?([A-Za-z_]\w*)", t, re.I) or \
+        re.fullmatch(r"(?:d|∂)\s*(?:L|loss)\s*/\s*(?:d|∂)\s*([A-Za-z_][\w^{}]*)", t) or \
+        re.fullmatch(r"d_?([A-Za-z][A-Za-z_]*)", t)
+    if m:
+        base = m.group(1).split(".")[-1]
+        if base.lower() in ("loss", "l", "x_dot", "k", "model", "v_k") and len(base) > 1 and t.startswith("d"):
+            return None
+        st = step_of_ident(base)
+        if t.startswith("d") and not re.match(r"d[A-Z]|d_|dW|dw|dL|d\s", t):
+            return None  # "dot", "data", "dim": a word, not a gradient
+        return GRAD_NAMES.get(st or "")
+    m = re.search(r"\bgradients?\s+(?:of|for|w\.?r\.?t\.?)\s+(?:the\s+)?(.+)$", t, re.I)
+    if m:
+        st = step_of_text(m.group(1))
+        return GRAD_NAMES.get(st or "")
+    return None
