@@ -604,9 +604,16 @@ class _Importer:
             while masks and masks[0] < it.line:
                 k = masks.pop(0)
                 if cur is not None and not cur.masked and any(
-                        c.step in ("weights", "output", "scores", "scaled") and c.numbers for c in cur.items):
+                        c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers
+                        for c in cur.items):
+                    # weights or outputs worked without the mask: the masked work is another example
+                    # (scores printed before the mask are the same in both, and stay in this one)
+                    # (Q, K and V printed before the mask carry over only when the page gives no weights
+                    # to make them from: then they are the masked example's inputs)
+                    given = [] if all(w in cur.inputs for w in WEIGHT_NAMES) else [
+                        c for c in cur.items if c.step in ("Q", "K", "V") and c.strength >= 2 and _numeric(c.rows)]
                     cur = _Segment(inputs=dict(cur.inputs), first=k, masked=True, hidden=list(cur.hidden),
-                                   random=list(cur.random))
+                                   random=list(cur.random), items=given)
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
@@ -614,8 +621,8 @@ class _Importer:
             # the page does not print, unless the page prints those weights
             while hidden and hidden[0][0] < it.line:
                 h = hidden.pop(0)
-                if h[1] == "X":
-                    self.random_x = True  # embeddings drawn at random: printed rounded
+                if h[1] in ("X", "Q", "K", "V"):
+                    self.random_x = True  # embeddings (or Q, K, V) drawn at random: printed rounded
                     continue
                 if cur is not None and h[1] in cur.inputs and cur.inputs[h[1]].line > h[0]:
                     continue  # made in code, then printed: these are the printed weights
@@ -691,10 +698,16 @@ class _Importer:
             literal.setdefault("K", kv)
             literal.setdefault("V", kv)
         printed = self.printed_qkv(seg.items, literal)
-        hidden_start = False
+        hidden_start = scores_start = False
         if made:
             if "Q" in printed and "K" in printed and "V" in printed:
                 hidden_start = True  # the page prints what its hidden weights make: start from there
+            elif any(c.step == "scores" and c.kind in ("matrix", "vector") and _numeric(c.rows) for c in seg.items):
+                scores_start = True  # … or only the scores they make: start from the printed scores
+                seg.random.append("scores")
+                notes.append(Note("assumed", f"the page makes its weights in code ({made[0][2]!r}, "
+                                  f"{self.page.lines[made[0][0]].where}) and prints neither them nor Q, K and V; "
+                                  "this draft starts from the scores it prints"))
             else:
                 k, _, code = made[0]
                 return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
@@ -727,7 +740,7 @@ class _Importer:
         for it in inputs.values():
             if it.row_labels is None and it.step != "X" and it.step not in WEIGHT_NAMES:
                 pass
-        if x is not None and any(w in ws for w in WEIGHT_NAMES) and not hidden_start:
+        if x is not None and any(w in ws for w in WEIGHT_NAMES) and not hidden_start and not scores_start:
             stage = "x"
             claims_items = sorted(claims_items + list(literal.values()), key=lambda it: it.line)
             n, dm = x.shape
@@ -785,7 +798,7 @@ class _Importer:
                         claims_items.remove(cand)
                     else:
                         return None, f"the page gives no {w} (nor {tgt})"
-        elif x is not None and not hidden_start and not literal:
+        elif x is not None and not hidden_start and not literal and not scores_start:
             n, dm = x.shape
             tokens, how = self.tokens_for(n, seg, x)
             scores_item = next((c for c in claims_items if c.step == "scores" and c.numbers), None)
@@ -827,8 +840,9 @@ class _Importer:
                                   "embeddings as the values V", scores_item.at()))
         else:
             q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
-            s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None)
-            if q is not None and k is not None and v is not None:
+            s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None) \
+                or next((c for c in claims_items if c.step == "scores" and c.kind == "vector" and _numeric(c.rows)), None)
+            if q is not None and k is not None and v is not None and not scores_start:
                 stage = "qkv"
                 for name, it in (("Q", q), ("K", k), ("V", v)):
                     given[name] = it
@@ -855,6 +869,15 @@ class _Importer:
                     claims_items.remove(v)
                 tokens = list(s.row_labels) if s.row_labels else None
                 key_tokens = list(s.col_labels) if s.col_labels else None
+                if tokens is None and key_tokens is None:
+                    nq, nk = s.shape
+                    keys_found, _ = self.tokens_for(nk, seg, x)
+                    if keys_found and nq == nk:
+                        tokens = keys_found
+                    elif keys_found and nq == 1:
+                        key_tokens = keys_found
+                        i = (s.row_index - 1) if s.row_index else None
+                        tokens = [keys_found[i]] if i is not None and 0 <= i < nk else None
             else:
                 return None, "no inputs"
         if stage in ("x", "qkv"):
@@ -917,6 +940,54 @@ class _Importer:
         if re.search(r"\.sum\(\)\s*\.backward\(\)|sum\([^)]*\)\s*\.backward\(\)", text):
             return "--loss sum, as the page's out.sum().backward()"
         return "--loss sum, mse or upstream: the page's loss decides"
+
+    def d_k_of(self, lines: list, scores: Item, items: list[Item]) -> tuple[int, str, bool] | None:
+        """d_k for an example that starts from printed scores and scales them by 1/√d_k: the
+        whole number the page's code divides by (``/ math.sqrt(d_k)`` with ``B, T, d_k = 2, 4, 8``),
+        else the one its printed weights follow. (value, why, assumed)"""
+        ints: dict[str, int] = {}
+        for ln in self.page.lines:
+            if ln.role != "code":
+                continue
+            t = re.sub(r"\s#.*$", "", ln.text)
+            m = re.match(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*$", t)
+            if m:
+                names = [x.strip() for x in m.group(1).split(",")]
+                vals = [int(x) for x in m.group(2).split(",")]
+                if len(names) == len(vals):
+                    ints.update(zip(names, vals))
+        for ln in lines:
+            if ln.role != "code":
+                continue
+            m = re.search(r"/\s*\(?\s*(?:math\.|np\.|numpy\.|torch\.)?sqrt\(\s*([A-Za-z_]\w*)\s*\)|"
+                          r"/\s*\(?\s*([A-Za-z_]\w*)\s*\*\*\s*0?\.5", ln.text)
+            name = (m.group(1) or m.group(2)) if m else None
+            if name in ints and 1 <= ints[name] <= MAX_DIM:
+                return ints[name], f"the page's code divides by the square root of {name} = {ints[name]}", False
+        # the printed weights decide
+        rows = _rows_float(scores.rows)
+        weights = [c for c in items if c.step == "weights" and c.shape[1] == scores.shape[1] and _numeric(c.rows)]
+        if rows is None or not weights:
+            return None
+        best: tuple[int, int] | None = None
+        for d in range(1, 4097):
+            good = total = 0
+            for w in weights:
+                for i, r in enumerate(w.rows):
+                    src = rows[i] if len(rows) == len(w.rows) else rows[0] if len(rows) == 1 else None
+                    if src is None:
+                        continue
+                    m_ = max(src)
+                    e = [math.exp((v - m_) / math.sqrt(d)) for v in src]
+                    for t, v in zip(r, e):
+                        if _num(t) is not None:
+                            total += 1
+                            good += _close(t, v / sum(e))
+            if total and good >= 0.9 * total and (best is None or good > best[1]):
+                best = (d, good)
+        if best is None:
+            return None
+        return best[0], f"the page scales by 1/√d_k without printing d_k; d_k = {best[0]} makes its printed weights", True
 
     def printed_qkv(self, items: list[Item], literal: dict[str, Item]) -> dict[str, Item]:
         """Q, K and V as the page gives them: written in code, else the first printing of each
@@ -995,8 +1066,13 @@ class _Importer:
         # what a later part says does not)
         sc = scale_evidence(region) or scale_evidence(lines[: seg.last + 1])
         if stage == "scores":
+            dk = self.d_k_of(region, given["scores"], claims_items) if sc is not None and sc.value == "1/sqrt(d_k)" \
+                else None
             if sc is not None and sc.value == "none":
                 conv["scale"] = Choice("none", f"the page says so: {sc.text!r}", where=sc.where)
+            elif dk is not None:
+                conv["scale"] = Choice("1/sqrt(d_k)", f"the page says so: {sc.text!r}", where=sc.where)  # type: ignore[union-attr]
+                conv["d_k"] = Choice(dk[0], dk[1], assumed=dk[2])
             else:
                 conv["scale"] = Choice("none", "the page does not say whether its scores are scaled; this draft "
                                        "applies softmax to the printed scores as they are", assumed=True)

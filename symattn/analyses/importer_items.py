@@ -199,6 +199,21 @@ def expr_step(expr: str) -> tuple[str | None, bool, str | None]:
     m = _FLIP_RE.search(e)
     if m:
         e, flipped = e[: m.start()], True
+    prod = re.fullmatch(r"(?:np|numpy|torch|jnp|tf)\.(?:matmul|dot|mm|bmm)\(\s*([A-Za-z_][\w.]*)\s*,\s*([A-Za-z_][\w.]*)"
+                        r"(\.T|\.t\(\)|\.transpose\([^()]*\))?\s*\)|([A-Za-z_][\w.]*)\s*@\s*([A-Za-z_][\w.]*)"
+                        r"(\.T|\.t\(\)|\.transpose\([^()]*\))?|([A-Za-z_][\w.]*)\.(?:dot|matmul|mm)\(\s*([A-Za-z_][\w.]*)"
+                        r"(\.T|\.t\(\)|\.transpose\([^()]*\))?\s*\)", e)
+    if prod:  # np.matmul(q, k.T), weights @ V, x.dot(W_q): what the product is
+        g = prod.groups()
+        a, b, tr = next((g[i], g[i + 1], g[i + 2]) for i in (0, 3, 6) if g[i])
+        sa, sb = step_of_ident(a.split(".")[-1]), step_of_ident(b.split(".")[-1])
+        if sa == "Q" and sb == "K" and tr:
+            return "scores", False, None
+        if sa == "weights" and sb in ("V", "X"):
+            return "output", False, None
+        if sa == "X" and sb in ("Wq", "Wk", "Wv"):
+            return {"Wq": "Q", "Wk": "K", "Wv": "V"}[sb], False, None
+        return None, False, None
     w = re.fullmatch(r"(.*?)\.weight(?:\.data)?", e)
     if w:  # nn.Linear stores (out, in): the printed matrix is W (torch layout) or its transpose (X·M)
         st = step_of_ident(w.group(1).split(".")[-1])
@@ -821,7 +836,7 @@ def collect(page: Page) -> Collected:
             # helper's local variable
             if m and (not ln.text[:1].isspace() or m.group(1).startswith("self.")):
                 st = step_of_ident(m.group(1))
-                if st in ("Wq", "Wk", "Wv", "X"):
+                if st in ("Wq", "Wk", "Wv", "X", "Q", "K", "V"):
                     hidden.append((k, st, ln.text.strip()[:100]))
     vertical: list[tuple[int, int, list[str]]] = []
     horizontal: list[tuple[int, list[str]]] = []

@@ -47,7 +47,7 @@ _IDENTS = {
     "KV": ("annotations", "enchiddenstates", "encoderhiddenstates", "encoderstates", "encoderoutputs",
            "encoutputs", "encoderoutput", "annotationsmatrix"),
     "scores": ("scores", "score", "attnscores", "attentionscores", "attentionscore", "rawscores", "qkt", "qk",
-               "attentionweightsraw", "weightsraw", "rawweights", "rawattention", "attnraw", "scoresraw", "sims",
+               "attentionweightsraw", "weightsraw", "attnscore", "attnlogit", "rawweights", "rawattention", "attnraw", "scoresraw", "sims",
                "attentionscoresraw",
                "dotproducts", "dotproduct", "logits", "omega", "similarity", "similarities", "s", "energies",
                "energy", "compat", "attnlogits", "qkscores", "unnormalized", "unnormalizedscores"),
@@ -147,7 +147,8 @@ def step_of_ident(name: str) -> str | None:
         return None  # dQ, dW_q, grads_auto[…]: gradients, not forward steps
     parts = re.sub(r"\.T\b|\^.*$", "", name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
     parts_l = [p for p in parts.split("_") if p]
-    while len(parts_l) > 1 and len(parts_l[-1]) <= 6:
+    while len(parts_l) > 1 and len(parts_l[-1]) <= 6 and not _IDENT_TO_STEP.get(re.sub(r"\d+$", "", parts_l[-1].lower())) \
+            and re.sub(r"\d+$", "", parts_l[-1].lower()) not in ("score", "weight", "prob", "logit", "sim"):
         parts_l = parts_l[:-1]
         base = normalise_ident("_".join(parts_l))
         if base in _IDENT_TO_STEP and len(base) > 1:
