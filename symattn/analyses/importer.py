@@ -650,8 +650,10 @@ class _Importer:
             if name in WEIGHT_NAMES and it.head is not None:
                 name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
             if name:
-                if cur is None or (not cur.inputs and not cur.hidden and cur.items):
+                if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
+                        c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)):
                     # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
+                    # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
                     segs.append(cur)
                 old = cur.inputs.get(name)
@@ -1631,6 +1633,15 @@ class _Placer:
     def repeat_of(self, it: Item) -> str | None:
         """Every row of the item already placed with the same numbers (a table that prints the
         weights row once per value vector)."""
+        if it.shape[0] == 1 and not it.row_vectors and it.shape[1] >= 2 and _numeric(it.rows) and (
+                it.strength <= 1 or not (step_of_text(it.label) or step_of_ident(it.label.strip(" :")))):
+            # one row named only by its section ("Step 5: Softmax … For first row [0.08, 0.18, 0.29]:"),
+            # printed exactly as a row placed before: the page quotes that row as this step's input
+            for c in self.claims:
+                if c.group is None and c.key is None and [str(v).strip() for v in c.values] == \
+                        [x.strip() for x in it.rows[0]]:
+                    return f"{c.step}[{c.row}]"
+            return None
         if it.shape[0] < 2 and not it.row_vectors:
             return None
         placed = [(c.step, c.row, c.values) for c in self.claims if c.group is None and c.key is None

@@ -113,6 +113,24 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
             mm = re.fullmatch(r"([A-Za-z][\w^{}\\]*)", head)
             return head, (mm.group(1) if mm else None), is_transposed(head)
         return "", None, False
+    call = re.search(r"\b(?:scaled_dot_product_attention|self_attention|attention|attn)\s*\(((?:\s*\[[\d\s.,\[\]eE+-]*\]\s*,)*)\s*$",
+                     b, re.I)
+    if call:  # attention([[…]], [[…]], [[…]]): the arguments are Q, K and V in that order
+        depth = k = 0
+        for ch in call.group(1) or "":
+            depth += (ch == "[") - (ch == "]")
+            k += ch == "," and depth == 0
+        if k < 3:
+            name = "QKV"[k]
+            return name, name, False
+    tail = re.split(r"[\])]", b)[-1] if "[" in b else b if b.count("=") > 1 else ""
+    m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
+    pre = tail[: m.start(1)].strip() if m else ""
+    if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (not pre or pre[-1] in ":→,;"):
+        # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
+        # the name just before this block names it (the first of a chain: shared_names adds the others)
+        first = m.group(1).split("=")[0].strip()
+        return m.group(1), first, is_transposed(first)
     if "[" in b or b.count("=") > 1:
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
@@ -349,6 +367,11 @@ class _Collector:
             if any(step_of_ident(w) in ("Wq", "Wk", "Wv", "Wo") for w in re.findall(r"[A-Za-z][\w^{}]*", t)):
                 return t, s
         for t, s in texts:
+            if re.fullmatch(r"(?:the\s+)?result(?:ing)?(?:\s+(?:matrix|vector|is))?\s*:?", t.strip(), re.I):
+                # "Result matrix:" is the result of the step the heading above names
+                head = self.heading_above(start, max(0, start - 40))
+                if head:
+                    return head, 1
             if step_of_ident(t.strip(" :")) or step_of_text(t[-160:]):
                 return t, s
         head = self.heading_above(start, max(0, start - 40))
@@ -421,6 +444,10 @@ class _Collector:
         if not step and label:
             step = step_of_text(label)
             strength = 2 if step else 0
+        if not step and re.fullmatch(r"(?:expected(?:\s+output)?|returns?|result|answer|output)\s*[:=≈→]*",
+                                     b.before.strip(), re.I) and b.start > 0 and \
+                re.search(r"\b(?:scaled_dot_product_|self_)?attention\w*\s*\(", self.lines[b.start - 1].text, re.I):
+            step, strength, label = "output", 2, b.before.strip(" :=≈→")  # attention(…) on the line above, then its result
         it.label = label
         if it.kind == "vector" and label:
             tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
@@ -529,7 +556,10 @@ class _Collector:
         while j + 1 < len(self.lines) and self.lines[j + 1].role == "output":
             j += 1
         k -= 1
-        while k >= 0 and k >= first - 3 and self.lines[k].role != "code" and not self.lines[k].text.strip():
+        # blank lines, fences and a word that announces the output ("Output", "Out[3]:") lie between
+        while k >= 0 and k >= first - 6 and (not self.lines[k].text.strip() or (
+                self.lines[k].role != "code" and re.fullmatch(r"(?:output|out(?:\s*\[\d*\])?|result|prints?)\s*:?",
+                                                              self.lines[k].text.strip(" *_`"), re.I))):
             k -= 1
         code: list[str] = []
         while k >= 0 and self.lines[k].role == "code":
@@ -599,6 +629,20 @@ class _Collector:
                     it.strength = 1 if it.step else 0
                 self.items.append(it)
                 return
+        vec_cols = [j for j in range(1, width) if all(vec_re.match(r[j]) for r in rows)]
+        if width >= 3 and label_col and header and len(vec_cols) >= 2:
+            # Word | Embedding | Q | K | V: each column of bracketed vectors is a matrix its header names
+            for j in vec_cols:
+                vecs = [re.split(r"[,\s]+", vec_re.match(r[j]).group(1).strip()) for r in rows]  # type: ignore[union-attr]
+                if len({len(v) for v in vecs}) != 1:
+                    continue
+                name = header[j].strip(" *`$")
+                st = step_of_ident(name) or (step_of_text(name) if name else None)
+                it = Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
+                          label=name, row_labels=[r[0] for r in rows])
+                it.step, it.strength = st, (2 if st else 0)
+                self.items.append(it)
+            return
         if label_col or vec_label_col:
             body = [r[1:] for r in rows]
             cols = header[1:] if header else None
@@ -616,6 +660,21 @@ class _Collector:
                 st = step_of_ident(corner) or (step_of_text(corner) if corner else None)
                 it.step = step or st
                 it.strength = 1 if it.step else 0
+                if label_col and cols and [c.strip() for c in cols] == [c.strip() for c in first_col] \
+                        and it.step in (None, "X", "Q", "K", "V"):
+                    # tokens down the side and across: a query-by-key table (scores or weights), whatever
+                    # the sentence above says about rows being queries; the heading names which
+                    head = self.heading_above(t.start, max(0, t.start - 40))
+                    hs = step_of_text(head) if head else None
+                    it.step = hs if hs not in (None, "X", "Q", "K", "V") else None
+                    if it.step is None:  # the numbers say which: rows of probabilities are weights
+                        try:
+                            vals = [[float(c) for c in r] for r in body]
+                        except ValueError:
+                            vals = None
+                        it.step = "weights" if vals and all(0 <= v <= 1 for r in vals for v in r) and all(
+                            abs(sum(r) - 1) <= 0.02 * len(r) for r in vals) else "scores"
+                    it.strength = 1
                 if it.step is None and label_col and cols and corner.lower() in ("word", "words", "token", "tokens", "") \
                         and all(_DIM_RE.fullmatch(c.strip().lower()) for c in cols):
                     it.step, it.strength = "X", 1  # words down the side, dimensions across: embeddings
@@ -643,14 +702,16 @@ class _Collector:
         chain_re = re.compile(r"((?:self\.)?[A-Za-z][\w^{}]*(?:\s*=\s*(?:self\.)?[A-Za-z][\w^{}]*)+)\s*=")
         extra: list[Item] = []
         for it in self.items:
-            if it.kind not in ("matrix", "vector") or it.step not in INPUT_NAMES:
+            named = INPUT_NAMES + ("Q", "K", "V")  # Q = K = [[…]]: one printing for two given inputs
+            if it.kind not in ("matrix", "vector") or it.step not in named:
                 continue
-            m = chain_re.search(it.before if "=" in it.before else it.label)
+            src = it.before if "=" in it.before else it.label
+            m = chain_re.search(re.split(r"[\])]", src)[-1])  # the names after the previous block
             if not m:
                 continue
             names = [n.strip() for n in m.group(1).split("=")]
             steps = [step_of_ident(n) for n in names]
-            if len(names) < 2 or not all(st in INPUT_NAMES for st in steps) or len(set(steps)) < 2:
+            if len(names) < 2 or not all(st in named for st in steps) or len(set(steps)) < 2:
                 continue
             it.step, it.strength, it.label = steps[0], 3, names[0]
             it.head = head_of(names[0]) or it.head

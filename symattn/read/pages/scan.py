@@ -398,7 +398,7 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     call = re.search(r"([A-Za-z_][\w.]*)\(\s*$", before)
     if code and call and not re.search(r"(?:^|\.)(tensor|Tensor|array|asarray|matrix|Parameter|FloatTensor|"
                                        r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy|constant|Variable|"
-                                       r"convert_to_tensor|transpose|Array)$", call.group(1)):
+                                       r"convert_to_tensor|transpose|Array|(?:scaled_dot_product_|self_)?attention|attn)$", call.group(1)):
         return None, end  # an argument of some other call in code (ax.set_xlim([0, 1]))
     # np.transpose([[…]]) or np.array([[…]]).T: the rows written are the columns of the variable
     flipped = bool(code and ((call and call.group(1).split(".")[-1] == "transpose")

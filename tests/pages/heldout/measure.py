@@ -14,7 +14,7 @@ prints one line per page and the total: numbers expected, placed right, misplace
 from __future__ import annotations
 
 import sys
-from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from pathlib import Path
 
 import symattn as sa
@@ -26,8 +26,8 @@ SUFFIXES = {".md", ".html", ".tex", ".ipynb", ".txt"}
 def _val(x):
     t = x.strip() if isinstance(x, str) else str(x)
     try:
-        return Decimal(t).normalize()
-    except (InvalidOperation, ValueError):
+        return Fraction(t)
+    except (ValueError, ZeroDivisionError):
         return t
 
 
