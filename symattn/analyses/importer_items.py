@@ -862,12 +862,31 @@ def split_glued(text: str, n: int) -> list[str] | None:
     return None
 
 
+_SHAPE_PAIR = re.compile(r"\[\s*\d+\s*,\s*\d+\s*\]\s*[@×x]\s*\[\s*\d+\s*,\s*\d+\s*\]")
+
+
+def is_shape(b: Numbers, lines: list) -> bool:
+    """A tensor's shape written as a list ("Shape: [3, 4]", "Q = X  [3, 4]", "[3, 4] @ [4, 3]"),
+    not numbers of the example."""
+    if b.depth != 1 or not 2 <= len(b.rows[0]) <= 4 or not all(re.fullmatch(r"\d{1,5}", x) for x in b.rows[0]):
+        return False
+    before, after = b.before.rstrip(), b.after.lstrip()
+    line = lines[b.start].text if b.start < len(lines) else ""
+    prev = lines[b.start - 1].text if b.start > 0 else ""
+    return bool(re.search(r"\b(shape|size|dims?|dimensions?)\b[^\[\]]*$", before, re.I)
+                or re.search(r"[A-Za-z_]\w*\s{2,}$", b.before) or before.endswith(("@", "×"))
+                or after.startswith(("@", "×")) or (re.fullmatch(r"\d*\s*=?", before.strip()) and _SHAPE_PAIR.search(prev))
+                or (_SHAPE_PAIR.search(line) is not None))
+
+
 def collect(page: Page) -> Collected:
     """The items of a page, in page order, and its token lists."""
     c = _Collector(page)
     token_lists: list[tuple[list[str], Where, str]] = []
     for b in page.blocks:
         if isinstance(b, Numbers):
+            if is_shape(b, page.lines):
+                continue
             c.numbers(b)
         elif isinstance(b, Table):
             c.table(b)
