@@ -51,7 +51,8 @@ def numbers(spec) -> tuple[set, set]:
             if isinstance(table, list):
                 for i, row in enumerate(table):
                     for j, x in enumerate(row):
-                        cl.add((step, str(i + 1), None, j, _val(x)))
+                        if _val(x) not in ("..", "?"):
+                            cl.add((step, str(i + 1), None, j, _val(x)))
                 continue
             for row, vec in table.items():
                 r = _row_index(spec, row)
