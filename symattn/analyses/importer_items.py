@@ -113,8 +113,8 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
             mm = re.fullmatch(r"([A-Za-z][\w^{}\\]*)", head)
             return head, (mm.group(1) if mm else None), is_transposed(head)
         return "", None, False
-    call = re.search(r"\b(?:scaled_dot_product_attention|self_attention|attention|attn)\s*\(((?:\s*\[[\d\s.,\[\]eE+-]*\]\s*,)*)\s*$",
-                     b, re.I)
+    call = re.search(r"\b(?:scaled_dot_product_attention|self_attention|attention|attn)\s*\(((?:\s*\[[\d\s.,\[\]eE+-]*\]\s*,)*)"
+                     r"\s*(?:(?:tf|np|numpy|torch|jnp)\.\w+\(\s*)?$", b, re.I)
     if call:  # attention([[…]], [[…]], [[…]]): the arguments are Q, K and V in that order
         depth = k = 0
         for ch in call.group(1) or "":

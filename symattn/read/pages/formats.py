@@ -223,7 +223,26 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
                 continue
         out.append(Line(raw, where, "prose"))
     _outputs_of_fences(out, fences)
+    _indented_outputs(out)
     return out
+
+
+def _indented_outputs(out: list[Line]) -> None:
+    """An indented block after a blank line (how nbconvert writes a cell's printed result in
+    Markdown: "    array([ 927.,  397.])") that holds a printout is output."""
+    k = 0
+    while k < len(out):
+        if out[k].role == "prose" and re.match(r"(?: {4}|\t)\S", out[k].text) and (k == 0 or not out[k - 1].text.strip()):
+            j = k
+            while j < len(out) and out[j].role == "prose" and (re.match(r"(?: {4}|\t)", out[j].text) or (
+                    not out[j].text.strip() and j + 1 < len(out) and re.match(r"(?: {4}|\t)\S", out[j + 1].text))):
+                j += 1
+            if looks_like_output([x.text.strip() for x in out[k:j]]):
+                for x in out[k:j]:
+                    x.role = "output"
+            k = max(j, k + 1)
+        else:
+            k += 1
 
 
 # ---------------------------------------------------------------------------------------

@@ -398,11 +398,19 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     call = re.search(r"([A-Za-z_][\w.]*)\(\s*$", before)
     if code and call and not re.search(r"(?:^|\.)(tensor|Tensor|array|asarray|matrix|Parameter|FloatTensor|"
                                        r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy|constant|Variable|"
-                                       r"convert_to_tensor|transpose|Array|(?:scaled_dot_product_|self_)?attention|attn)$", call.group(1)):
+                                       r"convert_to_tensor|transpose|Array|expand_dims|(?:scaled_dot_product_|self_)?attention|attn)$", call.group(1)):
         return None, end  # an argument of some other call in code (ax.set_xlim([0, 1]))
     # np.transpose([[…]]) or np.array([[…]]).T: the rows written are the columns of the variable
     flipped = bool(code and ((call and call.group(1).split(".")[-1] == "transpose")
                              or re.match(r"\s*\)?\s*\.T\b", text[end:end + 40] if end < len(text) else "")))
+    if code and call and call.group(1).split(".")[-1] == "expand_dims" and depth == 1:
+        ax = re.match(r"\s*,\s*(?:axis\s*=\s*)?(-?\d)\s*\)", text[end:end + 40])
+        if ax is None:
+            return None, end
+        # tf.expand_dims([1., 2, 3, 4], 1): a column, one row per entry; axis 0: one row
+        if ax.group(1) in ("1", "-1"):
+            rows, row_lines, notes = [[x] for x in rows[0]], row_lines * len(rows[0]), [""] * len(rows[0])
+        depth = 2
     if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
         return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
     if kind == "words":
