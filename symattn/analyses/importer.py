@@ -668,6 +668,11 @@ class _Importer:
                         cur.items.append(it)  # printed again: an echo
                         cur.last = max(cur.last, it.end)
                         continue
+                    if cur.first == it.line and all(c.line == it.line for c in cur.items) and len(segs) > 1:
+                        # attention([[…]], [[…]], [[…]]): the arguments on one line start one example together
+                        cur.inputs[name] = it
+                        cur.last = max(cur.last, it.end)
+                        continue
                     # new inputs: a new example (a new X does not keep the old weights)
                     keep = {} if name == "X" else {k: v for k, v in cur.inputs.items() if k != name}
                     cur = _Segment(inputs=keep, first=it.line)
@@ -1140,7 +1145,11 @@ class _Importer:
             conv_rounded = True
         else:
             conv_rounded = False
-        if not placer.claims and not (stage == "x" and not given):
+        if not placer.claims and not (stage == "x" and not given) and not (
+                stage == "qkv" and given and all(g.role == "code" for g in given.values()) and any(ln.role == "code" and "softmax" in ln.text.lower()
+                                                   for ln in self.page.lines)):
+            # (Q, K and V written in code that computes attention are an example even when the page
+            # prints none of its results: the draft has the inputs to derive from)
             return None, "nothing printed on the page could be placed in it"
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index, seg.first)
@@ -1206,6 +1215,10 @@ class _Importer:
                 raise LimitError(f"{self.page.source}: more than {MAX_PAGE_EXAMPLES} worked examples on one page "
                                  "(see the README's limits)")
             ex, why = self.example(seg, len(out) + 1)
+            if ex is not None and not ex.claims and any(
+                    set(e.inputs) == set(ex.inputs) and all(_same_values(e.inputs[k].rows, g.rows)
+                                                            for k, g in ex.inputs.items()) for e in out):
+                ex, why = None, "restates the inputs of an example above, with nothing new printed"
             if ex is None:
                 if why and why != "no inputs":
                     reasons.append(why)
