@@ -1,0 +1,114 @@
+"""More of what the importer recognises, met on held-out pages (tests/pages/heldout/), as tables of
+(snippet, what it must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+import symattn as sa
+from symattn.errors import SymattnError
+
+
+def imported(page, fmt="markdown"):
+    return sa.import_examples(page, format=fmt, source="snippet")
+
+
+def inputs(ex):
+    return {k: g.rows for k, g in ex.inputs.items()}
+
+
+def claims(ex):
+    return {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+
+
+I2 = [["1", "0"], ["0", "1"]]
+
+# (page, format, number of examples, inputs of the first, claims of the first (first printings))
+PAGES = [
+    # a table of per-word vectors under Q, K, V headers: Q, K, V given without weights (the embedding
+    # column cannot be used); a query-by-key table under a heading that names the weights
+    ("| Word | Embedding | Q | K | V |\n|---|---|---|---|---|\n| a | [1, 0] | [1, 0] | [1, 0] | [1, 0] |\n"
+     "| b | [0, 1] | [0, 2] | [0, 1] | [0, 1] |\n\n## Attention weights\n\nRows are queries.\n\n"
+     "| | a | b |\n|---|---|---|\n| a | 0.5 | 0.5 |\n| b | 0.2 | 0.8 |\n", "markdown", 1,
+     {"Q": [["1", "0"], ["0", "2"]], "K": I2, "V": I2},
+     {("weights", "a", ("0.5", "0.5")), ("weights", "b", ("0.2", "0.8"))}),
+    # Q = K = [[…]] names two inputs; "→ Output ≈ [[…]]" is the output
+    ("Example: Q = K = [[1,0],[0,1]] V = [[1,2],[3,4]] d_k = 2 → Output ≈ [[1.66, 2.66], [2.34, 3.34]]\n", "text", 1,
+     {"Q": I2, "K": I2, "V": [["1", "2"], ["3", "4"]]},
+     {("output", "1", ("1.66", "2.66")), ("output", "2", ("2.34", "3.34"))}),
+    # attention(Q, K, V) with matrix arguments, and the expected result on the next line: one example
+    ("```\nInput: attention([[1,0]],[[1,0],[0,1]],[[10,20],[30,40]])\nExpected: [[16.60882, 26.60882]]\n```\n",
+     "markdown", 1, {"Q": [["1", "0"]], "K": I2, "V": [["10", "20"], ["30", "40"]]},
+     {("output", "1", ("16.60882", "26.60882"))}),
+    # shapes written as lists are not numbers of the example
+    ("X = [[1.0, 2.0], [0.0, 1.0]]\nShape: [2, 2] = [seq_len, d_model]\nQ = X  [2, 2]\nK = X  [2, 2]\nV = X  [2, 2]\n"
+     "QK^T = [2, 2] @ [2, 2]\n\nScores:\n[5.0, 2.0]\n[2.0, 1.0]\n",
+     "text", 1, {"Q": [["1.0", "2.0"], ["0.0", "1.0"]], "K": [["1.0", "2.0"], ["0.0", "1.0"]],
+                 "V": [["1.0", "2.0"], ["0.0", "1.0"]]},
+     {("scores", "1", ("5.0", "2.0")), ("scores", "2", ("2.0", "1.0"))}),
+    # a notebook exported to Markdown: results are indented blocks after the code that printed them
+    ("```python\nQ = np.array([[1, 0]])\nK = np.array([[1, 0], [0, 1]])\nV = np.array([[1, 0], [0, 1]])\n```\n\n"
+     "```python\nattention_weights_raw = Q @ K.T\nattention_weights_raw\n```\n\n\n\n\n    array([[1., 0.]])\n\n\n",
+     "markdown", 1, {"Q": [["1", "0"]], "K": I2, "V": I2}, {("scores", "1", ("1.", "0."))}),
+    # tf.expand_dims([…], 1) is a column; a query written inside the attention call
+    ("```py\ntemp_k = tf.expand_dims([1., 2, 3], 1)\ntemp_v = tf.expand_dims([1., 2, 3], 1)\n"
+     "print(scaled_dot_product_attention(tf.constant([[5.]]), temp_k, temp_v, None))\n"
+     "# Output: [[2.9]], Attention: [[0.01 0.09 0.9 ]]\n```\n", "markdown", 1,
+     {"Q": [["5."]], "K": [["1."], ["2"], ["3"]], "V": [["1."], ["2"], ["3"]]},
+     {("output", "1", ("2.9",)), ("weights", "1", ("0.01", "0.09", "0.9"))}),
+    # Q, K and V written in code that computes attention, nothing printed: the inputs alone
+    ("```python\nquery = np.array([[1, 0, 1]])\nkey = np.array([[1, 0, 1], [0, 1, 0]])\n"
+     "value = np.array([[10, 0], [0, 10]])\nweights = softmax(query @ key.T / np.sqrt(3))\n```\n", "markdown", 1,
+     {"Q": [["1", "0", "1"]], "K": [["1", "0", "1"], ["0", "1", "0"]], "V": [["10", "0"], ["0", "10"]]}, set()),
+    # "Result matrix:" under a step's heading is that step's result
+    ("Step 1: Create Word Embeddings\ncat: [1, 2]\ndog: [0, 1]\n\nStep 3: Compute Q × K^T (dot products)\n"
+     "Result matrix:\n[5, 2]\n[2, 1]\n", "text", 1,
+     {"Q": [["1", "2"], ["0", "1"]], "K": [["1", "2"], ["0", "1"]], "V": [["1", "2"], ["0", "1"]]},
+     {("scores", "cat", ("5", "2")), ("scores", "dog", ("2", "1"))}),
+    # several heads given their own weights (W_Q1, W_Q2): joined column block by column block
+    ("```python\nnum_heads = 2\nX = np.array([[1, 0], [0, 1]])\nW_Q1 = np.array([[1, 0], [0, 1]])\n"
+     "W_K1 = np.array([[1, 0], [0, 1]])\nW_V1 = np.array([[1, 0], [0, 1]])\nW_Q2 = np.array([[0, 1], [1, 0]])\n"
+     "W_K2 = np.array([[0, 1], [1, 0]])\nW_V2 = np.array([[0, 1], [1, 0]])\n```\n\nHead 1 weights:\n\n"
+     "```\n[[0.6698 0.3302]\n [0.3302 0.6698]]\n```\n", "markdown", 1,
+     {"X": I2, "Wq": [["1", "0", "0", "1"], ["0", "1", "1", "0"]], "Wk": [["1", "0", "0", "1"], ["0", "1", "1", "0"]],
+      "Wv": [["1", "0", "0", "1"], ["0", "1", "1", "0"]]},
+     {("head1.weights", "1", ("0.6698", "0.3302")), ("head1.weights", "2", ("0.3302", "0.6698"))}),
+]
+
+
+@pytest.mark.parametrize("page,fmt,n,want_inputs,want_claims", PAGES)
+def test_page_snippets(page, fmt, n, want_inputs, want_claims):
+    exs = imported(page, fmt)
+    assert len(exs) == n
+    assert inputs(exs[0]) == want_inputs
+    assert claims(exs[0]) == want_claims
+
+
+def test_several_heads_say_how_many():
+    ex = imported(PAGES[-1][0])[0]
+    assert ex.spec.convention.heads == 2
+
+
+def test_a_gradient_is_listed_with_the_reason_and_the_loss():
+    page = ("```python\nQ = torch.tensor([[1., 0.], [0., 1.]], requires_grad=True)\n"
+            "K = torch.tensor([[1., 0.], [0., 1.]])\nV = torch.tensor([[1., 2.], [3., 4.]])\n"
+            "out = torch.softmax(Q @ K.T, dim=-1) @ V\nout.sum().backward()\nprint(Q.grad)\n```\n\n"
+            "```\ntensor([[-0.3932,  0.3932],\n        [ 0.3932, -0.3932]])\n```\n")
+    ex = imported(page)[0]
+    assert not ex.claims
+    notes = [str(n) for n in ex.notes]
+    assert any("a gradient (dQ)" in n and "--loss sum" in n and "listed here, not placed" in n for n in notes), notes
+
+
+def test_code_that_only_makes_matrices_is_not_an_example():
+    # no softmax, no scores: three matrices in code are not a worked example of attention
+    with pytest.raises(SymattnError, match="no worked example"):
+        imported("```python\nQ = np.array([[1, 0]])\nK = np.array([[1, 0]])\nV = np.array([[1, 0]])\n```\n")
+
+
+def test_the_same_inputs_restated_in_code_do_not_make_a_second_example():
+    page = ("Example: Q = K = [[1,0],[0,1]] V = [[1,2],[3,4]] → Output ≈ [[1.66, 2.66], [2.34, 3.34]]\n\n"
+            "```\nInput: attention([[1,0],[0,1]],[[1,0],[0,1]],[[1,2],[3,4]])\n"
+            "Expected: [[1.66082, 2.66082], [2.33918, 3.33918]]\n```\n")
+    exs = imported(page)
+    assert len(exs) == 1
+    assert {(c.step, c.row, tuple(c.values)) for c in exs[0].claims if c.group is not None} == {
+        ("output", "1", ("1.66082", "2.66082")), ("output", "2", ("2.33918", "3.33918"))}
