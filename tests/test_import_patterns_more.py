@@ -112,3 +112,15 @@ def test_the_same_inputs_restated_in_code_do_not_make_a_second_example():
     assert len(exs) == 1
     assert {(c.step, c.row, tuple(c.values)) for c in exs[0].claims if c.group is not None} == {
         ("output", "1", ("1.66082", "2.66082")), ("output", "2", ("2.33918", "3.33918"))}
+
+
+def test_a_printed_stack_of_heads_is_placed_head_by_head():
+    # head 2's Q2 = X·W_Q2 and K2 = X·W_K2 are the same swap matrix, so Q2·K2ᵀ = I as in head 1:
+    # both heads' weights are softmax([1, 0]/√2) = [0.6698, 0.3302] (e^0.7071 / (e^0.7071 + 1))
+    page = PAGES[-1][0].split("Head 1 weights")[0].replace("W_V2 = np.array([[0, 1], [1, 0]])\n",
+                                                           "W_V2 = np.array([[0, 1], [1, 0]])\nprint(attn_weights)\n")
+    page += ("```\ntensor([[[[0.6698, 0.3302],\n          [0.3302, 0.6698]],\n\n"
+             "         [[0.6698, 0.3302],\n          [0.3302, 0.6698]]]])\n```\n")
+    got = claims(imported(page)[0])
+    assert got == {(f"head{h}.weights", r, v) for h in (1, 2)
+                   for r, v in (("1", ("0.6698", "0.3302")), ("2", ("0.3302", "0.6698")))}
