@@ -124,3 +124,19 @@ def test_a_printed_stack_of_heads_is_placed_head_by_head():
     got = claims(imported(page)[0])
     assert got == {(f"head{h}.weights", r, v) for h in (1, 2)
                    for r, v in (("1", ("0.6698", "0.3302")), ("2", ("0.3302", "0.6698")))}
+
+
+def test_keys_printed_transposed_and_one_row_worked_at_a_time():
+    # Kᵀ = [[1, 3], [0, 2]] printed as the keys' transpose: K = [[1, 0], [3, 2]]; with Q = I the
+    # scores QKᵀ are Kᵀ itself, row 2 = [0, 2]; softmax([0, 2]) = [1, e²]/(1 + e²) = [0.119, 0.881]
+    page = ("```\nQ = [[1, 0],\n     [0, 1]]\n\nK^T = [[1, 3],\n       [0, 2]]\n\nV = [[1, 0],\n     [0, 1]]\n\n"
+            "QK^T = [[1, 3],\n        [0, 2]]\n```\n\n"
+            "**Step 3: Softmax**\n\n```\nRow 2: [0, 2]\nexp: [1.0, 7.389]\nsoftmax: [0.12, 0.88]\n```\n")
+    ex = imported(page)[0]
+    assert inputs(ex)["K"] == [["1", "0"], ["3", "2"]]
+    got = claims(ex)
+    # the "Row 2" line restates the scores, "exp" is no step, "softmax" is weights[2]
+    assert ("weights", "2", ("0.12", "0.88")) in got
+    assert ("scores", "2", ("0", "2")) in got
+    assert not any(c.step == "weights" and c.row == "1" for c in ex.claims)
+    assert any("7.389" in str(n) for n in ex.notes)  # the exponentials are listed, not placed

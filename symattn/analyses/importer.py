@@ -45,7 +45,7 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_items import Collected, Item, collect, split_glued
-from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, step_of_ident, step_of_text
+from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, is_transposed, step_of_ident, step_of_text
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -1054,7 +1054,12 @@ class _Importer:
         for k, it in given.items():
             source_items[k] = it
         for k, it in source_items.items():
-            rows = it.rows if not (k in ("Q", "K", "V", "scores") and it.transposed and False) else it.rows
+            rows = it.rows
+            q = source_items.get("Q")
+            if k == "K" and it.transposed and is_transposed(it.label) and q is not None and len(rows) == len(q.rows[0]):
+                rows = [list(c) for c in zip(*rows)]  # Kᵀ = [[…]]: the keys are its columns
+                it = Item(rows=rows, where=[it.where[0]] * len(rows), line=it.line, end=it.end, kind=it.kind,
+                          label=it.label, step="K", strength=it.strength, role=it.role, form=it.form)
             if any(entry_kind(x) not in ("number",) and not re.fullmatch(r"[+-]?\d+/\d+", x) for r in rows for x in r):
                 bad = next(x for r in rows for x in r if entry_kind(x) != "number")
                 return None, f"input {k} ({it.at()}) has an entry {bad!r} that is not a number"

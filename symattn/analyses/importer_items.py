@@ -123,6 +123,10 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         if k < 3:
             name = "QKV"[k]
             return name, name, False
+    if "[" in b and re.search(r"\b(?:original|input|embedding)s?\b[^=:\[\]]*$", re.split(r"[\])]", b)[-1], re.I):
+        # '… is close to original [0,2,0,2]': the vector the line compares with, not the line's result
+        t = re.split(r"[\])]", b)[-1].strip()
+        return t, None, False
     tail = re.split(r"[\])]", b)[-1] if "[" in b else b if b.count("=") > 1 else ""
     m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
@@ -427,6 +431,7 @@ class _Collector:
             it.notes.append(f"a stack of {it.batches} matrices (heads or a batch)")
             self.items.append(it)
             return
+        compare = bool(re.search(r"\b(?:original|input|embedding)s?\s*$", label or "", re.I)) and "[" in b.before
         kinds = {entry_kind(x) for r in b.rows for x in r}
         it = Item(rows=[list(r) for r in b.rows], where=list(b.where), line=b.start, end=b.end, role=b.role,
                   form=b.form, suffix=b.suffix, transposed=transposed, after=b.after, before=b.before)
@@ -467,7 +472,7 @@ class _Collector:
             name = self.printed_name(b)
             if name and self.uninitialized(b, name):
                 it.notes.insert(0, f"uninitialized memory: the page prints {name} right after torch.empty/np.empty")
-        if not step and b.role == "output":
+        if not step and b.role == "output" and not compare:
             # the variable the code printed names it better than the text printed beside it
             name = self.printed_name(b)
             if name:
@@ -484,7 +489,7 @@ class _Collector:
                     if st:
                         step, strength, it.label = st, 2, own
                         it.transposed = it.transposed or is_transposed(own)
-        if not step:
+        if not step and not compare:
             ctx, s = self.context_label(b.start)
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label
@@ -503,9 +508,29 @@ class _Collector:
         if not step:
             names = [ident, label] + ([self.printed_name(b)] if b.role == "output" else []) + [self.context_label(b.start)[0]]
             it.grad = next((g for g in (grad_of(n) for n in names if n) if g), None)
+        rowlab = re.fullmatch(r"\s*(?:row|query|position|token)\s*#?\s*(\d{1,3})\s*[:=]?\s*", b.before, re.I)
+        if rowlab and it.kind == "vector":
+            # "Row 2: [0.0, 4.0, 2.0]" then "exp: […]" and "softmax: […]": the worked rows of one query
+            self.last_row = (b.start, int(rowlab.group(1)))
+            it.label, label = b.before.strip(" :="), b.before.strip(" :=")
+            if strength >= 2 and not step_of_text(label):
+                strength = 1
+        elif it.kind == "vector" and getattr(self, "last_row", None) and 0 < b.start - self.last_row[0] <= 3 \
+                and re.fullmatch(r"\s*(?:exp|e\^?x|exponentials?|softmax|weights?|probabilities)\s*[:=]?\s*", b.before, re.I):
+            it.row_index = self.last_row[1]
+            if re.match(r"\s*(?:exp|e\^?x|exponentials?)\b", b.before, re.I):
+                step, strength = None, 0  # exp(·) of a row: no step of the derivation holds it
+                it.notes.append("the exponentials of a row of scores: no step holds them")
+        if compare and not step:
+            step, strength = "X", 1  # the embedding the line compares with: an input printed again
+        if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
+            it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
-        it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
+        if rowlab and it.kind == "vector":
+            it.row_index = int(rowlab.group(1))
+        elif it.row_index is None:
+            it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
         sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0
