@@ -62,7 +62,8 @@ NOT_NUMBERS = [
     ("keys.shape: torch.Size([6, 24])", "output"),
     ("[x_1, x_2, x_3]", "prose"),
     ("[[1, 2], [3]]", "prose"),  # ragged
-    ("[[[[1]]]]", "prose"),  # nested past the depth limit
+    ("[[[[[1]]]]]", "prose"),  # nested past the depth limit
+    ("[[[[1, 2]]], [[[3, 4]]]]", "prose"),  # four deep with a batch of two: not read
     ("the interval [0, 1) is open", "prose"),
     ("values in (0, 1) here", "prose"),  # a tuple in running text, not after a label
     ("[1, 'a']", "code"),
@@ -100,8 +101,8 @@ def test_provenance_of_rows():
 # -- formats --
 
 def test_markdown_roles():
-    got = [(x.role, x.text) for x in markdown_lines("# T\n```\n[1]\n```\n$$\nX = 1\n$$\n| a | b |\ntext")]
-    assert got == [("heading", "T"), ("code", ""), ("code", "[1]"), ("code", ""), ("math", ""), ("math", "X = 1"),
+    got = [(x.role, x.text) for x in markdown_lines("# T\n```\nx = [1]\n```\n$$\nX = 1\n$$\n| a | b |\ntext")]
+    assert got == [("heading", "T"), ("code", ""), ("code", "x = [1]"), ("code", ""), ("math", ""), ("math", "X = 1"),
                    ("math", ""), ("prose", "| a | b |"), ("prose", "text")]
 
 
@@ -117,7 +118,7 @@ def test_html_is_parsed_not_rendered():
     text = "\n".join(x.text for x in ls)
     assert "9, 9" not in text and "8, 8" not in text and "p {}" not in text
     assert "7" not in [x.text for x in ls]  # the rendered KaTeX copy is skipped
-    assert [x.text for x in ls if x.role == "code"] == ["[[1 2]", " [3 4]]"]
+    assert [x.text for x in ls if x.role == "output"] == ["[[1 2]", " [3 4]]"]  # a <pre> of numbers is a printout
     assert [x.text for x in ls if x.role == "table"] == ["| q | a |", "|---|---|", "| a | 0.5 |"]
     assert [x.text for x in ls if x.role == "math"] == ["K = \\begin{bmatrix} 1 \\end{bmatrix}",
                                                         "V = \\begin{bmatrix} 2 \\end{bmatrix}"]

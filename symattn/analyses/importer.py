@@ -35,7 +35,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import InputError, LimitError, SpecError, SymattnError
-from ..limits import MAX_DIM, MAX_PAGE_EXAMPLES, MAX_TOKENS
+from ..limits import MAX_DIM, MAX_EXPONENT, MAX_PAGE_EXAMPLES, MAX_TOKENS
 from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation
 from ..read.pages import read_page
@@ -43,9 +43,9 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
-from .importer_conventions import layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
+from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_items import Collected, Item, collect, split_glued
-from .importer_names import INPUT_NAMES, step_of_text
+from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, is_transposed, step_of_ident, step_of_text
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -54,6 +54,8 @@ __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "
 LOOKED_FOR = ("inputs (embeddings X with weights Wq/Wk/Wv, or Q, K and V, or attention scores) as bracketed "
               "rows, tables, NumPy/PyTorch printouts or LaTeX matrices")
 WEIGHT_NAMES = ("Wq", "Wk", "Wv")
+#: matrices a page may write in code as the given inputs of an example that starts from Q, K, V
+LITERAL_NAMES = ("Q", "K", "V", KEYS_AND_VALUES)
 CLAIM_ORDER = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weights_sum", "weighted", "output")
 _MAX_VALUE_ENTRIES = 20_000  # entries of a derivation compared with printed numbers
 _FAMILIES = {"scores": ("scores", "scaled", "masked"), "scaled": ("scores", "scaled", "masked"),
@@ -306,6 +308,7 @@ class _Importer:
         self.page_notes: list[Note] = []
         self.last_tokens: tuple[list[str], str] | None = None
         self.random_x = False
+        self.symbols = col.symbols
 
     # -- page-wide passes -------------------------------------------------------------
     def same_line_chains(self) -> None:
@@ -319,15 +322,67 @@ class _Importer:
             if len(group) < 2:
                 continue
             last = group[-1]
+            head = (group[0].step, group[0].strength, group[0].label)
             for op in group[:-1]:
                 if op.strength == 3 and op.label and "=" not in op.label:
                     continue
                 op.operand = True
                 if op.exprs:
                     last.products = op.exprs
+                elif op.role == "math" and op.strength < 3:
+                    op.step, op.strength = None, 0  # the line's label names its result, not each factor
             last.chain_of = [g for g in group[:-1]]
-            if last.step is None and group[0].step:
-                last.step, last.strength = group[0].step, group[0].strength
+            if last.step is None and head[0] and head[0] not in INPUT_NAMES:  # a product is never an input
+                last.step, last.strength = head[0], head[1]
+                if not last.label:
+                    last.label = head[2]
+
+    def math_chains(self) -> None:
+        """A display that multiplies matrices: ``Q = [X] \\cdot [W_Q] = [R]``, ``S = \\frac{1}{1} [Q] [Kᵀ] = [R]``.
+        The name before the display names the result, not the first matrix; the matrices
+        before the last '=' are operands (an input printed again, or a step of their own)."""
+        lines = self.page.lines
+        mats = [it for it in self.items if it.role == "math" and it.kind in ("matrix", "vector")]
+        k = 0
+        while k < len(mats):
+            run = [mats[k]]
+            seps: list[str] = []
+            j = k + 1
+            while j < len(mats):
+                between = " ".join(lines[x].text for x in range(run[-1].end + 1, mats[j].line))
+                if mats[j].line == run[-1].end:  # on one line: the text between the two matrices
+                    gap = run[-1].after.split("\\begin")[0]
+                else:
+                    gap = (run[-1].after + " " + between + " " + mats[j].before).strip()
+                if mats[j].line - run[-1].end > 6 or any(lines[x].role != "math" for x in range(run[-1].end + 1, mats[j].line)):
+                    break
+                if not re.fullmatch(r"(?:\\(?:cdot|times|,|;|!|quad|qquad|left|right)|[\s=×·*@(),.]|"
+                                    r"\\frac\{\d+\}\{\d+\}|\d+(?:\.\d+)?)*", gap):
+                    break
+                seps.append(gap)
+                run.append(mats[j])
+                j += 1
+            eq = [i for i, g in enumerate(seps) if "=" in g]
+            if len(run) >= 2 and eq and eq[-1] == len(seps) - 1 and len(run) >= 3 or (len(run) == 2 and eq == [0]
+                                                                                      and run[0].strength < 3):
+                result = run[-1]
+                first = run[0].line
+                top = first
+                while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
+                    top -= 1
+                head = " ".join(lines[x].text for x in range(top, first + 1)).split("\\begin")[0]
+                for op in run[:-1]:
+                    op.operand = True
+                    op.label, op.step, op.strength = "", None, 0
+                    op.notes.append("an operand of a product written out on the page")
+                name = re.search(r"(?<![\w\\])([A-Za-z](?:_\{?\w+\}?|\^\{?\w+\}?)?)\s*=", head or "")
+                if name:
+                    st = self.symbols.get(name.group(1)) or step_of_ident(name.group(1)) or step_of_text(name.group(1))
+                    if st:
+                        result.label, result.step, result.strength = name.group(1), st, 3
+                result.chain_of = run[:-1]
+            k = j
+        self.items.sort(key=lambda it: (it.line, it.where[0].line))
 
     def cross_line_chains(self) -> None:
         """Slides: A [×] B = C with only operators, blank lines and short labels between."""
@@ -549,9 +604,16 @@ class _Importer:
             while masks and masks[0] < it.line:
                 k = masks.pop(0)
                 if cur is not None and not cur.masked and any(
-                        c.step in ("weights", "output", "scores", "scaled") and c.numbers for c in cur.items):
+                        c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers
+                        for c in cur.items):
+                    # weights or outputs worked without the mask: the masked work is another example
+                    # (scores printed before the mask are the same in both, and stay in this one)
+                    # (Q, K and V printed before the mask carry over only when the page gives no weights
+                    # to make them from: then they are the masked example's inputs)
+                    given = [] if all(w in cur.inputs for w in WEIGHT_NAMES) else [
+                        c for c in cur.items if c.step in ("Q", "K", "V") and c.strength >= 2 and _numeric(c.rows)]
                     cur = _Segment(inputs=dict(cur.inputs), first=k, masked=True, hidden=list(cur.hidden),
-                                   random=list(cur.random))
+                                   random=list(cur.random), items=given)
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
@@ -559,8 +621,8 @@ class _Importer:
             # the page does not print, unless the page prints those weights
             while hidden and hidden[0][0] < it.line:
                 h = hidden.pop(0)
-                if h[1] == "X":
-                    self.random_x = True  # embeddings drawn at random: printed rounded
+                if h[1] in ("X", "Q", "K", "V"):
+                    self.random_x = True  # embeddings (or Q, K, V) drawn at random: printed rounded
                     continue
                 if cur is not None and h[1] in cur.inputs and cur.inputs[h[1]].line > h[0]:
                     continue  # made in code, then printed: these are the printed weights
@@ -580,10 +642,18 @@ class _Importer:
                 cur.hidden.append(h)
             name = it.step if (it.step in INPUT_NAMES and it.strength >= 1 and it.kind in ("matrix", "vector")
                                and (not it.operand or it.strength == 3)) else None
-            if name == "X" and it.kind == "vector":
+            if it.step in LITERAL_NAMES and it.role == "code" and it.strength == 3 and it.kind in ("matrix", "vector") \
+                    and _numeric(it.rows):
+                name = it.step  # Q, K, V written in code: given inputs of the example, not printed results
+            if name in ("X", "K", "V", KEYS_AND_VALUES) and it.kind == "vector":
                 name = None  # one embedding: an echo or a query, not the input matrix
+            if name in WEIGHT_NAMES and it.head is not None:
+                name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
             if name:
-                if cur is None:
+                if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
+                        c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)):
+                    # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
+                    # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
                     segs.append(cur)
                 old = cur.inputs.get(name)
@@ -598,13 +668,19 @@ class _Importer:
                         cur.items.append(it)  # printed again: an echo
                         cur.last = max(cur.last, it.end)
                         continue
+                    if cur.first == it.line and all(c.line == it.line for c in cur.items) and len(segs) > 1:
+                        # attention([[…]], [[…]], [[…]]): the arguments on one line start one example together
+                        cur.inputs[name] = it
+                        cur.last = max(cur.last, it.end)
+                        continue
                     # new inputs: a new example (a new X does not keep the old weights)
                     keep = {} if name == "X" else {k: v for k, v in cur.inputs.items() if k != name}
                     cur = _Segment(inputs=keep, first=it.line)
                     segs.append(cur)
                 elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
                       and any(c.step in ("scores", "scaled", "weights", "output", "masked") and c.numbers
-                              for c in cur.items)):
+                              for c in cur.items)
+                      and ("X" not in cur.inputs or _without_weights(cur.inputs["X"], cur.items))):
                     cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
                     segs.append(cur)
                 cur.inputs[name] = it
@@ -615,17 +691,34 @@ class _Importer:
                 cur.items.append(it)
             cur.last = max(cur.last, it.end)
         # an embedding matrix with nothing worked on it is not an example
-        return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden]
+        return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden
+                or (any(n in sg.inputs for n in ("Q", "K", KEYS_AND_VALUES)) and len(sg.inputs) >= 2)]
 
     # -- one example --------------------------------------------------------------------
     def example(self, seg: _Segment, index: int) -> tuple[ImportedExample | None, str]:
         notes: list[Note] = []
         made = [h for h in seg.hidden if h[1] in WEIGHT_NAMES and h[1] not in seg.inputs]
+        inputs = dict(seg.inputs)
+        literal = {n: inputs.pop(n) for n in LITERAL_NAMES if n in inputs}
+        kv = literal.pop(KEYS_AND_VALUES, None)
+        if kv is not None:
+            literal.setdefault("K", kv)
+            literal.setdefault("V", kv)
+        printed = self.printed_qkv(seg.items, literal)
+        hidden_start = scores_start = False
         if made:
-            k, _, code = made[0]
-            return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
-                          "not print them, so its numbers cannot be reproduced")
-        inputs = seg.inputs
+            if "Q" in printed and "K" in printed and "V" in printed:
+                hidden_start = True  # the page prints what its hidden weights make: start from there
+            elif any(c.step == "scores" and c.kind in ("matrix", "vector") and _numeric(c.rows) for c in seg.items):
+                scores_start = True  # … or only the scores they make: start from the printed scores
+                seg.random.append("scores")
+                notes.append(Note("assumed", f"the page makes its weights in code ({made[0][2]!r}, "
+                                  f"{self.page.lines[made[0][0]].where}) and prints neither them nor Q, K and V; "
+                                  "this draft starts from the scores it prints"))
+            else:
+                k, _, code = made[0]
+                return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
+                              "not print them, so its numbers cannot be reproduced")
         x = inputs.get("X")
         if x is not None:
             for w in ("Wq", "Wk", "Wv"):
@@ -640,6 +733,7 @@ class _Importer:
                                      line=it.line, end=it.end, step=w, strength=it.strength, label=it.label, role=it.role)
                     notes.append(Note("assumed", f"{w} is printed as {len(flat)} numbers in a row; read row by row "
                                                  f"as {dm}×{cols} (X has {dm} columns)", it.at()))
+        per_head = self.join_heads(inputs, notes)
         ws = {k: inputs[k] for k in ("Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv") if k in inputs}
         lines = self.page.lines
         region = lines[max(0, seg.first - 30): seg.last + 1]
@@ -653,8 +747,9 @@ class _Importer:
         for it in inputs.values():
             if it.row_labels is None and it.step != "X" and it.step not in WEIGHT_NAMES:
                 pass
-        if x is not None and any(w in ws for w in WEIGHT_NAMES):
+        if x is not None and any(w in ws for w in WEIGHT_NAMES) and not hidden_start and not scores_start:
             stage = "x"
+            claims_items = sorted(claims_items + list(literal.values()), key=lambda it: it.line)
             n, dm = x.shape
             tokens, how = self.tokens_for(n, seg, x)
             if tokens:
@@ -685,6 +780,13 @@ class _Importer:
             if lay_ev is not None and (layout is None or layout[0] == lay_ev.value):
                 layout = (lay_ev.value, f"the page writes {lay_ev.text!r}")
                 where = lay_ev.where
+            shown = next((ws[w] for w in WEIGHT_NAMES if w in ws and ws[w].layout), None)
+            if shown is not None and shown.layout:
+                # what the page prints decides: W.weight is (out, in), its transpose multiplies X as written
+                layout = (shown.layout, f"the page prints {shown.label.strip()!r}, "
+                          + ("which multiplies X as written (Q = X·M)" if shown.layout == "row"
+                             else "nn.Linear's (out, in) weight (Q = X·Wᵀ)"))
+                where = shown.at()
             if layout is None:
                 layout = ("row", "")
             conv["layout"] = Choice(layout[0], layout[1] or "the page multiplies the embeddings by the weights "
@@ -703,7 +805,7 @@ class _Importer:
                         claims_items.remove(cand)
                     else:
                         return None, f"the page gives no {w} (nor {tgt})"
-        elif x is not None:
+        elif x is not None and not hidden_start and not literal and not scores_start:
             n, dm = x.shape
             tokens, how = self.tokens_for(n, seg, x)
             scores_item = next((c for c in claims_items if c.step == "scores" and c.numbers), None)
@@ -744,19 +846,27 @@ class _Importer:
                                   + example_text + ", so this draft starts from the printed scores, with the "
                                   "embeddings as the values V", scores_item.at()))
         else:
-            q = next((c for c in claims_items if c.step == "Q" and c.kind in ("matrix", "vector") and _numeric(c.rows)),
-                     None)
-            k = next((c for c in claims_items if c.step == "K" and c.kind == "matrix" and _numeric(c.rows)), None)
-            v = next((c for c in claims_items if c.step == "V" and c.kind == "matrix" and _numeric(c.rows)), None)
-            s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None)
-            if q is not None and k is not None and v is not None:
+            q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
+            s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None) \
+                or next((c for c in claims_items if c.step == "scores" and c.kind == "vector" and _numeric(c.rows)), None)
+            if q is not None and k is not None and v is not None and not scores_start:
                 stage = "qkv"
                 for name, it in (("Q", q), ("K", k), ("V", v)):
                     given[name] = it
-                    claims_items.remove(it)
-                tokens, how = self.tokens_for(q.shape[0], seg, None)
+                    if it in claims_items:
+                        claims_items.remove(it)
+                tokens, how = self.tokens_for(q.shape[0], seg, x)
                 if q.row_labels:
                     tokens = list(q.row_labels)
+                if hidden_start:
+                    k0, _, code = made[0]
+                    notes.append(Note("assumed", f"the page makes its weights in code ({code!r}, "
+                                      f"{self.page.lines[k0].where}) and does not print them, so this draft starts "
+                                      "from the Q, K and V it prints"))
+                    seg.random += [n for n in ("Q", "K", "V") if given[n] not in literal.values()]
+                elif x is not None and not any(given[n] is x for n in given):
+                    notes.append(Note("info", "the page gives Q, K and V themselves; the embeddings X are not "
+                                              "needed to derive them", x.at()))
             elif s is not None:
                 stage = "scores"
                 given["scores"] = s
@@ -766,9 +876,139 @@ class _Importer:
                     claims_items.remove(v)
                 tokens = list(s.row_labels) if s.row_labels else None
                 key_tokens = list(s.col_labels) if s.col_labels else None
+                if tokens is None and key_tokens is None:
+                    nq, nk = s.shape
+                    keys_found, _ = self.tokens_for(nk, seg, x)
+                    if keys_found and nq == nk:
+                        tokens = keys_found
+                    elif keys_found and nq == 1:
+                        key_tokens = keys_found
+                        i = (s.row_index - 1) if s.row_index else None
+                        tokens = [keys_found[i]] if i is not None and 0 <= i < nk else None
             else:
                 return None, "no inputs"
+        if stage in ("x", "qkv"):
+            h = per_head
+            why = ("the page gives each head its own weights; each W is their concatenation, one block of "
+                   "columns per head") if per_head else ""
+            worked = [c for c in claims_items if c.head is not None or c.batches > 1]
+            if not h and worked:
+                ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
+                stacks = {c.batches for c in claims_items if c.batches > 1}
+                heads_named = {c.head for c in claims_items if c.head is not None}
+                if ev is not None and int(ev.value) > 1:
+                    h, why = int(ev.value), f"the page says so: {ev.text!r}"
+                elif len(stacks) == 1:
+                    h = stacks.pop()
+                    why = f"the page prints stacks of {h} matrices, one per head"
+                elif heads_named and max(heads_named) > 1:
+                    h, why = max(heads_named), f"the page works heads 1 to {max(heads_named)}"
+            if h and h > 1:
+                conv["heads"] = Choice(h, why)
         return self.finish(seg, index, stage, inputs, given, tokens, key_tokens, conv, notes, claims_items, dropped)
+
+    def join_heads(self, inputs: dict[str, Item], notes: list[Note]) -> int:
+        """Weights given per head (W_Q1, W_Q2, …) joined into one matrix per projection, one block
+        of columns per head (rows in the torch layout); the number of heads, or 0."""
+        count = 0
+        x = inputs.get("X")
+        for w in WEIGHT_NAMES:
+            parts = sorted((int(k.split("#")[1]), inputs.pop(k)) for k in list(inputs) if k.startswith(w + "#"))
+            if not parts or w in inputs:
+                continue
+            mats = [p for _, p in parts]
+            if [i for i, _ in parts] != list(range(1, len(parts) + 1)) or len({m.shape for m in mats}) != 1:
+                notes.append(Note("unplaced", f"{w} per head: heads {', '.join(str(i) for i, _ in parts)} "
+                                  "with different shapes or missing heads; not joined"))
+                continue
+            r, c = mats[0].shape
+            torch = x is not None and c == x.shape[1] and r != x.shape[1]
+            rows = [sum((m.rows[i] for m in mats), []) for i in range(r)] if not torch else \
+                [row for m in mats for row in m.rows]
+            where = [m.where[0] for m in mats] if not torch else [wh for m in mats for wh in m.where]
+            joined = Item(rows=rows, where=(where * r)[:len(rows)] if not torch else where, line=mats[0].line,
+                          end=mats[-1].end, step=w, strength=3, label=" | ".join(m.label.strip() for m in mats),
+                          role=mats[0].role)
+            inputs[w] = joined
+            count = max(count, len(parts))
+            notes.append(Note("assumed", f"{w} = [{' | '.join(m.label.strip() or w for m in mats)}]: the page gives "
+                                         f"{len(parts)} heads their own {w}; this draft joins them "
+                                         + ("row block by row block (torch layout)" if torch else
+                                            "column block by column block"), mats[0].at()))
+        return count
+
+    def loss_hint(self) -> str:
+        """The loss a page differentiates, as ``symattn grad`` names it."""
+        text = "\n".join(ln.text for ln in self.page.lines if ln.role in ("code", "math"))
+        if re.search(r"mse_loss|MSELoss|\(\s*\w+\s*-\s*\w+\s*\)\s*\*\*\s*2", text):
+            return "--loss mse with --target, as the page's squared error"
+        if re.search(r"\.backward\(\s*(?:gradient\s*=\s*)?[A-Za-z_]", text):
+            return "--loss upstream with --upstream, the gradient the page passes to backward()"
+        if re.search(r"\.sum\(\)\s*\.backward\(\)|sum\([^)]*\)\s*\.backward\(\)", text):
+            return "--loss sum, as the page's out.sum().backward()"
+        return "--loss sum, mse or upstream: the page's loss decides"
+
+    def d_k_of(self, lines: list, scores: Item, items: list[Item]) -> tuple[int, str, bool] | None:
+        """d_k for an example that starts from printed scores and scales them by 1/√d_k: the
+        whole number the page's code divides by (``/ math.sqrt(d_k)`` with ``B, T, d_k = 2, 4, 8``),
+        else the one its printed weights follow. (value, why, assumed)"""
+        ints: dict[str, int] = {}
+        for ln in self.page.lines:
+            if ln.role != "code":
+                continue
+            t = re.sub(r"\s#.*$", "", ln.text)
+            m = re.match(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*$", t)
+            if m:
+                names = [x.strip() for x in m.group(1).split(",")]
+                vals = [int(x) for x in m.group(2).split(",")]
+                if len(names) == len(vals):
+                    ints.update(zip(names, vals))
+        for ln in lines:
+            if ln.role != "code":
+                continue
+            m = re.search(r"/\s*\(?\s*(?:math\.|np\.|numpy\.|torch\.)?sqrt\(\s*([A-Za-z_]\w*)\s*\)|"
+                          r"/\s*\(?\s*([A-Za-z_]\w*)\s*\*\*\s*0?\.5", ln.text)
+            name = (m.group(1) or m.group(2)) if m else None
+            if name in ints and 1 <= ints[name] <= MAX_DIM:
+                return ints[name], f"the page's code divides by the square root of {name} = {ints[name]}", False
+        # the printed weights decide
+        rows = _rows_float(scores.rows)
+        weights = [c for c in items if c.step == "weights" and c.shape[1] == scores.shape[1] and _numeric(c.rows)]
+        if rows is None or not weights:
+            return None
+        best: tuple[int, int] | None = None
+        for d in range(1, 4097):
+            good = total = 0
+            for w in weights:
+                for i, r in enumerate(w.rows):
+                    src = rows[i] if len(rows) == len(w.rows) else rows[0] if len(rows) == 1 else None
+                    if src is None:
+                        continue
+                    m_ = max(src)
+                    e = [math.exp((v - m_) / math.sqrt(d)) for v in src]
+                    for t, v in zip(r, e):
+                        if _num(t) is not None:
+                            total += 1
+                            good += _close(t, v / sum(e))
+            if total and good >= 0.9 * total and (best is None or good > best[1]):
+                best = (d, good)
+        if best is None:
+            return None
+        return best[0], f"the page scales by 1/√d_k without printing d_k; d_k = {best[0]} makes its printed weights", True
+
+    def printed_qkv(self, items: list[Item], literal: dict[str, Item]) -> dict[str, Item]:
+        """Q, K and V as the page gives them: written in code, else the first printing of each
+        (a single query may be a vector)."""
+        out = dict(literal)
+        for name in ("Q", "K", "V"):
+            if name in out:
+                continue
+            kinds = ("matrix", "vector") if name == "Q" else ("matrix",)
+            it = next((c for c in items if c.step == name and c.kind in kinds and _numeric(c.rows)
+                       and c.batches == 1 and c.strength >= 2), None)
+            if it is not None:
+                out[name] = it
+        return out
 
     def attention_tokens(self, tokens: list[str], items: list[Item]) -> list[str] | None:
         """The first m < n tokens when the page's attention steps (weights, output) are
@@ -814,7 +1054,12 @@ class _Importer:
         for k, it in given.items():
             source_items[k] = it
         for k, it in source_items.items():
-            rows = it.rows if not (k in ("Q", "K", "V", "scores") and it.transposed and False) else it.rows
+            rows = it.rows
+            q = source_items.get("Q")
+            if k == "K" and it.transposed and is_transposed(it.label) and q is not None and len(rows) == len(q.rows[0]):
+                rows = [list(c) for c in zip(*rows)]  # Kᵀ = [[…]]: the keys are its columns
+                it = Item(rows=rows, where=[it.where[0]] * len(rows), line=it.line, end=it.end, kind=it.kind,
+                          label=it.label, step="K", strength=it.strength, role=it.role, form=it.form)
             if any(entry_kind(x) not in ("number",) and not re.fullmatch(r"[+-]?\d+/\d+", x) for r in rows for x in r):
                 bad = next(x for r in rows for x in r if entry_kind(x) != "number")
                 return None, f"input {k} ({it.at()}) has an entry {bad!r} that is not a number"
@@ -833,15 +1078,24 @@ class _Importer:
         # what a later part says does not)
         sc = scale_evidence(region) or scale_evidence(lines[: seg.last + 1])
         if stage == "scores":
+            dk = self.d_k_of(region, given["scores"], claims_items) if sc is not None and sc.value == "1/sqrt(d_k)" \
+                else None
             if sc is not None and sc.value == "none":
                 conv["scale"] = Choice("none", f"the page says so: {sc.text!r}", where=sc.where)
+            elif dk is not None:
+                conv["scale"] = Choice("1/sqrt(d_k)", f"the page says so: {sc.text!r}", where=sc.where)  # type: ignore[union-attr]
+                conv["d_k"] = Choice(dk[0], dk[1], assumed=dk[2])
             else:
                 conv["scale"] = Choice("none", "the page does not say whether its scores are scaled; this draft "
                                        "applies softmax to the printed scores as they are", assumed=True)
         elif sc is not None:
             conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
-        if mk is not None and stage != "scores":
+        if mk is None and any(_mask_kind(it.rows) for it in seg.items):
+            mk = next(Evidence("causal", it.at(), f"the mask it prints ({it.label.strip() or 'a triangular matrix'})")
+                      for it in seg.items if _mask_kind(it.rows))
+        if mk is not None and (stage != "scores" or not any(
+                entry_kind(x) == "inf" for r in given["scores"].rows for x in r)):
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         try:
@@ -896,7 +1150,11 @@ class _Importer:
             conv_rounded = True
         else:
             conv_rounded = False
-        if not placer.claims and not (stage == "x" and not given):
+        if not placer.claims and not (stage == "x" and not given) and not (
+                stage == "qkv" and given and all(g.role == "code" for g in given.values()) and any(ln.role == "code" and "softmax" in ln.text.lower()
+                                                   for ln in self.page.lines)):
+            # (Q, K and V written in code that computes attention are an example even when the page
+            # prints none of its results: the draft has the inputs to derive from)
             return None, "nothing printed on the page could be placed in it"
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index, seg.first)
@@ -946,6 +1204,7 @@ class _Importer:
 
     def run(self) -> list[ImportedExample]:
         self.same_line_chains()
+        self.math_chains()
         self.cross_line_chains()
         toks = self.page_tokens() or _vector_tokens(self.items)
         if self.page.format == "text" and toks:
@@ -961,6 +1220,10 @@ class _Importer:
                 raise LimitError(f"{self.page.source}: more than {MAX_PAGE_EXAMPLES} worked examples on one page "
                                  "(see the README's limits)")
             ex, why = self.example(seg, len(out) + 1)
+            if ex is not None and not ex.claims and any(
+                    set(e.inputs) == set(ex.inputs) and all(_same_values(e.inputs[k].rows, g.rows)
+                                                            for k, g in ex.inputs.items()) for e in out):
+                ex, why = None, "restates the inputs of an example above, with nothing new printed"
             if ex is None:
                 if why and why != "no inputs":
                     reasons.append(why)
@@ -1181,6 +1444,7 @@ class _Placer:
         self.pending: tuple[str, Note] | None = None  # an assumption made while fitting, kept if placed
         self.dropped: list[str] = []  # tokens left out (rows of X the attention steps do not use)
         self.full_x: Item | None = None
+        self.heads = spec.convention.heads
 
     # -- values of the derivation --
     def vals(self, step: str, d: Derivation | None = None) -> Any:
@@ -1209,8 +1473,16 @@ class _Placer:
     def place(self, it: Item) -> None:
         self.pending = None
         if it.batches > 1:
-            self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch); import each head's page "
-                              "part separately")
+            if it.stack is None or it.batches != self.heads:
+                self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch), and this example has "
+                                  f"{self.heads} head{'s' if self.heads != 1 else ''}")
+                return
+            per = len(it.rows) // it.batches
+            for h, m in enumerate(it.stack, 1):
+                sub = Item(rows=m, where=it.where[(h - 1) * per: h * per] or it.where[:1], line=it.line, end=it.end,
+                           kind="matrix", label=it.label, step=it.step, strength=it.strength, role=it.role,
+                           form=it.form, head=h)
+                self.place(sub)
             return
         if not _numeric(it.rows) and not it.exprs:
             return
@@ -1231,6 +1503,15 @@ class _Placer:
             if self.place_products(it):
                 return
         if it.kind in ("vector", "matrix") and 1 in it.shape and self.row_sums(it):
+            return
+        if it.grad:
+            self.unplaced(it, f"a gradient ({it.grad}): `symattn grad` derives {it.grad} for a loss "
+                              f"({self.imp.loss_hint()}), and `check` judges the forward steps only, so it is "
+                              "listed here, not placed")
+            return
+        kind = _mask_kind(it.rows)
+        if kind:
+            self.notes.append(Note("info", f"the causal mask ({kind}), not a step of the example", it.at()))
             return
         if it.notes and it.notes[0].startswith("uninitialized"):
             self.unplaced(it, it.notes[0])
@@ -1255,6 +1536,13 @@ class _Placer:
 
     def commit(self, it: Item, step: str, cells: list[tuple]) -> None:
         """cells: (row label, key label or None, column, text[, index of the item's row])."""
+        past = [c[3] for c in cells if _past_limit(c[3])]
+        if past:
+            cells = [tuple(c[:3]) + ("..",) + tuple(c[4:]) if _past_limit(c[3]) else c for c in cells]
+            self.notes.append(Note("unplaced", f"{', '.join(past[:3])}{' …' if len(past) > 3 else ''} "
+                                   f"({len(past)} number{'s' if len(past) > 1 else ''} of {step}): past the decimal "
+                                   f"exponent limit of ±{MAX_EXPONENT}, so the draft leaves "
+                                   f"{'them' if len(past) > 1 else 'it'} out", it.at()))
         if self.pending is not None:
             self.query_hint = self.pending[0]
             self.notes.append(self.pending[1])
@@ -1303,7 +1591,8 @@ class _Placer:
             if all(v == ".." for v in values):
                 continue
             k = src.get(row)
-            where = str(it.where[k]) if k is not None and len(it.where) == len(it.rows) else self.row_where(it, row)
+            where = str(it.where[k]) if k is not None and len(it.where) == len(it.rows) and k < len(it.where) \
+                else self.row_where(it, row)
             if group is None:
                 prev = next((c for c in self.claims if c.step == step and c.row == row and c.key == key
                              and c.group is None), None)
@@ -1362,6 +1651,15 @@ class _Placer:
     def repeat_of(self, it: Item) -> str | None:
         """Every row of the item already placed with the same numbers (a table that prints the
         weights row once per value vector)."""
+        if it.shape[0] == 1 and not it.row_vectors and it.shape[1] >= 2 and _numeric(it.rows) and (
+                it.strength <= 1 or not (step_of_text(it.label) or step_of_ident(it.label.strip(" :")))):
+            # one row named only by its section ("Step 5: Softmax … For first row [0.08, 0.18, 0.29]:"),
+            # printed exactly as a row placed before: the page quotes that row as this step's input
+            for c in self.claims:
+                if c.group is None and c.key is None and [str(v).strip() for v in c.values] == \
+                        [x.strip() for x in it.rows[0]]:
+                    return f"{c.step}[{c.row}]"
+            return None
         if it.shape[0] < 2 and not it.row_vectors:
             return None
         placed = [(c.step, c.row, c.values) for c in self.claims if c.group is None and c.key is None
@@ -1405,6 +1703,14 @@ class _Placer:
         if self.dropped and r == nr + len(self.dropped) and step in ("Q", "K", "V", "output") and \
                 not it.row_labels and c == nc:
             r = nr  # the rows of the tokens left out are not claims
+        if (r, c) == (nr, nc) and r == c and not it.row_labels and it.strength < 3 and (
+                it.strength <= 1 or step in ("Q", "K", "V")) and not (step == "weights" and _looks_like_weights(m)):
+            # a square matrix may be printed either way round (Kᵀ as an operand of QKᵀ): the numbers decide
+            down = [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
+            across = [(rows_l[j], None, i, m[i][j], j) for i in range(r) for j in range(c)]
+            if it.transposed:
+                down, across = across, down
+            return across if self.match(step, across) > self.match(step, down) else down
         if (r, c) == (nr, nc) and not (it.transposed and r != c):
             return [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
         if (c, r) == (nr, nc):
@@ -1419,6 +1725,30 @@ class _Placer:
         if c == 1 and r == nc and it.transposed is False and nr == 1:
             return [(rows_l[0], None, j, m[j][0], j) for j in range(r)]
         return None
+
+    def fits_weighted(self, it: Item) -> list[tuple] | None:
+        """One query's weighted values p_j·v_j printed as a matrix: keys down and value
+        dimensions across, or (as p * V.T) the other way round. Only where the query is
+        known: a single query, or one the item's label names."""
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        r, c = it.shape
+        if it.kind != "matrix" or {r, c} != {nk, dv} or nk == 1:
+            return None
+        if nq == 1:
+            q = 0
+        elif it.token is not None or it.row_index is not None:
+            q = self.row_for(it, "weights")  # type: ignore[assignment]
+            if q is None:
+                return None
+        else:
+            return None
+        qlab, keys = st.row_labels[q], st.col_labels
+        down = [(qlab, keys[i], j, it.rows[i][j], i) for i in range(r) for j in range(c)] if (r, c) == (nk, dv) else None
+        across = [(qlab, keys[j], i, it.rows[i][j], i) for i in range(r) for j in range(c)] if (r, c) == (dv, nk) else None
+        if down and across:
+            return down if self.match("weighted", down) >= self.match("weighted", across) else across
+        return down or across
 
     def row_for(self, it: Item, step: str) -> int | None:
         st = self.d[step]
@@ -1452,7 +1782,7 @@ class _Placer:
         q = query_evidence(self.imp.page.lines, labels)
         if q is not None:
             return labels.index(q.value)
-        if step in ("scores", "scaled", "masked", "weights", "output") and it.kind in ("matrix", "vector"):
+        if step.split(".")[-1] in ("scores", "scaled", "masked", "weights", "output") and it.kind in ("matrix", "vector"):
             self.pending = (labels[0], Note("assumed", f"the page does not say which query's row this is; taken "
                                                        f"as the first token, {labels[0]!r}", it.at()))
             return 0
@@ -1471,12 +1801,35 @@ class _Placer:
                 continue
             total += 1
             i = rows_l.index(row)
-            if _close(text, vals[i][col]):
+            v = vals[i][st.col_labels.index(key)][col] if key is not None else vals[i][col]
+            if _close(text, v):
                 good += 1
         return good / total if total else 0.0
 
+    def head_step(self, it: Item) -> str | None:
+        """The step a named item is, with its head: "head2.weights" for "Head 2 weights"; with
+        several heads and no head named, the head whose numbers it fits."""
+        st = it.step
+        if st is None:
+            return None
+        if self.heads > 1 and it.head is not None and f"head{it.head}.{st}" in self.steps:
+            return f"head{it.head}.{st}"
+        if st in self.steps:
+            return st
+        if self.heads > 1:
+            scored = []
+            for h in range(1, self.heads + 1):
+                name = f"head{h}.{st}"
+                f = self.fits(it, name) if name in self.steps else None
+                if f is not None:
+                    scored.append((self.match(name, f), name))
+            scored.sort(reverse=True)
+            if scored and scored[0][0] >= 0.5 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+                return scored[0][1]
+        return None
+
     def choose(self, it: Item) -> tuple[str | None, list | None, str]:
-        primary = it.step if it.step in self.steps else None
+        primary = self.head_step(it)
         if it.step in self.input_names and it.step is not None:
             return None, None, f"names the input {it.step}, but its numbers differ from the input's"
         fits = {}
@@ -1486,9 +1839,15 @@ class _Placer:
             f = self.fits(it, s) if s != primary else None
             if f is not None:
                 fits[s] = f
+        fw = self.fits_weighted(it) if "weighted" in self.steps else None
+        if fw is not None:
+            if primary == "weighted":
+                return "weighted", fw, ""
+            fits["weighted"] = fw
         pfit = self.fits(it, primary) if primary else None
         if pfit is not None:
-            family = _FAMILIES.get(primary)  # type: ignore[arg-type]
+            prefix = primary.rsplit(".", 1)[0] + "." if primary and "." in primary else ""  # type: ignore[union-attr]
+            family = tuple(prefix + f for f in _FAMILIES.get(primary[len(prefix):], ())) if primary else ()  # type: ignore[index]
             if family:
                 # pages call scaled and masked scores "scores" too: the numbers decide within the family
                 pm = self.match(primary, pfit)  # type: ignore[arg-type]
@@ -1645,7 +2004,7 @@ class _Placer:
                 continue
             good = total = 0
             for c in self.claims:
-                if c.step not in ("weights", "scaled", "output") or c.group is not None or c.step not in d:
+                if c.step.split(".")[-1] not in ("weights", "scaled", "output") or c.group is not None or c.step not in d:
                     continue
                 vals = self.vals(c.step, d)
                 if vals is None:
@@ -1676,7 +2035,12 @@ class _Placer:
         order = {s: k for k, s in enumerate(CLAIM_ORDER)}
         main = [c for c in self.claims if c.group is None]
         also = [c for c in self.claims if c.group is not None]
-        main.sort(key=lambda c: order.get(c.step, 99))
+        def key(c: ClaimRow) -> tuple:
+            head, _, base = c.step.rpartition(".")
+            phase = 1 if head else (0 if base in ("Q", "K", "V") else 2)
+            return phase, int(head[4:]) if head[4:].isdigit() else 0, order.get(base, 99)
+
+        main.sort(key=key)
         return main + also
 
 
@@ -1689,6 +2053,69 @@ def _floats(dec: Any) -> Any:
         return float(dec)
     except (TypeError, ValueError):
         return math.nan
+
+
+def _without_weights(x: Item, items: list[Item]) -> bool:
+    """Whether some printed step follows from the embeddings alone (Q = K = V = X, scaled or
+    not): work done without projection weights. A module's output printed before the page
+    prints the module's weights does not."""
+    xs = _rows_float(x.rows)
+    if xs is None:
+        return True
+    n, d = len(xs), len(xs[0])
+    for scale in (1.0, 1 / math.sqrt(d)):
+        s = [[_dot(a, b) * scale for b in xs] for a in xs]
+        w = []
+        for row in s:
+            m = max(row)
+            e = [math.exp(v - m) for v in row]
+            w.append([v / sum(e) for v in e])
+        o = [[sum(w[i][j] * xs[j][k] for j in range(n)) for k in range(d)] for i in range(n)]
+        for it in items:
+            ref = {"scores": [[v / scale for v in r] for r in s], "scaled": s, "weights": w, "output": o}.get(it.step or "")
+            if ref is None or it.shape != (len(ref), len(ref[0])):
+                continue
+            pairs = [(t, ref[i][j]) for i, r in enumerate(it.rows) for j, t in enumerate(r) if _num(t) is not None]
+            if pairs and sum(_close(t, v) for t, v in pairs) >= 0.75 * len(pairs):
+                return True
+    return False
+
+
+def _mask_kind(rows: list[list[str]]) -> str:
+    """What kind of causal mask a printed square matrix is, or "": ones on and below the
+    diagonal (torch.tril), ones above it (torch.triu: the positions to hide), or 0 and -∞
+    added to the scores. No row of a softmax sums to more than 1, so these are never weights.
+
+    >>> _mask_kind([["1.", "0."], ["1.", "1."]]), _mask_kind([["0", "-inf"], ["0", "0"]]), _mask_kind([["1", "0"], ["0", "1"]])
+    ('ones on and below the diagonal', 'zero and -∞', '')
+    """
+    n = len(rows)
+    if n < 2 or any(len(r) != n for r in rows):
+        return ""
+    vals = [[_num(x) for x in r] for r in rows]
+    if any(v is None for r in vals for v in r):
+        return ""
+    low = all(vals[i][j] == (1 if j <= i else 0) for i in range(n) for j in range(n))
+    high = all(vals[i][j] == (1 if j > i else 0) for i in range(n) for j in range(n))
+    add = all(vals[i][j] == (0 if j <= i else -math.inf) for i in range(n) for j in range(n))
+    return "ones on and below the diagonal" if low else "ones above the diagonal" if high else \
+        "zero and -∞" if add else ""
+
+
+def _past_limit(text: str) -> bool:
+    """Whether a printed number is too large or too small for an example file (its decimal
+    exponent is past :data:`symattn.limits.MAX_EXPONENT`), like float128's 5.7661442e-340.
+
+    >>> _past_limit("5.7661442e-340"), _past_limit("7.9e-232"), _past_limit("..")
+    (True, False, False)
+    """
+    if not is_number(text.strip()):
+        return False
+    try:
+        d = Decimal(text.strip())
+    except ArithmeticError:  # pragma: no cover - is_number guards
+        return False
+    return d != 0 and abs(d.adjusted()) > MAX_EXPONENT
 
 
 def _looks_like_weights(rows: list[list[str]]) -> bool:

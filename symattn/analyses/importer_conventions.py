@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from ..read.pages.model import Line
 
-__all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "query_evidence", "snippet"]
+__all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "query_evidence", "snippet",
+           "heads_evidence"]
 
 
 def snippet(text: str, m: re.Match | None = None, width: int = 100) -> str:
@@ -160,7 +161,8 @@ def layout_evidence(lines: list[Line]) -> Evidence | None:
                 return Evidence("column", str(ln.where), snippet(text, m))
             if _ROW_RHS.search(rhs):
                 return Evidence("row", str(ln.where), snippet(text, m))
-    hit = _first([ln for ln in lines if ln.role == "code"], re.compile(r"nn\.Linear\(|F\.linear\("), joined=False)
+    bare = [Line(re.sub(r"(^|\s)#.*$", "", ln.text), ln.where, ln.role) for ln in lines if ln.role == "code"]
+    hit = _first(bare, re.compile(r"nn\.Linear\(|F\.linear\("), joined=False)
     if hit:
         return Evidence("torch", str(hit[0].where), snippet(hit[0].text, hit[1]))
     return None
@@ -209,4 +211,31 @@ def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | No
             i = _ORDINALS[m.group(1).lower()]
             if -len(tokens) <= i < len(tokens):
                 return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
+    return None
+
+
+_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "twelve": 12, "sixteen": 16}
+_HEADS_CODE = re.compile(r"\b(?:num_heads|n_heads|nheads|n_head|num_head|number_of_heads|heads)\s*[:=]\s*(\d{1,2})\b")
+_HEADS_TEXT = re.compile(r"\b(\d{1,2}|two|three|four|six|eight|twelve|sixteen)\s+(?:attention\s+)?heads\b|"
+                         r"\bheads?\s*\(?\s*h\s*\)?\s*[:=]\s*(\d{1,2})\b|\bh\s*=\s*(\d{1,2})\s*(?:heads?\b|$|[,;.)])",
+                         re.I)
+
+
+def heads_evidence(lines: list[Line]) -> Evidence | None:
+    """The number of attention heads a page uses (``num_heads=2``, "2 attention heads",
+    ``h = 2``), from its code first, then its text.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> heads_evidence([Line("* **2 attention heads**", Where(3))]).value
+    '2'
+    """
+    code = [Line(re.sub(r"(^|\s)#.*$", "", ln.text), ln.where, ln.role) for ln in lines if ln.role == "code"]
+    for group, rx in ((code, _HEADS_CODE), ([ln for ln in lines if ln.role != "code"], _HEADS_TEXT)):
+        for ln in group:
+            m = rx.search(ln.text)
+            if m:
+                raw = next(g for g in m.groups() if g)
+                h = int(raw) if raw.isdigit() else _WORDS[raw.lower()]
+                if h >= 1:
+                    return Evidence(str(h), str(ln.where), snippet(ln.text, m))
     return None

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
-from .importer_names import clean_label, is_transposed, quoted, step_of_ident, step_of_text
+from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
-__all__ = ["Item", "Collected", "collect", "split_glued"]
+__all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions"]
 
 
 @dataclass
@@ -49,10 +49,15 @@ class Item:
     row_vectors: list[list[str]] | None = None  # table rows labelled by a printed vector
     batches: int = 1
     after: str = ""  # text after it on its last line
+    before: str = ""  # text before it on its first line (or the line above, for a LaTeX matrix under "X =")
     products: list[list[str]] | None = None  # the products it is the result of ("0.3012 * 0.66")
     chain_of: list["Item"] | None = None  # the operands of the product it is the result of
     col_index: int | None = None  # a column printed alone: which column
     row_index: int | None = None  # a 1-based query index the name gives (attn_scores_2, z^{(2)})
+    layout: str | None = None  # a printed weight's layout: "row" (W.weight.T, Q = X·M) or "torch" (W.weight)
+    head: int | None = None  # the attention head it belongs to (1-based): "Head 2 output", W_Q1, a heading "Head 1"
+    stack: list[list[list[str]]] | None = None  # a printed stack of matrices (one per head), each as printed
+    grad: str | None = None  # a gradient: the backward step it is (symattn grad's name: dQ, dWq, …)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -83,6 +88,7 @@ class Collected:
     operators: dict[int, str]  # line index -> "=" or "×" for lines that hold only an operator
     result_lines: dict[int, str]  # line index -> number for lines "= 1.0"
     hidden: list[tuple[int, str, str]] = field(default_factory=list)  # (line, step, code): weights made in code
+    symbols: dict[str, str] = field(default_factory=dict)  # the page's own symbols: S = QKᵀ/√d_k → scaled
 
 
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
@@ -98,7 +104,38 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
     if m:  # weights[0] = [...]: a row of a named matrix
         return f"{m.group(1)}[{m.group(2)}]", m.group(1), False
-    if "[" in b or b.count("=") > 1 or re.search(r"\\end\{", b):
+    if re.search(r"\\end\{", b):
+        # 'W_q = \begin{bmatrix}…\end{bmatrix}, \; W_k =': what names this block follows the last matrix
+        rest = re.split(r"\\end\{[A-Za-z*]+\}", b)[-1]
+        m = re.search(r"(?:^|[\s,;$(])\\?((?:\\text\{)?[A-Za-z][\w{}^\\ ]*?)\}?\s*=\s*$", rest.replace("\\;", " ").replace("\\,", " "))
+        if m and "\\times" not in m.group(1) and "\\cdot" not in m.group(1):
+            head = re.sub(r"\\text\{([^{}]*)", r"\1", m.group(1)).strip(" {}")
+            mm = re.fullmatch(r"([A-Za-z][\w^{}\\]*)", head)
+            return head, (mm.group(1) if mm else None), is_transposed(head)
+        return "", None, False
+    call = re.search(r"\b(?:scaled_dot_product_attention|self_attention|attention|attn)\s*\(((?:\s*\[[\d\s.,\[\]eE+-]*\]\s*,)*)"
+                     r"\s*(?:(?:tf|np|numpy|torch|jnp)\.\w+\(\s*)?$", b, re.I)
+    if call:  # attention([[…]], [[…]], [[…]]): the arguments are Q, K and V in that order
+        depth = k = 0
+        for ch in call.group(1) or "":
+            depth += (ch == "[") - (ch == "]")
+            k += ch == "," and depth == 0
+        if k < 3:
+            name = "QKV"[k]
+            return name, name, False
+    if "[" in b and re.search(r"\b(?:original|input|embedding)s?\b[^=:\[\]]*$", re.split(r"[\])]", b)[-1], re.I):
+        # '… is close to original [0,2,0,2]': the vector the line compares with, not the line's result
+        t = re.split(r"[\])]", b)[-1].strip()
+        return t, None, False
+    tail = re.split(r"[\])]", b)[-1] if "[" in b else b if b.count("=") > 1 else ""
+    m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
+    pre = tail[: m.start(1)].strip() if m else ""
+    if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (not pre or pre[-1] in ":→,;"):
+        # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
+        # the name just before this block names it (the first of a chain: shared_names adds the others)
+        first = m.group(1).split("=")[0].strip()
+        return m.group(1), first, is_transposed(first)
+    if "[" in b or b.count("=") > 1:
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
@@ -133,7 +170,88 @@ def _name_index(label: str) -> int | None:
 def _ident_step(name: str | None) -> str | None:
     if not name:
         return None
+    if "(" in name or ".weight" in name:
+        return expr_step(name)[0]
     return step_of_ident(name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
+
+
+_HEAD_RE = re.compile(r"\bhead\s*[_#-]?\s*\(?(\d{1,2})\b|\bhead_?(\d{1,2})\b|\(head\s*(\d{1,2})\)", re.I)
+_W_HEAD_RE = re.compile(r"^(?:self\.)?[Ww]_?\{?([QKVqkv]|query|key|value)\}?_?\{?(\d{1,2})\}?$|"
+                        r"^[Ww]_?\{?(\d{1,2})\}?\^\{?([QKVqkv])\}?$|^[Ww]\^\{?([QKVqkv])\}?_\{?\(?(\d{1,2})\)?\}?$")
+
+
+def head_of(label: str | None) -> int | None:
+    """The attention head a label names (1-based): "Head 2 output", "head_1", W_Q1, W_1^Q, W^Q_2.
+
+    >>> head_of("Head1 Output"), head_of("W_Q2"), head_of("W^K_{1}"), head_of("attention weights"), head_of("W_q")
+    (1, 2, 1, None, None)
+    """
+    if not label:
+        return None
+    m = _HEAD_RE.search(label)
+    if m:
+        h = int(next(g for g in m.groups() if g))
+        return h if h >= 1 else None
+    w = _W_HEAD_RE.match(label.strip(" :$"))
+    if w:
+        h = int(w.group(2) or w.group(3) or w.group(6))
+        return h if h >= 1 else None
+    return None
+
+
+_TAIL_RE = re.compile(r"\.(?:round|numpy|detach|cpu|tolist|item|squeeze|float|double|clone|copy|data)\b(?:\([^()]*\))?$")
+_FLIP_RE = re.compile(r"\.(?:T|t\(\)|transpose\(\s*(?:0\s*,\s*1|1\s*,\s*0|-1\s*,\s*-2|-2\s*,\s*-1)\s*\))$")
+
+
+def expr_step(expr: str) -> tuple[str | None, bool, str | None]:
+    """What a printed expression is: (step, printed transposed, layout its weights imply).
+
+    >>> expr_step("selfAttention.W_q.weight.transpose(0, 1)"), expr_step("attn.W_k.weight")
+    (('Wq', False, 'row'), ('Wk', False, 'torch'))
+    >>> expr_step("selfAttention.W_v(encodings_matrix)"), expr_step("attn_weights.round(3)")
+    (('V', False, None), ('weights', False, None))
+    """
+    e = expr.strip()
+    while True:
+        m = _TAIL_RE.search(e)
+        if not m:
+            break
+        e = e[: m.start()]
+    flipped = False
+    m = _FLIP_RE.search(e)
+    if m:
+        e, flipped = e[: m.start()], True
+    prod = re.fullmatch(r"(?:np|numpy|torch|jnp|tf)\.(?:matmul|dot|mm|bmm)\(\s*([A-Za-z_][\w.]*)\s*,\s*([A-Za-z_][\w.]*)"
+                        r"(\.T|\.t\(\)|\.transpose\([^()]*\))?\s*\)|([A-Za-z_][\w.]*)\s*@\s*([A-Za-z_][\w.]*)"
+                        r"(\.T|\.t\(\)|\.transpose\([^()]*\))?|([A-Za-z_][\w.]*)\.(?:dot|matmul|mm)\(\s*([A-Za-z_][\w.]*)"
+                        r"(\.T|\.t\(\)|\.transpose\([^()]*\))?\s*\)", e)
+    if prod:  # np.matmul(q, k.T), weights @ V, x.dot(W_q): what the product is
+        g = prod.groups()
+        a, b, tr = next((g[i], g[i + 1], g[i + 2]) for i in (0, 3, 6) if g[i])
+        sa, sb = step_of_ident(a.split(".")[-1]), step_of_ident(b.split(".")[-1])
+        if sa == "Q" and sb == "K" and tr:
+            return "scores", False, None
+        if sa == "weights" and sb in ("V", "X"):
+            return "output", False, None
+        if sa == "X" and sb in ("Wq", "Wk", "Wv"):
+            return {"Wq": "Q", "Wk": "K", "Wv": "V"}[sb], False, None
+        return None, False, None
+    w = re.fullmatch(r"(.*?)\.weight(?:\.data)?", e)
+    if w:  # nn.Linear stores (out, in): the printed matrix is W (torch layout) or its transpose (X·M)
+        st = step_of_ident(w.group(1).split(".")[-1])
+        if st in ("Wq", "Wk", "Wv", "Wo"):
+            return st, False, "row" if flipped else "torch"
+        return None, False, None
+    call = re.fullmatch(r"([A-Za-z_][\w.]*)\(\s*[A-Za-z_][\w.]*\s*\)", e)
+    if call:  # W_q(x): a projection applied to the inputs
+        st = step_of_ident(call.group(1).split(".")[-1])
+        if st in ("Wq", "Wk", "Wv"):
+            return {"Wq": "Q", "Wk": "K", "Wv": "V"}[st], flipped, None
+        return None, False, None
+    if re.fullmatch(r"[A-Za-z_][\w.]*", e):
+        name = e.split(".")[-1] if "." in e else e
+        return step_of_ident(name), flipped, None
+    return None, False, None
 
 
 def _token_of(label: str) -> str | None:
@@ -164,10 +282,46 @@ def _note_token(note: str) -> str | None:
     return None
 
 
+_FAMILY = {"scores", "scaled", "masked"}
+_DEF_RE = re.compile(r"(?<![\w\\])([A-Za-z](?:_\{?\w{1,8}\}?)?)\s*=\s*(?!=)([^=]{1,200}?)(?=$|\s=|,\s*\\q?quad|\\quad|\\qquad|;)")
+
+
+def symbol_definitions(lines: list[Line]) -> dict[str, str]:
+    """The steps a page defines its own symbols as, from its formulas: ``S = QK^T/√d_k``
+    makes S the scaled scores, ``A = softmax(S)`` the weights, ``Z = AV`` the output.
+    Only a symbol that names no step, or one of the scores family, is defined this way.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> symbol_definitions([Line(r"S = \\frac{Q K^\\top}{\\sqrt{d_k}}, \\quad A = \\text{softmax}(S)", Where(1), "math")])
+    {'S': 'scaled', 'A': 'weights'}
+    """
+    out: dict[str, str] = {}
+    for ln in lines:
+        if ln.role not in ("math", "code"):
+            continue
+        for m in _DEF_RE.finditer(ln.text):
+            sym, rhs = m.group(1), m.group(2)
+            r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
+            qk = re.search(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|⊤)|ᵀ|\.T)|QK\^", r)
+            if re.search(r"soft-?max", r, re.I):
+                step = "output" if re.search(r"\)\s*(\\cdot|·|@|\*)?\s*V\b", r) else "weights"
+            elif qk and re.search(r"sqrt|√|\\sqrt|\*\*\s*-?0?\.5", r):
+                step = "scaled"
+            elif qk:
+                step = "scores"
+            else:
+                continue
+            known = step_of_ident(sym)
+            if known is None or known == step or (known in _FAMILY and step in _FAMILY):
+                out.setdefault(sym, step)
+    return out
+
+
 class _Collector:
     def __init__(self, page: Page) -> None:
         self.page = page
         self.lines = page.lines
+        self.symbols = symbol_definitions(page.lines)
         self.block_lines: set[int] = set()
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
@@ -202,6 +356,8 @@ class _Collector:
                         texts.append((pv.group(1), 3))
                     elif t.startswith("#"):
                         texts.append((t.lstrip("# "), 1))
+                    elif re.fullmatch(r"[A-Za-z_][\w^{}]*(?:\s*=\s*[A-Za-z_][\w^{}]*)*\s*=\s*(?:[A-Za-z][\w ]{0,40})?:?", t):
+                        texts.append((t, 3))  # "W_Q1 = W_K1 = W_V1 = Identity matrix" above the numbers
                     seen += 1
                 else:
                     texts.append((t, 2 if len(t) <= 100 else 1))
@@ -215,12 +371,25 @@ class _Collector:
             if any(step_of_ident(w) in ("Wq", "Wk", "Wv", "Wo") for w in re.findall(r"[A-Za-z][\w^{}]*", t)):
                 return t, s
         for t, s in texts:
+            if re.fullmatch(r"(?:the\s+)?result(?:ing)?(?:\s+(?:matrix|vector|is))?\s*:?", t.strip(), re.I):
+                # "Result matrix:" is the result of the step the heading above names
+                head = self.heading_above(start, max(0, start - 40))
+                if head:
+                    return head, 1
             if step_of_ident(t.strip(" :")) or step_of_text(t[-160:]):
                 return t, s
         head = self.heading_above(start, max(0, start - 40))
         if head:
             return head, 1
         return (texts[0] if texts else ("", 0))
+
+    def heading_head(self, start: int) -> int | None:
+        """The head a section is about: the nearest heading above names "Head 2"."""
+        for k in range(start - 1, max(-1, start - 80), -1):
+            ln = self.lines[k]
+            if ln.role == "heading":
+                return head_of(ln.text)
+        return None
 
     def heading_above(self, start: int, stop: int = 0) -> str:
         """The nearest heading above that names a step: a heading, a numbered line ("Step 3:
@@ -241,22 +410,49 @@ class _Collector:
             it = Item(rows=b.rows, where=b.where, line=b.start, end=b.end, role=b.role, form=b.form,
                       suffix=b.suffix, label=label)
             it.batches = len(b.batches)  # type: ignore[attr-defined]
+            it.stack = [[list(r) for r in m] for m in b.batches]  # type: ignore[attr-defined]
+            it.kind = "stack"
+            st = self.symbols.get(ident or "") or _ident_step(ident) or (step_of_text(label) if label else None)
+            strength = 3 if ident and st else 2 if st else 0
+            if not st and b.role == "output":
+                name = self.printed_name(b)
+                st = expr_step(name)[0] if name else None
+                strength, it.label = (3, name or "") if st else (0, it.label)
+                if not st:
+                    own = self.output_label(b)
+                    st = (step_of_ident(own.strip(" :")) or step_of_text(own)) if own else None
+                    strength, it.label = (2, own) if st else (0, it.label)
+            if not st:
+                ctx, s_ = self.context_label(b.start)
+                st = (step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:])) if ctx else None
+                strength = min(s_, 2) if st else 0
+                it.label = it.label or ctx
+            it.step, it.strength = st, strength
             it.notes.append(f"a stack of {it.batches} matrices (heads or a batch)")
             self.items.append(it)
             return
+        compare = bool(re.search(r"\b(?:original|input|embedding)s?\s*$", label or "", re.I)) and "[" in b.before
         kinds = {entry_kind(x) for r in b.rows for x in r}
         it = Item(rows=[list(r) for r in b.rows], where=list(b.where), line=b.start, end=b.end, role=b.role,
-                  form=b.form, suffix=b.suffix, transposed=transposed, after=b.after)
+                  form=b.form, suffix=b.suffix, transposed=transposed, after=b.after, before=b.before)
         it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
             ("vector" if b.depth == 1 else "matrix")
         if "expr" in kinds:
             it.exprs = it.rows
             it.operand = True
-        step = _ident_step(ident)
+        step = self.symbols.get(ident or "") or _ident_step(ident)
         strength = 3 if step else 0
+        if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
+            strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
+        if getattr(b, "flipped", False):
+            it.transposed = True  # np.transpose([[…]]): the rows written are the variable's columns
         if not step and label:
             step = step_of_text(label)
             strength = 2 if step else 0
+        if not step and re.fullmatch(r"(?:expected(?:\s+output)?|returns?|result|answer|output)\s*[:=≈→]*",
+                                     b.before.strip(), re.I) and b.start > 0 and \
+                re.search(r"\b(?:scaled_dot_product_|self_)?attention\w*\s*\(", self.lines[b.start - 1].text, re.I):
+            step, strength, label = "output", 2, b.before.strip(" :=≈→")  # attention(…) on the line above, then its result
         it.label = label
         if it.kind == "vector" and label:
             tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
@@ -276,14 +472,16 @@ class _Collector:
             name = self.printed_name(b)
             if name and self.uninitialized(b, name):
                 it.notes.insert(0, f"uninitialized memory: the page prints {name} right after torch.empty/np.empty")
-        if not step and b.role == "output":
+        if not step and b.role == "output" and not compare:
             # the variable the code printed names it better than the text printed beside it
             name = self.printed_name(b)
             if name:
-                st = _ident_step(name)
+                st, flipped, layout = expr_step(name)
                 if st:
                     step, strength, it.label = st, 3, name
-                    it.transposed = is_transposed(name)
+                    it.transposed = False if layout else (is_transposed(name) or flipped)
+                    if layout:
+                        it.layout = layout
             if not step:
                 own = self.output_label(b)
                 if own:
@@ -291,7 +489,7 @@ class _Collector:
                     if st:
                         step, strength, it.label = st, 2, own
                         it.transposed = it.transposed or is_transposed(own)
-        if not step:
+        if not step and not compare:
             ctx, s = self.context_label(b.start)
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label
@@ -307,8 +505,32 @@ class _Collector:
             if g and not step:
                 step = {"Softmax": "weights", "Div": "scaled", "MaskedFill": "masked"}.get(g.group(1))
                 strength = 1 if step else 0
+        if not step:
+            names = [ident, label] + ([self.printed_name(b)] if b.role == "output" else []) + [self.context_label(b.start)[0]]
+            it.grad = next((g for g in (grad_of(n) for n in names if n) if g), None)
+        rowlab = re.fullmatch(r"\s*(?:row|query|position|token)\s*#?\s*(\d{1,3})\s*[:=]?\s*", b.before, re.I)
+        if rowlab and it.kind == "vector":
+            # "Row 2: [0.0, 4.0, 2.0]" then "exp: […]" and "softmax: […]": the worked rows of one query
+            self.last_row = (b.start, int(rowlab.group(1)))
+            it.label, label = b.before.strip(" :="), b.before.strip(" :=")
+            if strength >= 2 and not step_of_text(label):
+                strength = 1
+        elif it.kind == "vector" and getattr(self, "last_row", None) and 0 < b.start - self.last_row[0] <= 3 \
+                and re.fullmatch(r"\s*(?:exp|e\^?x|exponentials?|softmax|weights?|probabilities)\s*[:=]?\s*", b.before, re.I):
+            it.row_index = self.last_row[1]
+            if re.match(r"\s*(?:exp|e\^?x|exponentials?)\b", b.before, re.I):
+                step, strength = None, 0  # exp(·) of a row: no step of the derivation holds it
+                it.notes.append("the exponentials of a row of scores: no step holds them")
+        if compare and not step:
+            step, strength = "X", 1  # the embedding the line compares with: an input printed again
+        if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
+            it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
         it.step, it.strength = step, strength
-        it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") else None
+        it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
+        if rowlab and it.kind == "vector":
+            it.row_index = int(rowlab.group(1))
+        elif it.row_index is None:
+            it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
         sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0
@@ -341,12 +563,41 @@ class _Collector:
             k -= 1
         return ""
 
-    def printed_name(self, b: Numbers) -> str | None:
-        """For a notebook output with no text of its own: the name its code cell printed."""
+    def code_before(self, b: Numbers) -> tuple[list[str], list]:
+        """The code that printed an output block, and the blocks of that output: a notebook
+        cell's source, or the code block just above a printed block on a page (a notebook
+        exported to Markdown, a post that pastes its output under the code)."""
         cell = b.where[0].cell
-        if cell is None:
+        if cell is not None:
+            code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
+            outs = [x for x in self.page.blocks if (isinstance(x, Numbers) and x.where[0].cell == cell and x.where[0].output)
+                    or (isinstance(x, Words) and x.where.cell == cell and x.where.output)]
+            return code, outs
+        k = b.start
+        while k > 0 and self.lines[k - 1].role == "output":
+            k -= 1
+        first = k
+        j = b.end
+        while j + 1 < len(self.lines) and self.lines[j + 1].role == "output":
+            j += 1
+        k -= 1
+        # blank lines, fences and a word that announces the output ("Output", "Out[3]:") lie between
+        while k >= 0 and k >= first - 6 and (not self.lines[k].text.strip() or (
+                self.lines[k].role != "code" and re.fullmatch(r"(?:output|out(?:\s*\[\d*\])?|result|prints?)\s*:?",
+                                                              self.lines[k].text.strip(" *_`"), re.I))):
+            k -= 1
+        code: list[str] = []
+        while k >= 0 and self.lines[k].role == "code":
+            code.insert(0, self.lines[k].text)
+            k -= 1
+        outs = [x for x in self.page.blocks if isinstance(x, (Numbers, Words)) and first <= x.start and x.end <= j]
+        return code, outs
+
+    def printed_name(self, b: Numbers) -> str | None:
+        """For an output with no text of its own: the name (or expression) its code printed."""
+        code, outs = self.code_before(b)
+        if not code:
             return None
-        code = [ln.text for ln in self.lines if ln.where.cell == cell and not ln.where.output and ln.role == "code"]
         names: list[str] = []
         code = [re.sub(r"\s+#.*$", "", t) if not t.lstrip().startswith("#") else "" for t in code]
         for t in code:
@@ -357,11 +608,11 @@ class _Collector:
                 if nonstr:
                     names.append(nonstr[-1])
         last = next((t.strip() for t in reversed(code) if t.strip() and not t.strip().startswith("#")), "")
-        if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last):
+        if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last) or (
+                re.fullmatch(r"[A-Za-z_][\w.]*(\([^()=]*\))?(\.\w+(\([^()=]*\))?)*", last)
+                and not re.match(r"(print|display|plt\.|sns\.|ax\.|fig\.)", last)):
             names.append(last)
         # which printed block of this output is b?
-        outs = [x for x in self.page.blocks if (isinstance(x, Numbers) and x.where[0].cell == cell and x.where[0].output)
-                or (isinstance(x, Words) and x.where.cell == cell and x.where.output)]
         idx = next((i for i, x in enumerate(outs) if x is b), None)
         if idx is None or not names:
             return None
@@ -403,6 +654,20 @@ class _Collector:
                     it.strength = 1 if it.step else 0
                 self.items.append(it)
                 return
+        vec_cols = [j for j in range(1, width) if all(vec_re.match(r[j]) for r in rows)]
+        if width >= 3 and label_col and header and len(vec_cols) >= 2:
+            # Word | Embedding | Q | K | V: each column of bracketed vectors is a matrix its header names
+            for j in vec_cols:
+                vecs = [re.split(r"[,\s]+", vec_re.match(r[j]).group(1).strip()) for r in rows]  # type: ignore[union-attr]
+                if len({len(v) for v in vecs}) != 1:
+                    continue
+                name = header[j].strip(" *`$")
+                st = step_of_ident(name) or (step_of_text(name) if name else None)
+                it = Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
+                          label=name, row_labels=[r[0] for r in rows])
+                it.step, it.strength = st, (2 if st else 0)
+                self.items.append(it)
+            return
         if label_col or vec_label_col:
             body = [r[1:] for r in rows]
             cols = header[1:] if header else None
@@ -420,6 +685,21 @@ class _Collector:
                 st = step_of_ident(corner) or (step_of_text(corner) if corner else None)
                 it.step = step or st
                 it.strength = 1 if it.step else 0
+                if label_col and cols and [c.strip() for c in cols] == [c.strip() for c in first_col] \
+                        and it.step in (None, "X", "Q", "K", "V"):
+                    # tokens down the side and across: a query-by-key table (scores or weights), whatever
+                    # the sentence above says about rows being queries; the heading names which
+                    head = self.heading_above(t.start, max(0, t.start - 40))
+                    hs = step_of_text(head) if head else None
+                    it.step = hs if hs not in (None, "X", "Q", "K", "V") else None
+                    if it.step is None:  # the numbers say which: rows of probabilities are weights
+                        try:
+                            vals = [[float(c) for c in r] for r in body]
+                        except ValueError:
+                            vals = None
+                        it.step = "weights" if vals and all(0 <= v <= 1 for r in vals for v in r) and all(
+                            abs(sum(r) - 1) <= 0.02 * len(r) for r in vals) else "scores"
+                    it.strength = 1
                 if it.step is None and label_col and cols and corner.lower() in ("word", "words", "token", "tokens", "") \
                         and all(_DIM_RE.fullmatch(c.strip().lower()) for c in cols):
                     it.step, it.strength = "X", 1  # words down the side, dimensions across: embeddings
@@ -439,6 +719,78 @@ class _Collector:
             it.step = step
             it.strength = 1 if step else 0
             self.items.append(it)
+
+    # -- several names for one printing --
+    def shared_names(self) -> None:
+        """'W_Q1 = W_K1 = W_V1 = [[…]]': one printed matrix for several names. Each name after
+        the first gets an item of its own with the same numbers."""
+        chain_re = re.compile(r"((?:self\.)?[A-Za-z][\w^{}]*(?:\s*=\s*(?:self\.)?[A-Za-z][\w^{}]*)+)\s*=")
+        extra: list[Item] = []
+        for it in self.items:
+            named = INPUT_NAMES + ("Q", "K", "V")  # Q = K = [[…]]: one printing for two given inputs
+            if it.kind not in ("matrix", "vector") or it.step not in named:
+                continue
+            src = it.before if "=" in it.before else it.label
+            m = chain_re.search(re.split(r"[\])]", src)[-1])  # the names after the previous block
+            if not m:
+                continue
+            names = [n.strip() for n in m.group(1).split("=")]
+            steps = [step_of_ident(n) for n in names]
+            if len(names) < 2 or not all(st in named for st in steps) or len(set(steps)) < 2:
+                continue
+            it.step, it.strength, it.label = steps[0], 3, names[0]
+            it.head = head_of(names[0]) or it.head
+            for name, st in zip(names[1:], steps[1:]):
+                twin = Item(rows=[list(r) for r in it.rows], where=list(it.where), line=it.line, end=it.end,
+                            kind=it.kind, label=name, step=st, strength=3, role=it.role, form=it.form,
+                            head=head_of(name) or it.head, before=it.before)
+                twin.notes.append(f"{m.group(1)}: one printing for {len(names)} names")
+                extra.append(twin)
+        self.items += extra
+
+    # -- aliases --
+    def aliases(self) -> None:
+        """Names given to a matrix already printed: ``K = Q.copy()``, ``Q = K = V = X``,
+        ``q, k, v = x, x, x``. Each target becomes an item with the source's numbers."""
+        alias_re = re.compile(r"\s*((?:(?:self\.)?[A-Za-z_]\w*\s*=\s*)+)((?:self\.)?[A-Za-z_][\w.]*?)"
+                              r"((?:\.(?:copy|clone|detach)\(\))*)\s*;?\s*(?:#.*)?$")
+        tuple_re = re.compile(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*=\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)"
+                              r"\s*(?:#.*)?$")
+        for k, ln in enumerate(self.lines):
+            if ln.role != "code":
+                continue
+            pairs: list[tuple[str, str]] = []
+            m = alias_re.fullmatch(ln.text)
+            if m:
+                targets = [t.strip() for t in m.group(1).split("=") if t.strip()]
+                pairs = [(t, m.group(2)) for t in targets]
+            else:
+                m = tuple_re.fullmatch(ln.text)
+                if m:
+                    lhs = [t.strip() for t in m.group(1).split(",")]
+                    rhs = [t.strip() for t in m.group(2).split(",")]
+                    if len(lhs) == len(rhs):
+                        pairs = list(zip(lhs, rhs))
+            for target, source in pairs:
+                step = step_of_ident(target)
+                if step not in ("X", "Q", "K", "V", "KV") or step == step_of_ident(source):
+                    continue
+                src = self.named_before(source, k)
+                if src is None:
+                    continue
+                it = Item(rows=[list(r) for r in src.rows], where=[ln.where] * len(src.rows), line=k, end=k,
+                          kind=src.kind, label=f"{target} = {source}", step=step, strength=3, role="code",
+                          form="code", row_labels=src.row_labels, col_labels=src.col_labels)
+                it.notes.append(f"{target} = {source}: the numbers of {source} ({src.at()})")
+                self.items.append(it)
+
+    def named_before(self, name: str, line: int) -> Item | None:
+        """The last item before ``line`` that the page assigns to ``name``."""
+        bare = name.replace("self.", "")
+        for it in reversed([x for x in self.items if x.line < line]):
+            if it.label.replace("self.", "").strip() == bare:
+                return it
+        return None
 
     # -- lines --
     def lines_items(self) -> None:
@@ -535,18 +887,40 @@ def split_glued(text: str, n: int) -> list[str] | None:
     return None
 
 
+_SHAPE_PAIR = re.compile(r"\[\s*\d+\s*,\s*\d+\s*\]\s*[@×x]\s*\[\s*\d+\s*,\s*\d+\s*\]")
+
+
+def is_shape(b: Numbers, lines: list) -> bool:
+    """A tensor's shape written as a list ("Shape: [3, 4]", "Q = X  [3, 4]", "[3, 4] @ [4, 3]"),
+    not numbers of the example."""
+    if b.depth != 1 or not 2 <= len(b.rows[0]) <= 4 or not all(re.fullmatch(r"\d{1,5}", x) for x in b.rows[0]):
+        return False
+    before, after = b.before.rstrip(), b.after.lstrip()
+    line = lines[b.start].text if b.start < len(lines) else ""
+    prev = lines[b.start - 1].text if b.start > 0 else ""
+    return bool(re.search(r"\b(shape|size|dims?|dimensions?)\b[^\[\]]*$", before, re.I)
+                or re.search(r"[A-Za-z_]\w*\s{2,}$", b.before) or before.endswith(("@", "×"))
+                or after.startswith(("@", "×")) or (re.fullmatch(r"\d*\s*=?", before.strip()) and _SHAPE_PAIR.search(prev))
+                or (_SHAPE_PAIR.search(line) is not None))
+
+
 def collect(page: Page) -> Collected:
     """The items of a page, in page order, and its token lists."""
     c = _Collector(page)
     token_lists: list[tuple[list[str], Where, str]] = []
     for b in page.blocks:
         if isinstance(b, Numbers):
+            if is_shape(b, page.lines):
+                continue
             c.numbers(b)
         elif isinstance(b, Table):
             c.table(b)
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
+    c.shared_names()
+    c.items.sort(key=lambda it: (it.line, it.where[0].line))
+    c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
         m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",
@@ -567,7 +941,7 @@ def collect(page: Page) -> Collected:
             # helper's local variable
             if m and (not ln.text[:1].isspace() or m.group(1).startswith("self.")):
                 st = step_of_ident(m.group(1))
-                if st in ("Wq", "Wk", "Wv", "X"):
+                if st in ("Wq", "Wk", "Wv", "X", "Q", "K", "V"):
                     hidden.append((k, st, ln.text.strip()[:100]))
     vertical: list[tuple[int, int, list[str]]] = []
     horizontal: list[tuple[int, list[str]]] = []
@@ -600,7 +974,7 @@ def collect(page: Page) -> Collected:
                 horizontal.append((k, ws))
         k += 1
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
-    return Collected(page, c.items, token_lists, vertical, horizontal, operators, results, hidden)
+    return Collected(page, c.items, token_lists, vertical, horizontal, operators, results, hidden, c.symbols)
 
 
 def label_text(it: Item) -> str:

@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STEP_NAMES", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
+__all__ = ["STEP_NAMES", "KEYS_AND_VALUES", "grad_of", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
            "INPUT_NAMES", "clean_label"]
 
 #: symattn's names for what a page prints, in pipeline order
 STEP_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "Q", "K", "V", "scores", "scaled", "masked",
               "weights", "weighted", "output")
+#: not a step: a matrix that is both the keys and the values (a decoder attending to encoder states)
+KEYS_AND_VALUES = "KV"
 #: names that are inputs of an example that starts from X
 INPUT_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv")
 
 _IDENTS = {
-    "X": ("x", "inputs", "input", "embeddings", "embedding", "emb", "embs", "e", "wordembeddings",
+    "X": ("x", "inputs", "input", "embeddings", "embedding", "emb", "embs", "e", "wordembeddings", "encodings",
+          "encodingsmatrix", "encodingmatrix", "tokenencodings", "wordencodings", "inputencodings",
           "tokenembeddings", "inputembeddings", "inputmatrix", "inputvectors", "inputsequence", "wordvectors",
           "tokens_embeddings", "xembed", "inputemb", "embedded", "h", "hidden"),
     "Wq": ("wq", "wquery", "queryweights", "queryweight", "weightsquery", "weightquery", "wqs", "qweights",
@@ -37,10 +40,15 @@ _IDENTS = {
            "valuew", "valueproj", "vproj"),
     "Wo": ("wo", "woutput", "wout", "outputweights", "outproj", "oproj"),
     "bq": ("bq", "bquery"), "bk": ("bk", "bkey"), "bv": ("bv", "bvalue"),
-    "Q": ("q", "queries", "query", "querys", "qmatrix", "querymatrix", "queryvectors", "queryvector", "qs"),
+    "Q": ("q", "queries", "query", "querys", "qmatrix", "querymatrix", "queryvectors", "queryvector", "qs",
+          "dechiddenstate", "decoderhiddenstate", "decoderstate", "dechidden", "decoderhidden", "decstate"),
     "K": ("k", "keys", "key", "kmatrix", "keymatrix", "keyvectors", "keyvector", "ks"),
     "V": ("v", "values", "value", "vmatrix", "valuematrix", "valuevectors", "valuevector", "vs"),
+    "KV": ("annotations", "enchiddenstates", "encoderhiddenstates", "encoderstates", "encoderoutputs",
+           "encoutputs", "encoderoutput", "annotationsmatrix"),
     "scores": ("scores", "score", "attnscores", "attentionscores", "attentionscore", "rawscores", "qkt", "qk",
+               "attentionweightsraw", "weightsraw", "attnscore", "attnlogit", "rawweights", "rawattention", "attnraw", "scoresraw", "sims",
+               "attentionscoresraw",
                "dotproducts", "dotproduct", "logits", "omega", "similarity", "similarities", "s", "energies",
                "energy", "compat", "attnlogits", "qkscores", "unnormalized", "unnormalizedscores"),
     "scaled": ("scaledscores", "scaled", "attnscoresscaled", "scaledattentionscores", "scaledattention",
@@ -50,8 +58,9 @@ _IDENTS = {
     "weights": ("weights", "attnweights", "attentionweights", "attentionweight", "softmax", "probs",
                 "probabilities", "alpha", "alphas", "a", "p", "attentionprobs", "attnprobs", "attention",
                 "attentionmatrix", "attn", "weightsnorm", "normalized", "softmaxscores", "attnmatrix",
-                "attentiondistribution", "normalizedscores"),
-    "output": ("output", "outputs", "out", "context", "contextvec", "contextvecs", "contextvector",
+                "attentiondistribution", "normalizedscores", "attentionpercents", "attnpercents", "percents"),
+    "output": ("output", "outputs", "out", "context", "contextvec", "contextvecs", "contextvector", "attentionvector",
+               "attentioncontextvector", "attnvector",
                "contextvectors", "z", "attentionoutput", "attnoutput", "result", "y", "o", "contextualized",
                "attended", "selfattention", "selfattentionoutput", "attnout"),
     "weighted": ("weightedvalues", "weightedv", "weightedsum_terms"),
@@ -138,7 +147,8 @@ def step_of_ident(name: str) -> str | None:
         return None  # dQ, dW_q, grads_auto[…]: gradients, not forward steps
     parts = re.sub(r"\.T\b|\^.*$", "", name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
     parts_l = [p for p in parts.split("_") if p]
-    while len(parts_l) > 1 and len(parts_l[-1]) <= 6:
+    while len(parts_l) > 1 and len(parts_l[-1]) <= 6 and not _IDENT_TO_STEP.get(re.sub(r"\d+$", "", parts_l[-1].lower())) \
+            and re.sub(r"\d+$", "", parts_l[-1].lower()) not in ("score", "weight", "prob", "logit", "sim"):
         parts_l = parts_l[:-1]
         base = normalise_ident("_".join(parts_l))
         if base in _IDENT_TO_STEP and len(base) > 1:
@@ -158,6 +168,10 @@ def step_of_ident(name: str) -> str | None:
     for suffix in ("tmp", "naive", "manual", "numpy", "np", "torch", "hand", "mat", "matrix", "simple"):
         if ident.endswith(suffix) and ident[: -len(suffix)] in _IDENT_TO_STEP and len(ident) > len(suffix) + 1:
             return _IDENT_TO_STEP[ident[: -len(suffix)]]
+    # temp_q, my_keys, sample_V, toy_inputs: a prefix that marks a toy example
+    m = re.match(r"(?:temp|tmp|my|sample|example|ex|toy|dummy|test|demo|small|tiny)_+(\w+)$", name.split(".")[-1], re.I)
+    if m:
+        return step_of_ident(m.group(1))
     return None
 
 
@@ -215,3 +229,36 @@ def quoted(text: str) -> list[str]:
     """Words in quotes: ``Embedding for "I"`` → ``['I']``."""
     return [next(g for g in m.groups() if g is not None)
             for m in re.finditer(r'"([^"\n]{1,40})"|“([^”\n]{1,40})”|‘([^’\n]{1,40})’|(?<![A-Za-z])\'([^\'\n]{1,40})\'', text)]
+
+
+#: what ``symattn grad`` calls the gradient of each forward quantity
+GRAD_NAMES = {"Q": "dQ", "K": "dK", "V": "dV", "X": "dX", "Wq": "dWq", "Wk": "dWk", "Wv": "dWv", "output": "dO",
+              "weights": "dP", "scores": "dS", "scaled": "dS"}
+
+
+def grad_of(text: str | None) -> str | None:
+    """The backward step (``symattn grad``'s name) a gradient's name or label means, or None.
+
+    >>> [grad_of(t) for t in ("dQ", "W_query.grad", "grad_K", "dL/dV", "∂L/∂W_k", "Gradient of the keys:", "Q")]
+    ['dQ', 'dWq', 'dK', 'dV', 'dWk', 'dK', None]
+    """
+    if not text:
+        return None
+    t = text.strip().strip(":= ")
+    m = re.fullmatch(r"(?:self\.)?([A-Za-z_][\w.]*?)\.grad(?:\.\w+\(\))?", t) or \
+        re.fullmatch(r"(?:grad|grads|gradient)_?(?:of_)?([A-Za-z_]\w*)", t, re.I) or \
+        re.fullmatch(r"(?:d|∂)\s*(?:L|loss)\s*/\s*(?:d|∂)\s*([A-Za-z_][\w^{}]*)", t) or \
+        re.fullmatch(r"d_?([A-Za-z][A-Za-z_]*)", t)
+    if m:
+        base = m.group(1).split(".")[-1]
+        if base.lower() in ("loss", "l", "x_dot", "k", "model", "v_k") and len(base) > 1 and t.startswith("d"):
+            return None
+        st = step_of_ident(base)
+        if t.startswith("d") and not re.match(r"d[A-Z]|d_|dW|dw|dL|d\s", t):
+            return None  # "dot", "data", "dim": a word, not a gradient
+        return GRAD_NAMES.get(st or "")
+    m = re.search(r"\bgradients?\s+(?:of|for|w\.?r\.?t\.?)\s+(?:the\s+)?(.+)$", t, re.I)
+    if m:
+        st = step_of_text(m.group(1))
+        return GRAD_NAMES.get(st or "")
+    return None

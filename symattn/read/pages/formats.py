@@ -7,8 +7,8 @@ and are never run; what they printed (the outputs stored in the file) is read as
 
 >>> [(l.role, l.text) for l in markdown_lines("# Step 1\\n```python\\nX = [[1, 2]]\\n```\\nText")]
 [('heading', 'Step 1'), ('code', ''), ('code', 'X = [[1, 2]]'), ('code', ''), ('prose', 'Text')]
->>> [(l.role, l.text) for l in html_lines("<h2>Q</h2><pre>[[1 2]\\n [3 4]]</pre>")]
-[('heading', 'Q'), ('code', '[[1 2]'), ('code', ' [3 4]]')]
+>>> [(l.role, l.text) for l in html_lines("<h2>Q</h2><pre>Q = [[1, 2]]</pre><pre>[[1 2]\\n [3 4]]</pre>")]
+[('heading', 'Q'), ('code', 'Q = [[1, 2]]'), ('output', '[[1 2]'), ('output', ' [3 4]]')]
 >>> detect_format("post.md", ""), detect_format(None, '{"cells": []}'), detect_format(None, "<p>hi</p>")
 ('markdown', 'notebook', 'html')
 """
@@ -82,9 +82,96 @@ def normalise_format(fmt: str) -> str:
 # Markdown
 
 
+_KEYWORD_RE = re.compile(r"\s*(import|from|def|class|return|for|while|if|elif|else|with|try|except|finally|print|"
+                         r"assert|lambda|yield|raise|pass|break|continue|global|async|await|del|@)\b")
+_PRINTOUT_RE = re.compile(r"\s*(?:[\[\]()\d+\-.]|tensor\(|array\(|Array\(|tf\.Tensor|<tf\.Tensor|Parameter containing|"
+                          r"torch\.Size|TensorShape|shape=|dtype=|grad_fn=|\.\.\.|…)")
+_LABEL_RE = re.compile(r"\s*[A-Za-z][^=(){}\[\];#]{0,80}?(?::\s*(?:[\[(\d+\-.]|tensor\(|array\(|tf\.Tensor).*|:?\s*)$")
+
+
+def looks_like_output(texts: list[str]) -> bool:
+    """Whether the lines of a code block are what a program printed (labels and printouts of
+    numbers) rather than code: no assignment, call statement or keyword, and some digit.
+
+    >>> looks_like_output(["Attention weights:", "[[0.576 0.106]", " [0.106 0.576]]"])
+    True
+    >>> looks_like_output(["W = np.array([[1, 2]])", "print(W)"])
+    False
+    """
+    seen = False
+    for t in texts:
+        if not t.strip():
+            continue
+        if _KEYWORD_RE.match(t) or re.match(r"\s*[A-Za-z_][\w.]*(\[[^\]]*\])?\s*(,\s*[A-Za-z_]\w*\s*)*[+\-*/@]?=(?!=)", t):
+            return False
+        if not (_PRINTOUT_RE.match(t) or _LABEL_RE.fullmatch(t)):
+            return False
+        seen = seen or bool(re.search(r"\d", t))
+    return seen
+
+
+def _outputs_of_fences(out: list[Line], fences: list[tuple[int, int]]) -> None:
+    """A fenced block that holds what a program printed (a notebook exported to Markdown, a
+    post that pastes its output) is output, not code."""
+    for a, b in fences:
+        body = out[a + 1:b]
+        if body and looks_like_output([x.text for x in body]):
+            for x in body:
+                x.role = "output"
+
+
+#: services that render the LaTeX in their URL as an image: a README's equations are often such images
+_LATEX_IMAGE_RE = re.compile(
+    r"https?://(?:latex\.codecogs\.com/(?:[a-z]+(?:\.latex|\.image|\.download)?|eq(?:n|uation)?editor/[a-z.]+)\?"
+    r"|chart\.googleapis\.com/chart\?(?:[^\s\"')]*?&)?cht=tx&(?:[^\s\"')]*?&)?chl="
+    r"|render\.githubusercontent\.com/render/math\?(?:[^\s\"')]*?&)?math="
+    r"|i\.upmath\.me/(?:svg|png)/|latex\.vimsky\.com/test\.image\.latex\.php\?fmt=\w+&val=)"
+    r"(?P<tex>[^\s\"')]+)")
+_MD_IMAGE_RE = re.compile(r"!\[(?P<alt>[^\]\n]{0,200})\]\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def latex_of_image(url: str) -> str | None:
+    """The LaTeX an equation image's URL carries (codecogs, Google charts, GitHub's math
+    renderer, upmath), decoded, without the renderer's options; None for other images.
+
+    >>> print(latex_of_image("https://latex.codecogs.com/svg.latex?%5Cbg_white%20X%20%3D%20%5Cbegin%7Bbmatrix%7D%201%20%5Cend%7Bbmatrix%7D"))
+    X = \\begin{bmatrix} 1 \\end{bmatrix}
+    """
+    from urllib.parse import unquote, unquote_plus
+
+    m = _LATEX_IMAGE_RE.match(url)
+    if not m:
+        return None
+    raw = m.group("tex").split("&")[0] if "chart.googleapis" in url else m.group("tex")
+    tex = unquote_plus(raw) if "chart.googleapis" in url else unquote(raw)
+    tex = re.sub(r"^(?:\s*\\(?:bg_\w+|bg\{\w+\}|dpi\{\d+\}|inline|large|Large|LARGE|huge|small|fn_\w+|"
+                 r"color\{\w+\}|pagecolor\{\w+\})\s*)+", "", tex)
+    return tex.strip()
+
+
+def _equation_images(raw: str) -> tuple[str, list[str]]:
+    """A line without its equation images, and the LaTeX (with the image's alt text) of each."""
+    found: list[str] = []
+
+    def take(m: re.Match) -> str:
+        tex = latex_of_image(m.group("url"))
+        if tex is None:
+            return m.group(0)
+        alt = m.group("alt").strip()
+        found.append(tex if not alt or re.search(r"\\text\{|=", tex.split("\\begin")[0]) else f"\\text{{{alt}}}: {tex}")
+        return " "
+    out = _MD_IMAGE_RE.sub(take, raw)
+    out = re.sub(r"<img\b[^>]*?\bsrc\s*=\s*[\"']([^\"']+)[\"'][^>]*>",
+                 lambda m: (found.append(t) or " ") if (t := latex_of_image(m.group(1))) is not None else m.group(0),
+                 out)
+    return out, found
+
+
 def markdown_lines(text: str, cell: int | None = None, output: bool = False, first_line: int = 1) -> list[Line]:
     out: list[Line] = []
     fence = ""
+    fence_at = 0
+    fences: list[tuple[int, int]] = []
     math = False
     for n, raw in enumerate(text.split("\n"), first_line):
         where = Where(n, cell, output)
@@ -92,6 +179,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         if fence:
             if s.startswith(fence):
                 fence = ""
+                fences.append((fence_at, len(out)))
                 out.append(Line("", where, "code"))
             else:
                 out.append(Line(raw, where, "code"))
@@ -106,6 +194,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         m = re.match(r"^(```+|~~~+)", s)
         if m:
             fence = m.group(1)
+            fence_at = len(out)
             out.append(Line("", where, "code"))
             continue
         if s.startswith("$$") and not (len(s) > 2 and s.endswith("$$")):
@@ -123,8 +212,37 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         if h:
             out.append(Line(h.group(2), where, "heading"))
             continue
+        if "\\" in raw and "$" not in raw:
+            raw = re.sub(r"\\([\[\]_*`#|()<>~])", r"\1", raw)  # Markdown escapes: \[\[0, 1], \[1, 0]] is [[0, 1], [1, 0]]
+        if "://" in raw:
+            raw, images = _equation_images(raw)
+            if images:
+                if raw.strip():
+                    out.append(Line(raw, where, "prose"))
+                out += [Line(tex, where, "math") for tex in images]
+                continue
         out.append(Line(raw, where, "prose"))
+    _outputs_of_fences(out, fences)
+    _indented_outputs(out)
     return out
+
+
+def _indented_outputs(out: list[Line]) -> None:
+    """An indented block after a blank line (how nbconvert writes a cell's printed result in
+    Markdown: "    array([ 927.,  397.])") that holds a printout is output."""
+    k = 0
+    while k < len(out):
+        if out[k].role == "prose" and re.match(r"(?: {4}|\t)\S", out[k].text) and (k == 0 or not out[k - 1].text.strip()):
+            j = k
+            while j < len(out) and out[j].role == "prose" and (re.match(r"(?: {4}|\t)", out[j].text) or (
+                    not out[j].text.strip() and j + 1 < len(out) and re.match(r"(?: {4}|\t)\S", out[j + 1].text))):
+                j += 1
+            if looks_like_output([x.text.strip() for x in out[k:j]]):
+                for x in out[k:j]:
+                    x.role = "output"
+            k = max(j, k + 1)
+        else:
+            k += 1
 
 
 # ---------------------------------------------------------------------------------------
@@ -282,7 +400,7 @@ class _HTMLReader(HTMLParser):
             if text.startswith("\n"):
                 text = text[1:]
                 self.buf_line += 1
-            role = "output" if (self.output or self.out_depth) else "code"
+            role = "output" if (self.output or self.out_depth or looks_like_output(text.split("\n"))) else "code"
             for k, part in enumerate(text.split("\n")):
                 self.lines.append(Line(part, self.where(self.buf_line + k), role))
             return
@@ -515,7 +633,8 @@ def text_lines(text: str) -> list[Line]:
 def read_page(text: str, format: str | None = None, source: str = "<page>") -> Page:
     """Read a page's text into a :class:`~symattn.read.pages.model.Page` (lines and blocks).
 
-    ``format`` is one of :data:`FORMATS` (or None: from the text). The page is bounded by
+    ``format`` is one of :data:`FORMATS` (or None: from the suffix of ``source``, else from the
+    text). The page is bounded by
     :data:`symattn.limits.MAX_PAGE_BYTES`; nothing in it is executed or fetched.
 
     >>> p = read_page("| Word | I | love |\\n|---|---|---|\\n| love | 0.3 | 0.7 |", "markdown")
@@ -525,7 +644,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>") -> P
     if len(text) > MAX_PAGE_BYTES:
         raise LimitError(f"{source}: the page has {len(text)} characters, past the limit of {MAX_PAGE_BYTES} "
                          "(see the README's limits)")
-    fmt = normalise_format(format) if format else detect_format(None, text)
+    fmt = normalise_format(format) if format else detect_format(source if source not in ("<page>", "-") else None, text)
     if fmt == "notebook":
         lines = notebook_lines(text)
     else:

@@ -32,8 +32,9 @@ __all__ = ["scan", "entry_kind", "MAX_GROUP_CHARS", "PLACEHOLDERS"]
 
 #: characters one bracket group may span
 MAX_GROUP_CHARS = 200_000
-#: nesting depth of a bracket group ([[[…]]] is 3: a batch of matrices)
-MAX_GROUP_DEPTH = 3
+#: nesting depth of a bracket group ([[[…]]] is 3: a batch of matrices or heads; [[[[…]]]] is 4, read
+#: when its outer dimension is 1: a batch of one, with heads)
+MAX_GROUP_DEPTH = 4
 #: texts that stand for a number the page does not print
 PLACEHOLDERS = {"..", "...", "…", "?", "⋯", "⋮", "⋱"}
 _INF = {"-inf", "inf", "+inf", "-∞", "∞", "nan", "-nan"}
@@ -251,6 +252,8 @@ def _group_rows(g: _Group) -> tuple[int, list[list[str]], list[int], list[str], 
         if not rows or any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
             return None
         return 2, rows, [c.line for c in g.children], [c.note for c in g.children], None
+    if len(g.children) == 1 and g.children[0].children and all(x.children for x in g.children[0].children):
+        return _group_rows(g.children[0])  # a batch of one: [[[[…]]]] is the stack inside
     batches = []
     lines: list[int] = []
     notes: list[str] = []
@@ -289,8 +292,10 @@ def _classify_entries(rows: list[list[str]]) -> str:
     return "numbers"
 
 
-_PREFIX_RE = re.compile(r"(?:(?:torch|np|numpy)\.)?(tensor|array|Tensor|matrix)\(\s*$")
+_PREFIX_RE = re.compile(r"(?:(?:torch|np|numpy|tf|jnp|jax\.numpy|mx)\.)?(tensor|array|Tensor|matrix|Array|constant|"
+                        r"Variable|convert_to_tensor)\(\s*$")
 _SUFFIX_RE = re.compile(r"(?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'"
+                        r"|shape=\(\s*\d*(?:\s*,\s*\d+)*\s*,?\s*\)"
                         r"|[a-z_]+=[\w.'<>\-]+))*\s*\)")
 _SCALAR_RE = re.compile(r"\b(tensor|np\.float(?:16|32|64)|float(?:32|64))\(\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
                         r"((?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'))*)\s*\)")
@@ -392,8 +397,20 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
         before = seg.lines[k - 1].text.rstrip() + " "  # X = torch.tensor(\n  [[…
     call = re.search(r"([A-Za-z_][\w.]*)\(\s*$", before)
     if code and call and not re.search(r"(?:^|\.)(tensor|Tensor|array|asarray|matrix|Parameter|FloatTensor|"
-                                       r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy)$", call.group(1)):
+                                       r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy|constant|Variable|"
+                                       r"convert_to_tensor|transpose|Array|expand_dims|(?:scaled_dot_product_|self_)?attention|attn)$", call.group(1)):
         return None, end  # an argument of some other call in code (ax.set_xlim([0, 1]))
+    # np.transpose([[…]]) or np.array([[…]]).T: the rows written are the columns of the variable
+    flipped = bool(code and ((call and call.group(1).split(".")[-1] == "transpose")
+                             or re.match(r"\s*\)?\s*\.T\b", text[end:end + 40] if end < len(text) else "")))
+    if code and call and call.group(1).split(".")[-1] == "expand_dims" and depth == 1:
+        ax = re.match(r"\s*,\s*(?:axis\s*=\s*)?(-?\d)\s*\)", text[end:end + 40])
+        if ax is None:
+            return None, end
+        # tf.expand_dims([1., 2, 3, 4], 1): a column, one row per entry; axis 0: one row
+        if ax.group(1) in ("1", "-1"):
+            rows, row_lines, notes = [[x] for x in rows[0]], row_lines * len(rows[0]), [""] * len(rows[0])
+        depth = 2
     if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
         return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
     if kind == "words":
@@ -434,6 +451,8 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
                     before=before2, after=after, row_notes=notes, suffix=suffix, role=seg.role)
     if batches is not None:
         block.batches = batches  # type: ignore[attr-defined]
+    if flipped:
+        block.flipped = True  # type: ignore[attr-defined]
     block.alone = not before2.strip(" \t=:") and not after.strip(" \t,;)")
     return block, end2
 
@@ -455,8 +474,8 @@ def _tuple_block(seg: _Segment, i: int):
 
 def _scalar_block(seg: _Segment, i: int):
     m = _SCALAR_RE.match(seg.text, i)
-    if not m:
-        return None, i + 1
+    if not m or seg.role == "code":
+        return None, i + 1  # torch.tensor(2) in code is part of an expression, not a printed result
     before, after = _context(seg, i, m.end())
     k = seg.index(i)
     return Numbers(rows=[[m.group(2)]], where=[seg.lines[k].where], form="scalar", start=seg.first + k,
@@ -470,6 +489,8 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
         return None, i + 1
     env, body, end = found
     budget.spend(len(body))
+    if re.search(r"\\begin\s*\{[bpvBV]?matrix\}", body):
+        return None, i + 1  # an array that lays out matrices (and their labels): read the matrices inside
     raw = split_body(body)
     if not raw:
         return None, end
@@ -484,6 +505,9 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
     for r in range(len(cells)):
         row_where.append(seg.where(offs[min(r, len(offs) - 1)]))
     before, after = _context(seg, i, end)
+    if not before.strip() and start_line > 0 and re.search(r"=\s*$", seg.lines[start_line - 1].text) \
+            and "\\end" not in seg.lines[start_line - 1].text:
+        before = seg.lines[start_line - 1].text.rstrip() + " "  # X =\n\begin{bmatrix} …
     k0, k1 = seg.first + start_line, seg.first + seg.index(end - 1)
     width = max(len(r) for r in cells)
     kinds = [[entry_kind(c) for c in r] for r in cells]
@@ -493,6 +517,9 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
         blk = Numbers(rows=cells, where=row_where, form="latex", start=k0, end=k1, depth=2, before=before,
                       after=after, role=seg.role)
         blk.alone = not before.strip(" \t=:$") and not after.strip(" \t,;$")
+        labels = _label_column(seg.text, end, len(cells))
+        if labels is not None:  # \begin{matrix} \leftarrow \text{I} \\ … \end{matrix} beside the matrix
+            blk.row_notes = labels
         return blk, end
     # a table: a header row of words, and/or a label column
     cells = [r + [""] * (width - len(r)) for r in cells]
@@ -504,6 +531,22 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
         return None, end
     return Table(header=header, rows=body_rows, where=row_where[len(cells) - len(body_rows):], start=k0, end=k1,
                  role=seg.role), end
+
+
+def _label_column(text: str, end: int, n: int) -> list[str] | None:
+    """The words of a column of labels written right after a LaTeX matrix (``\\quad
+    \\begin{matrix} \\leftarrow \\text{I} \\\\ … \\end{matrix}``), one per row, or None."""
+    m = re.match(r"(?:\s|\\quad|\\qquad|\\;|\\,|&|\\!)*\\begin\{(matrix|array)\}(?:\{[^{}]*\})?", text[end:end + 400])
+    if not m:
+        return None
+    close = text.find("\\end{" + m.group(1) + "}", end + m.end())
+    if close < 0 or close - end > 2000:
+        return None
+    rows = [r.strip() for r in re.split(r"\\\\", text[end + m.end():close]) if r.strip()]
+    words = [cell(re.sub(r"\\(?:leftarrow|gets|longleftarrow|rightarrow|to)\b", "", r)).strip(" :") for r in rows]
+    if len(words) != n or any(not w or is_number(w) for w in words):
+        return None
+    return words
 
 
 # ---------------------------------------------------------------------------------------

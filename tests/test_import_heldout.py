@@ -1,0 +1,39 @@
+"""Held-out pages (tests/pages/heldout/<batch>/): published worked examples written up after the
+importer was built, each with where a careful reader puts every printed number, judged before the
+importer was run on it. tests/pages/heldout/README.md records the placement measured on each batch
+before it was used for tuning; here every page must now place all its numbers and nothing else."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+HELDOUT = Path(__file__).resolve().parent / "pages" / "heldout"
+_spec = importlib.util.spec_from_file_location("heldout_measure", HELDOUT / "measure.py")
+measure = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(measure)  # type: ignore[union-attr]
+
+PAGES = sorted(p for d in HELDOUT.iterdir() if d.is_dir() for p in d.iterdir()
+               if p.suffix in measure.SUFFIXES and p.is_file())
+
+
+#: numbers a page's import does not place, and why (each is listed in the draft's notes)
+KNOWN_MISSES = {
+    # four numbers below 1e-300 (5.7661442e-340 …) are past the documented decimal exponent
+    # limit and listed as such; "0.119 and 0.880" in prose restate two of four weights by position
+    "c/basics.md": 6,
+    # the weighted values written as a sum on one line ("= [0.42,0,0.42,0] + [0,0.32,0,0.32] + …")
+    # are not read as p·v per key; they are listed as not placed
+    "f/thecatsat.md": 12,
+}
+
+
+def test_there_are_held_out_pages():
+    assert len(PAGES) >= 8
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_held_out_page_places_every_number(page):
+    total, right, extra, missed = measure.measure(page)
+    assert total > 0
+    assert (right, extra) == (total - KNOWN_MISSES.get(f"{page.parent.name}/{page.name}", 0), 0), missed[:10]
