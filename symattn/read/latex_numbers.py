@@ -183,7 +183,7 @@ def _tokens(text: str) -> list[Tok]:
                     value = f"{value}_{inner}"
                 else:
                     value = f"{value}_{sub.group(2)}"
-                    if pos + len(sub.group(0)) < n and text[sub.end()].isalnum():
+                    if sub.end() < n and text[sub.end()].isdigit():  # q_11 is not q_{11}: refused; q_1x is q_1 x
                         raise InputError(f"write {value[0]}_{{{sub.group(2)}{text[sub.end()]}…}}: without braces "
                                          "a subscript is one character", sub.end() + 1)
                 pos = sub.end()
@@ -246,8 +246,8 @@ class _Canon:
 
     The canonical form: numbers, names, ``e`` and ``\\pi`` are placeholders; groups are ``( )``
     or ``[ ]``; arguments are always braced (``\\frac12`` is ``\\frac{1}{2}``); ``\\cdot`` and
-    ``/`` are the only products; ``\\exp(x)`` is ``(e^{(x)})`` and ``\\ln(x)``, ``\\log(x)`` are
-    ``[\\ln[(x)]]``, so no function call is ever ambiguous.
+    ``/`` are the only products; ``\\exp(x)`` is ``(e^{x})`` and ``\\ln(x)``, ``\\log(x)`` are
+    ``(\\ln(x))``, so no function call is ever ambiguous.
     """
 
     def __init__(self, text: str, toks: list[Tok], stop: Tok | None) -> None:
@@ -309,9 +309,11 @@ class _Canon:
         self.want = None
         kind, value, col = tok
         func = owner.cmd in ("exp", "ln")
+        #: how a function's argument is enclosed: (e^{x}) and (\ln(x))
+        fgroup = ("{", "}") if owner.cmd == "exp" else ("(", ")")
         opener = value if kind == "op" and value in "([{" else "\\{" if kind == "cs" and value == "{" else None
         if opener is not None and (func or opener == "{"):
-            self.open(tok, owner, ("[", "]") if opener == "[" else ("{", "}") if not func else ("(", ")"))
+            self.open(tok, owner, fgroup if func else ("[", "]") if opener == "[" else ("{", "}"))
             return
         if kind == "num" and not func:  # \frac12 reads 1 and 2; 2^10 is refused
             if "." in value or len(value) > owner.left:
@@ -321,17 +323,15 @@ class _Canon:
                 self.leaf(("num", digit, col + k))
                 self.emit(col + k, "}")
             owner.left -= len(value)
-            self.after_argument(owner)
+            self.after_argument(owner, number=True)  # \frac12 3 is two numbers side by side
             return
         if kind == "num" or (kind == "name" and (func or len(value) == 1)) or (kind == "cs" and value == "pi"):
-            if func:
-                self.leaf(tok)
-            else:
-                self.emit(col, "{")
-                self.leaf(tok)
-                self.emit(col, "}")
+            group = fgroup if func else ("{", "}")
+            self.emit(col, group[0])
+            self.leaf(tok)
+            self.emit(col, group[1])
             owner.left -= 1
-            self.after_argument(owner, bare=func)
+            self.after_argument(owner, bare=func, number=kind == "num")
             return
         if func:
             raise InputError(f"write \\{owner.cmd}(…): its argument needs parentheses here, found {_shown(tok)}",
@@ -340,13 +340,13 @@ class _Canon:
             raise InputError(f"write {{{value}}}: an argument without braces is one character", col)
         raise InputError(f"expected {{ after {_OWNER_SHOWN[owner.cmd].split('{')[0]}, found {_shown(tok)}", col)
 
-    def after_argument(self, owner: _Owner, bare: bool = False) -> None:
+    def after_argument(self, owner: _Owner, bare: bool = False, number: bool = False) -> None:
         """An argument is complete: the next one is wanted, or the command is an operand."""
         if owner.left > 0:
             self.want = owner
             return
         self.emit(owner.col, *owner.tail)
-        self.end_operand(sup=owner.cmd == "^", bare_func=bare)
+        self.end_operand(number=number, sup=owner.cmd == "^", bare_func=bare)
 
     # -- groups --
     def open(self, tok: Tok, owner: _Owner | None, canon: tuple[str, str]) -> None:
@@ -439,14 +439,13 @@ class _Canon:
             nxt = self.toks[i + 1] if i + 1 < len(self.toks) else None
             if nxt is not None and nxt[:2] == ("op", "^"):
                 raise InputError(f"\\{value}^… is ambiguous: write (\\{value} x)^{{n}}", col)
-            if value == "exp":  # exp(x) is e^{x}: ( E ^ { (x) } )
+            if value == "exp":  # exp(x) is e^{x}: ( E ^ { x } )
                 self.emit(col, "(")
                 self.leaf(("e", None, col))
-                self.emit(col, "^", "{")
-                self.want = _Owner("exp", 1, col, ("}", ")"))
-            else:  # \ln and \log, both natural: [ \ln [ (x) ] ]
-                self.emit(col, "[", "\\ln", "[")
-                self.want = _Owner("ln", 1, col, ("]", "]"))
+                self.emit(col, "^")
+            else:  # \ln and \log, both natural: ( \ln ( x ) )
+                self.emit(col, "(", "\\ln")
+            self.want = _Owner("exp" if value == "exp" else "ln", 1, col, (")",))
         elif kind == "cs" and value == "infty":
             raise InputError("infinity is only allowed alone, in a bias or as mask_value", col)
         elif kind in ("begin", "end"):
