@@ -202,8 +202,8 @@ def test_not_text():
 # -- limits, at the boundary and one past it -------------------------------------------------------
 
 NESTINGS = [("{", "}"), ("(", ")"), (r"\left(", r"\right)"), (r"\frac{1}{", "}"), (r"\frac{", "}{3}"),
-            (r"\sqrt{", "}"), (r"\sqrt[3]{", "}"), ("1^{", "}"), (r"\exp(", ")"), (r"\ln(1+", ")"), ("-", ""),
-            ("-(", ")")]
+            (r"\sqrt{", "}"), (r"\sqrt[3]{", "}"), ("1^{", "}"), (r"\exp(", ")"), (r"\ln(1+", ")"),
+            (r"\ln(1+2\cdot", ")"), ("-", ""), ("-(", ")")]
 
 
 @pytest.mark.parametrize("opener,closer", NESTINGS, ids=[n[0] for n in NESTINGS])
@@ -221,16 +221,17 @@ def test_nesting_limit(opener, closer):
 
 @pytest.mark.parametrize("opener,closer", NESTINGS, ids=[n[0] for n in NESTINGS])
 def test_the_deepest_entry_leaves_python_room(opener, closer):
-    """Measured: the deepest entry the front-end lets through needs at most about 400 Python
-    frames in the parser (\\ln at depth 10: 382 on CPython 3.11), so it parses from a caller
-    that has already used half of Python's default recursion limit of 1000."""
+    """Measured: the deepest entry the front-end lets through needs about 550 Python frames in
+    the parser (``\\ln(1+2\\cdot`` ten deep: 548 on CPython 3.11), so it parses from a caller that
+    has already used 350 of Python's default recursion limit of 1000 (and past it, the answer is
+    a one-line error, see test_the_parser_past_pythons_recursion_limit)."""
     n = limits.MAX_LATEX_DEPTH
     text = opener * n + "1" + closer * n
     latex_numbers._SHAPES.clear()
     parse_latex("1")  # the parser is loaded
     depth = len(inspect.stack(0))
     old = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + 500)
+    sys.setrecursionlimit(depth + 650)
     try:
         latex_numbers._SHAPES.clear()
         try:
@@ -239,6 +240,21 @@ def test_the_deepest_entry_leaves_python_room(opener, closer):
             assert "too deep" not in str(e), e
     finally:
         sys.setrecursionlimit(old)
+
+
+def test_the_parser_past_pythons_recursion_limit():
+    """Called from deep inside a program, the deepest entries get one line, not a RecursionError."""
+    text = r"\ln(1+" * 10 + "2" + ")" * 10
+    parse_latex("1")
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 200)
+    try:
+        latex_numbers._SHAPES.clear()
+        with pytest.raises(InputError, match="the entry is too deep for the parser"):
+            parse_latex(text)
+    finally:
+        sys.setrecursionlimit(old)
+    assert parse_latex(text) > 0  # from a shallow caller it parses: the failure was not remembered
 
 
 def test_entry_length():
