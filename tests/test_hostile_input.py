@@ -464,7 +464,7 @@ def test_latex_is_read_or_refused_in_bounded_time(text):
     except InputError as e:
         assert "\n" not in str(e) and "\x07" not in str(e)
         assert "the LaTeX parser cannot read" not in str(e), (text, str(e))  # the front-end refuses first
-    assert time.perf_counter() - t < 2.0
+    assert time.perf_counter() - t < HANG  # a cold ANTLR parse under load takes a second or two
 
 
 TEXT_TOKENS = ["1", "0.5", "10", "1e300", "^", "**", "-", "+", "*", "/", "(", ")", "sqrt(", "exp(", "log(", "pi",
