@@ -47,6 +47,11 @@ MAX_POWER_NUMERATOR = 10_000
 MAX_ROOT = 100
 #: characters of LaTeX in one field (a whole matrix), and in one file altogether
 MAX_LATEX = 200_000
+#: nesting depth of one LaTeX entry (groups, arguments of \frac, \sqrt and ^, \exp and \ln, signs in a row):
+#: the parser's worst case grows with it (see symattn.read.latex_numbers)
+MAX_LATEX_DEPTH = 10
+#: tokens given to the LaTeX parser for one file (an entry whose shape was parsed before is free)
+MAX_LATEX_PARSE = 5000
 #: characters of a formula given to `parse-formula`
 MAX_FORMULA = 4000
 #: nesting depth of a formula given to `parse-formula`

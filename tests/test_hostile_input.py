@@ -68,7 +68,7 @@ ENTRIES = [
     (lit(r"\, 10^{10^{10}}"), "an exponent must be a rational"),
     (lit(r"2^{2^{2^{2^{2^{2}}}}}"), "an exponent must be a rational"),
     (lit(r"\pi^{\pi^{\pi^{\pi}}}"), "an exponent must be a rational"),
-    (lit(r"\frac{1}{" * 100 + "2" + "}" * 100), "nested deeper than 40"),
+    (lit(r"\frac{1}{" * 100 + "2" + "}" * 100), "LaTeX nested deeper than 10"),
     ('"exp(10000000)"', "the exp would be about 10^4342944"),
     ('"exp(exp(10))"', "the exp would be about 10^9565"),
     ('"' + "(" * 1000 + '"', "longer than 1000|nested deeper"),
@@ -97,7 +97,7 @@ def test_a_matrix_of_deep_latex_entries_is_refused_fast(tmp_path, capsys):
     f.write_text(QKV.replace("Q = [[1, 0], [0, 1]]", "Q = " + lit(r"\begin{bmatrix}" + rows + r"\end{bmatrix}")))
     rc, _, err = run(["derive", str(f)], capsys)
     assert rc == 2
-    one_clean_line(err, str(f), "inputs.Q", "row 1, column 1", "nested deeper than 40")
+    one_clean_line(err, str(f), "inputs.Q", "row 1, column 1", "LaTeX nested deeper than 10")
 
 
 @pytest.mark.parametrize("key,value,message", [
@@ -451,7 +451,8 @@ def test_hostile_files_get_one_clean_line(tmp_path_factory, field, value, comman
 
 LATEX_TOKENS = [r"\frac", "{", "}", "1", "0.5", "^", "-", "+", r"\sqrt", "[", "]", "(", ")", r"\pi", r"\infty", "&",
                 r"\\", "e", "x_{1}", r"\left(", r"\right)", r"\exp", r"\ln", r"\log", "10", "^{", r"\cdot",
-                r"\times", ",", "2", "_", r"\,", r"\begin{bmatrix}", r"\end{bmatrix}", "100000", "/", "d_k", " "]
+                r"\times", ",", "2", "_", r"\,", r"\begin{bmatrix}", r"\end{bmatrix}", "100000", "/", "d_k", " ",
+                "\x07", r"\foo", "9" * 40, "."]
 
 
 @settings(max_examples=400, derandomize=True, deadline=None)
@@ -461,8 +462,9 @@ def test_latex_is_read_or_refused_in_bounded_time(text):
     try:
         parse_latex(text, allow_symbols=True, allow_inf=True)
     except InputError as e:
-        assert "\n" not in str(e)
-    assert time.perf_counter() - t < 2.0
+        assert "\n" not in str(e) and "\x07" not in str(e)
+        assert "the LaTeX parser cannot read" not in str(e), (text, str(e))  # the front-end refuses first
+    assert time.perf_counter() - t < HANG  # a cold ANTLR parse under load takes a second or two
 
 
 TEXT_TOKENS = ["1", "0.5", "10", "1e300", "^", "**", "-", "+", "*", "/", "(", ")", "sqrt(", "exp(", "log(", "pi",

@@ -48,7 +48,7 @@ def test_text_nesting_depth(opener, closer):
 
 @pytest.mark.parametrize("opener,closer", [("{", "}"), (r"\sqrt{", "}"), ("-", "")])
 def test_latex_nesting_depth(opener, closer):
-    n = limits.MAX_DEPTH
+    n = limits.MAX_LATEX_DEPTH
     parse_latex(opener * n + "4" + closer * n)
     refused(parse_latex, opener * (n + 1) + "4" + closer * (n + 1), match=f"nested deeper than {n} levels")
 

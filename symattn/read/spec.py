@@ -33,7 +33,7 @@ import sympy
 from ..errors import InputError, SpecError, SymattnError
 from ..limits import MAX_DIM, MAX_EXPONENT, MAX_HEADS, MAX_LATEX, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
 from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
-from .latex_numbers import looks_like_latex, parse_latex
+from .latex_numbers import ParseBudget, looks_like_latex, parse_latex
 from .numbers import did_you_mean, exact_number, parse_expression
 
 __all__ = ["Spec", "load", "loads", "from_dict", "example_path", "list_examples", "EXAMPLES_DIR",
@@ -379,6 +379,7 @@ class _Validator:
         self.data, self.source, self.text = data, source, text
         self.symbolic = False
         self.latex_chars = 0
+        self.latex_parse = ParseBudget()  # the LaTeX parser's work for the whole file
 
     def err(self, fieldname: str | None, message: str) -> SpecError:
         return _error(self.source, self.text, fieldname, message)
@@ -434,7 +435,7 @@ class _Validator:
         try:
             if isinstance(value, str) and looks_like_latex(value):
                 self.latex_budget(value, fieldname)
-                e = parse_latex(value, allow_symbols=True, allow_inf=allow_inf)
+                e = parse_latex(value, allow_symbols=True, allow_inf=allow_inf, budget=self.latex_parse)
                 if isinstance(e, sympy.MatrixBase):
                     raise InputError("expected one number, got a matrix")
             else:
@@ -453,7 +454,7 @@ class _Validator:
         if isinstance(value, str) and looks_like_latex(value):
             self.latex_budget(value, fieldname)
             try:
-                m = parse_latex(value, allow_symbols=True, allow_inf=allow_inf)
+                m = parse_latex(value, allow_symbols=True, allow_inf=allow_inf, budget=self.latex_parse)
             except InputError as ex:
                 raise self.err(fieldname, str(ex)) from None
             if not isinstance(m, sympy.MatrixBase):
@@ -577,7 +578,7 @@ class _Validator:
             t = c["temperature"]
             try:
                 if isinstance(t, str) and looks_like_latex(t):
-                    tv = parse_latex(t)
+                    tv = parse_latex(t, budget=self.latex_parse)
                     if isinstance(tv, sympy.MatrixBase):
                         raise InputError("expected one number, got a matrix")
                 else:
