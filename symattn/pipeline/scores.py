@@ -207,7 +207,9 @@ def linear_weights(b: Any, h: Any) -> None:
     if causal:
         mask = V.rows(V.lower_ones(b.spec.n_queries, b.spec.n_keys), b.rows)
         sims = V.elementwise("mul", sims, mask)
-    node = V.row_divide(sims, V.row_sums(sims), _ZERO_WHY)
+    total = V.row_sums(sims)
+    total.name_as(h.name("normaliser"), b.q_labels, ["1"])  # the same value as the normaliser step
+    node = V.row_divide(sims, total, _ZERO_WHY)
     P, PQ, PK = matrix("P"), matrix("Phi_Q"), matrix("Phi_K")
     qo = b.operand(h.name("phiQ"), PQ, transpose=b.col)
     ko = b.operand(h.name("phiK"), PK, transpose=b.col)
