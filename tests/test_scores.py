@@ -347,3 +347,54 @@ def test_examples_run_through_derive_text_and_json(name, capsys):
 def test_module_runs_as_a_script_without_traceback():
     r = subprocess.run([sys.executable, "-m", "symattn", "derive", "linear_causal"], capture_output=True, text=True)
     assert r.returncode == 0 and "state" in r.stdout
+
+
+# ---------------------------------------------------------------------------------------
+# gradients: verified exactly against SymPy's differentiation of the forward expression
+
+
+@pytest.mark.parametrize("name,wrt", [("luong_general", ["Q", "K", "Wa"]), ("bahdanau_additive", ["Wa", "va"])])
+def test_variant_gradients_verify_exactly(name, wrt):
+    from symattn.analyses.verify import verify
+
+    g = sa.grad(sa.derive(sa.load(name)))
+    results = verify(g, wrt=wrt, method="exact")
+    assert [r.wrt for r in results] == wrt and all(r.ok for r in results), [r.detail for r in results]
+
+
+def test_additive_gradient_through_tanh_by_hand():
+    # one query, one key, d_a = 1: e = v·tanh(a + b) and the softmax of one score is 1, so use
+    # two keys; dv = Σ_j dE_j tanh(a + b_j) with dE = dS. Checked against SymPy's diff here.
+    x, y = sympy.symbols("x y", real=True)
+    text = _toml({"Q": [[1]], "K": [[1], [0]], "V": [[2], [-1]], "Wa": [[Fraction(1, 2)]], "Ua": [[1]],
+                  "va": [Fraction(3, 2)]}, {"score": "additive"})
+    g = sa.grad(sa.derive(sa.loads(text)))
+    e1, e2 = x * sympy.tanh(sympy.Rational(3, 2)), x * sympy.tanh(sympy.Rational(1, 2))  # x = v_a
+    L = (2 * sympy.exp(e1) - sympy.exp(e2)) / (sympy.exp(e1) + sympy.exp(e2))
+    want = sympy.diff(L, x).subs(x, sympy.Rational(3, 2))
+    from symattn.exact.zero import cancel_zero
+
+    assert cancel_zero(g["dva"].exact[0, 0] - want)
+    del y
+
+
+@pytest.mark.parametrize("layout", ["column", "torch"])
+def test_additive_gradients_in_other_layouts(layout):
+    base = sa.load("bahdanau_additive").raw["inputs"]
+    T = lambda m: [list(r) for r in zip(*m)]  # noqa: E731
+    ins = {"Q": base["Q"], "K": base["K"], "V": base["V"], "Wa": T(base["Wa"]), "Ua": T(base["Ua"]), "va": base["va"]}
+    if layout == "column":
+        ins.update(Q=T(base["Q"]), K=T(base["K"]), V=T(base["V"]))
+    g = sa.grad(sa.derive(sa.loads(_toml(ins, {"score": "additive", "layout": layout}))))
+    ref = sa.grad(sa.derive(sa.load("bahdanau_additive")))
+    for name in ("dWa", "dUa", "dQ", "dK"):
+        got = g[name].decimals(12)
+        want = ref[name].decimals(12)
+        transposed = name in ("dWa", "dUa") or layout == "column"
+        assert got == ([list(r) for r in zip(*want)] if transposed else want), name
+    assert g["dva"].decimals(12) == ref["dva"].decimals(12)
+
+
+def test_linear_attention_gradients_are_refused_clearly():
+    with pytest.raises(sa.SymattnError, match="not derived for linear attention"):
+        sa.grad(sa.derive(sa.load("linear_causal")))

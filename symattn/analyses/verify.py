@@ -59,7 +59,8 @@ class Verification:
 def _inputs_for(g: Gradient, wrt: Sequence[str] | None) -> list[str]:
     names = [s.name for s in g.all_steps]
     inputs = g.spec.inputs
-    cands = [w for w in ("Q", "K", "V", "scores", "X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo")
+    cands = [w for w in ("Q", "K", "V", "scores", "X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo",
+                         "Wa", "Ua", "va")
              if (w in inputs or w in ("Q", "K", "V")) and WRT[w] in names]
     if wrt:
         bad = [w for w in wrt if w not in cands]
