@@ -1785,7 +1785,7 @@ def additive_grad(kind: str, a: Node, b: Node, va: Node, de: Node) -> Node:
 
 
 def elu_plus_one(x: sympy.Expr) -> sympy.Expr:
-    """φ(x) = elu(x) + 1 (Katharopoulos et al. 2020): x + 1 for x > 0, eˣ for x ≤ 0 (a
+    """φ(x) = elu(x) + 1 (Katharopoulos et al. 2020): x + 1 for x > 0, exp(x) for x ≤ 0 (a
     Piecewise when the sign of x is unknown).
 
     >>> elu_plus_one(sympy.Rational(1, 2)), elu_plus_one(sympy.Integer(-1)), elu_plus_one(sympy.Integer(0))

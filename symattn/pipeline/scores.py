@@ -163,7 +163,7 @@ def _phi_name(fm: str) -> str:
 
 
 def linear_features(b: Any, h: Any) -> None:
-    """φ(Q) and φ(K) element-wise (elu + 1: x + 1 for x > 0, eˣ for x ≤ 0; or the identity)."""
+    """φ(Q) and φ(K) element-wise (elu + 1: x + 1 for x > 0, exp(x) for x ≤ 0; or the identity)."""
     assert h.q is not None and h.k is not None
     fm = b.conv.feature_map
     x = sympy.Symbol("x")
@@ -192,7 +192,7 @@ def linear_features(b: Any, h: Any) -> None:
             notes=[[f"φ = {FEATURE_NOTE[fm]}"]])
 
 
-FEATURE_NOTE = {"elu+1": "elu(x) + 1: x + 1 for x > 0, eˣ for x ≤ 0 (Katharopoulos et al. 2020)",
+FEATURE_NOTE = {"elu+1": "elu(x) + 1: x + 1 for x > 0, exp(x) for x ≤ 0 (Katharopoulos et al. 2020)",
                 "identity": "the identity (no feature map): the normaliser may be 0 or negative"}
 _ZERO_WHY = (": linear attention's normaliser φ(qᵢ)·Σⱼ φ(kⱼ) is 0 for this query, so its output is undefined "
              '(the identity feature map allows it; feature_map = "elu+1" keeps every normaliser positive)')
