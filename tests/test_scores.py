@@ -395,6 +395,22 @@ def test_additive_gradients_in_other_layouts(layout):
     assert g["dva"].decimals(12) == ref["dva"].decimals(12)
 
 
-def test_linear_attention_gradients_are_refused_clearly():
-    with pytest.raises(sa.SymattnError, match="not derived for linear attention"):
-        sa.grad(sa.derive(sa.load("linear_causal")))
+@pytest.mark.parametrize("fm,mask", [("elu+1", "causal"), ("elu+1", "none"), ("identity", "none")])
+def test_linear_attention_gradients_verify_exactly(fm, mask):
+    from symattn.analyses.verify import verify
+
+    Q = [[1, 0], [0, -1], [1, 1]] if fm == "elu+1" else [[1, 2], [2, 1], [1, 1]]
+    K = [[0, 1], [1, 0], [-1, 1]] if fm == "elu+1" else [[1, 0], [0, 1], [1, 1]]
+    text = _toml({"Q": Q, "K": K, "V": [[1, 0], [0, 1], [1, 1]]}, {"score": "linear", "feature_map": fm, "mask": mask})
+    g = sa.grad(sa.derive(sa.loads(text)))
+    results = verify(g, method="auto")
+    assert {r.wrt for r in results} == {"Q", "K", "V"} and all(r.ok for r in results), [r.detail for r in results]
+
+
+def test_linear_gradient_by_hand():
+    # one query, two keys, identity map, d = 1: o = (q k1 v1 + q k2 v2)/(q k1 + q k2) does not
+    # depend on q, so dQ = 0 exactly; dV_j = k_j/(k1 + k2) for the loss Σ O
+    text = _toml({"Q": [[2]], "K": [[1], [3]], "V": [[5], [7]]}, {"score": "linear", "feature_map": "identity"})
+    g = sa.grad(sa.derive(sa.loads(text)))
+    assert g["dQ"].exact == sympy.Matrix([[0]])
+    assert g["dV"].exact == sympy.Matrix([[sympy.Rational(1, 4)], [sympy.Rational(3, 4)]])

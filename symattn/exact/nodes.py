@@ -56,7 +56,7 @@ __all__ = [
     "IntervalNode", "patch", "row_sums", "row_dots", "col_sums", "total", "normalize", "elementwise", "ones",
     "softmax_backward", "FullyMaskedRow",
     # score variants (issue 13)
-    "pair_sums", "energies", "additive_grad", "elu_plus_one", "feature_map", "row_divide", "row_normalize",
+    "pair_sums", "energies", "additive_grad", "elu_plus_one", "feature_map", "feature_map_derivative", "row_divide", "row_normalize",
     "prefix_state", "row_contract", "lower_ones",
 ]
 
@@ -1804,10 +1804,11 @@ class FeatureMapNode(_Formula):
 
     op_name = "the feature map"
 
-    def __init__(self, x: Node) -> None:
+    def __init__(self, x: Node, derivative: bool = False) -> None:
         super().__init__([x])
         self.x = x
         self.shape = x.shape
+        self.derivative = derivative  # φ′: 1 for x > 0, eˣ for x ≤ 0
         self._positive: dict[int, bool] = {}
 
     def positive(self, i: int, j: int) -> bool:
@@ -1828,6 +1829,8 @@ class FeatureMapNode(_Formula):
 
     def _row(self, ar: Any, i: int) -> list:
         x = ar.row(self.x, i)
+        if self.derivative:
+            return [ar.const(sympy.Integer(1)) if self.positive(i, j) else ar.exp(v) for j, v in enumerate(x)]
         return [v + 1 if self.positive(i, j) else ar.exp(v) for j, v in enumerate(x)]
 
     def rational(self, k: int) -> Fraction | None:
@@ -1835,7 +1838,7 @@ class FeatureMapNode(_Formula):
         if q is None:
             return None
         if q > 0:
-            return q + 1
+            return Fraction(1) if self.derivative else q + 1
         return Fraction(1) if q == 0 else None  # e^q is irrational for rational q ≠ 0
 
     def terms(self) -> int:
@@ -1857,6 +1860,19 @@ def feature_map(x: Node, kind: str = "elu+1") -> Node:
     return FeatureMapNode(x)
 
 
+def feature_map_derivative(x: Node) -> Node:
+    """φ′(x) element-wise for φ = elu + 1: 1 for x > 0, eˣ for x ≤ 0 (both 1 at 0).
+
+    >>> feature_map_derivative(rational_matrix([[1, 0, -2]])).exact()
+    Matrix([[1, 1, exp(-2)]])
+    """
+    if x.symbolic:
+        y = sympy.Dummy("y", real=True)
+        d = sympy.diff(elu_plus_one(y), y)
+        return SympyNode(x.exact().applyfunc(lambda e: d.subs(y, e)))
+    return FeatureMapNode(x, derivative=True)
+
+
 class RowDivideNode(_Formula):
     """``num_ij / den_i``: linear attention's output, numerator over normaliser (den is one
     column). A normaliser that is exactly 0 is an undefined value: no digits, an error
@@ -1864,9 +1880,10 @@ class RowDivideNode(_Formula):
 
     op_name = "a division by the normaliser"
 
-    def __init__(self, num: Node, den: Node, why: str = "") -> None:
+    def __init__(self, num: Node, den: Node, why: str = "", rowsum: bool = False) -> None:
         super().__init__([num, den])
         self.num, self.den, self.why = num, den, why
+        self.rowsum = rowsum  # den is the row sum of num: the rows sum to 1
         self.shape = num.shape
 
     def _row(self, ar: Any, i: int) -> list:
@@ -1886,25 +1903,31 @@ class RowDivideNode(_Formula):
 
     def rational(self, k: int) -> Fraction | None:
         i, j = self.index(k)
-        n, d = self.num.rational(k), self.den.rational(i)
-        if n == 0 and d:
-            return Fraction(0)
+        n = self.num.rational(k)
+        if n == 0:
+            return Fraction(0)  # (a zero normaliser is refused as undefined before any digits)
+        d = self.den.rational(i)
         return n / d if n is not None and d else None
 
     def row_sum(self, i: int) -> Fraction | None:
         # P = A / rowsum(A): each row sums to 1 (when the normaliser is the row sum of num)
-        return Fraction(1) if self.why == _ROWSUM else None
+        return Fraction(1) if self.rowsum else None
+
+    def row_dot(self, i: int, values: Sequence[Fraction | None]) -> Fraction | None:
+        # weights summing to 1: Σ_j p_ij·c = c when every value on the row's support is c
+        if self.rowsum:
+            live = {values[j] for j in range(self.shape[1]) if self.rational(self.flat(i, j)) != 0}
+            if len(live) == 1 and None not in live:
+                return live.pop()
+        return super().row_dot(i, values)
 
     def terms(self) -> int:
         return self.num.terms() + self.den.terms()
 
 
-_ROWSUM = " (its row sum)"
-
-
-def row_divide(num: Node, den: Node, why: str = "") -> Node:
+def row_divide(num: Node, den: Node, why: str = "", rowsum: bool = False) -> Node:
     """``num / den`` row by row (``den`` one column); ``why`` ends the message for a zero
-    normaliser.
+    normaliser; ``rowsum``: ``den`` is the row sum of ``num`` (then each row sums to 1).
 
     >>> row_divide(rational_matrix([[1, 3], [2, 2]]), rational_matrix([[2], [4]])).exact()
     Matrix([
@@ -1913,7 +1936,7 @@ def row_divide(num: Node, den: Node, why: str = "") -> Node:
     """
     if den.shape != (num.shape[0], 1):
         raise ValueError(f"cannot divide {num.shape} by {den.shape}")
-    node = RowDivideNode(num, den, why)
+    node = RowDivideNode(num, den, why, rowsum)
     if node.symbolic:
         node.refuse_undefined()
         return SympyNode(node.exact())
@@ -1922,7 +1945,7 @@ def row_divide(num: Node, den: Node, why: str = "") -> Node:
 
 def row_normalize(a: Node) -> Node:
     """``a`` divided by its row sums (linear attention's implicit weights; rows sum to 1)."""
-    return row_divide(a, row_sums(a), _ROWSUM)
+    return row_divide(a, row_sums(a), " (its row sum)", rowsum=True)
 
 
 class PrefixStateNode(_Derived):

@@ -616,11 +616,8 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
     if loss not in LOSSES:
         raise SymattnError(f"unknown loss {loss!r}{did_you_mean(loss, list(LOSSES))}")
     spec = d.spec
-    if spec.convention.normalization != "softmax":
+    if spec.convention.normalization != "softmax" and spec.convention.score != "linear":
         raise SymattnError("gradients are derived for softmax attention (normalization = \"softmax\")")
-    if spec.convention.score == "linear":
-        raise SymattnError("gradients are not derived for linear attention (score = \"linear\") yet: symattn grad "
-                           "covers the softmax scores dot, general and additive")
     focus = spec.resolve_query(focus, "focus") if focus is not None else d.query
     if d.query is not None:  # gradients flow through every row: derive all rows, keep the focus row's loss
         from .forward import derive

@@ -209,7 +209,7 @@ def linear_weights(b: Any, h: Any) -> None:
         sims = V.elementwise("mul", sims, mask)
     total = V.row_sums(sims)
     total.name_as(h.name("normaliser"), b.q_labels, ["1"])  # the same value as the normaliser step
-    node = V.row_divide(sims, total, _ZERO_WHY)
+    node = V.row_divide(sims, total, _ZERO_WHY, rowsum=True)
     P, PQ, PK = matrix("P"), matrix("Phi_Q"), matrix("Phi_K")
     qo = b.operand(h.name("phiQ"), PQ, transpose=b.col)
     ko = b.operand(h.name("phiK"), PK, transpose=b.col)
@@ -373,18 +373,23 @@ def head_steps(default: list[Callable], conv: Any) -> list[Callable]:
 
 def head_gradients(default: list[Callable], conv: Any) -> list[Callable]:
     """The gradient functions of one head: for general and additive scores, the steps through
-    the scores replaced (dQ, dK, ∂L/∂τ and the weights W_a, U_a, v_a)."""
+    the scores replaced (dQ, dK, ∂L/∂τ and the weights W_a, U_a, v_a); for linear attention
+    also the softmax backward (D, dA, dφ(Q), dφ(K), dQ, dK)."""
     score = getattr(conv, "score", "dot")
     if score == "dot":
         return default
     from .scores_backward import GRADIENTS
 
     replaced = ("grad_queries", "grad_keys", "grad_scale", "grad_given_scores")
+    if score == "linear":  # no softmax: the division by the row sum, backward
+        replaced += ("grad_rowsums", "grad_scores", "grad_bias")
     out: list[Callable] = []
+    inserted = False
     for fn in default:
-        if fn.__name__ == "grad_queries":
-            out.extend(GRADIENTS[score])
-        elif fn.__name__ not in replaced:
+        if fn.__name__ not in replaced:
             out.append(fn)
+        elif not inserted:  # the variant's functions where the first replaced one was
+            out.extend(GRADIENTS[score])
+            inserted = True
     return out
 

@@ -176,4 +176,74 @@ def grad_additive(b: Any, h: Any) -> None:
     _dtau(b, h, "energies", h.sym("E"))
 
 
-GRADIENTS: dict[str, list[Callable[[Any, Any], None]]] = {"general": [grad_general], "additive": [grad_additive]}
+def grad_linear(b: Any, h: Any) -> None:
+    """Linear attention, O = P V with P = A / rowsum(A), A = φ(Q)φ(K)ᵀ (∘ M causal):
+    D = rowsum(P ∘ dP), dA = (dP − D 1ᵀ) / rowsum(A) (∘ M), dφ(Q) = dA φ(K), dφ(K) = dAᵀ φ(Q),
+    dQ = dφ(Q) ∘ φ′(Q), dK = dφ(K) ∘ φ′(K) (φ′ = 1 for x > 0, eˣ for x ≤ 0; 1 for the identity)."""
+    pst, dpst, nst = b.fwd(h.name("weights")), b.step(h.name("dP")), b.fwd(h.name("normaliser"))
+    P, dP, D, dA, r = h.sym("P"), h.sym("dP"), h.sym("D"), h.sym("dA"), matrix("r")
+    n, m = pst.shape
+    d_node = V.row_dots(pst.value, dpst.value)
+    b.add(h.name("D"), "row sums of P ∘ dP", sympy.Eq(D, sympy.Function("rowsum")(sympy.HadamardProduct(P, dP)),
+                                                    evaluate=False), d_node,
+          rows=pst.row_labels, cols=["1"], operands={"P": b.op(pst, P), "dP": b.op(dpst, dP)},
+          rule=lambda at, i, _: Worked([R.plus(*[R.times(at("P", i, k), at("dP", i, k)) for k in range(m)])]),
+          symbol=D, entry_name=h.entry("D"))
+    causal = b.conv.mask == "causal"
+    da = V.row_divide(V.elementwise("sub", dpst.value, d_node), nst.value, " (the normaliser of linear attention)")
+    if causal:
+        da = V.elementwise("mul", da, V.lower_ones(n, m))
+    dst = b.step(h.name("D"))
+
+    def rule_a(at: Lookup, i: int, j: int) -> Worked:
+        if causal and j > i:
+            return Worked([sympy.Integer(0)], "masked (causal)")
+        return Worked([R.over(R.minus(at("dP", i, j), at("D", i, 0)), at("r", i, 0))])
+
+    rhs = sympy.Function("rowdiv")(sympy.MatAdd(dP, -D * sympy.OneMatrix(1, m), evaluate=False), r)
+    b.add(h.name("dA"), "gradient of the scores φ(qᵢ)·φ(kⱼ) (the division by the row sum, backward)",
+          sympy.Eq(dA, rhs, evaluate=False), da, like=pst,
+          operands={"dP": b.op(dpst, dP), "D": b.op(dst, D), "r": b.op(nst, r)}, rule=rule_a, symbol=dA,
+          entry_name=h.entry("dA"), notes=[["r is the normaliser φ(qᵢ)·Σⱼ φ(kⱼ) (the row sum of the similarities)"
+                                            + ("; 0 where the causal mask drops the pair" if causal else "")]])
+    dast = b.step(h.name("dA"))
+    fm = b.conv.feature_map
+    for tgt, other, d_sim in (("Q", "K", da), ("K", "Q", V.transpose(da))):
+        ost, tst = b.fwd(h.name(f"phi{other}")), b.fwd(h.name(f"phi{tgt}"))
+        osym = matrix(f"Phi_{other}")
+        node = V.matmul(d_sim, ost.value)
+        ops = {"G": b.op(dast, dA.T if tgt == "K" else dA, transpose=tgt == "K"), "F": b.row_op(ost, osym)}
+        inner = m if tgt == "Q" else n
+        dphi = _add(b, h, f"dphi{tgt}", f"gradient of the features φ({tgt})", (dA.T if tgt == "K" else dA) * osym,
+                    node, ops, R.product("G", "F", inner), like=tst)
+        x_st = b.fwd(h.name(tgt))
+        dsym = h.sym(f"dphi{tgt}")
+        if fm == "identity":
+            out = dphi
+            rule = R.copy("G", lambda i, j: (i, j))
+            ops2 = {"G": b.row_op(b.step(h.name(f"dphi{tgt}")), dsym)}
+            rhs2: sympy.Basic = dsym
+        else:
+            deriv = V.feature_map_derivative(x_st.value)
+            out = V.elementwise("mul", dphi, deriv)
+            ops2 = {"G": b.row_op(b.step(h.name(f"dphi{tgt}")), dsym), "X": b.row_op(x_st, h.sym(tgt))}
+
+            def rule(at: Lookup, i: int, j: int, x_st: Any = x_st) -> Worked:
+                row = x_st.value.entry(i, j)
+                if row.is_positive:
+                    return Worked([at("G", i, j)], "x > 0: phi'(x) = 1")
+                return Worked([R.times(at("G", i, j), sympy.Pow(sympy.E, at("X", i, j), evaluate=False))],
+                              "x ≤ 0: phi'(x) = exp(x)")
+            rhs2 = sympy.HadamardProduct(dsym, matrix(f"J_{tgt}"))  # J = φ′(X), named in the step's note
+        node_out = _add(b, h, "d" + tgt, f"gradient of the {'queries' if tgt == 'Q' else 'keys'}", rhs2, out, ops2,
+                        rule, like=x_st)
+        if fm != "identity":
+            b.steps[-1].notes.append([f"J_{tgt} = the derivative of φ at each entry of {tgt}: 1 where x > 0, exp(x) where x ≤ 0"])
+        if tgt == "Q":
+            h.dQ = node_out
+        else:
+            h.dK = node_out
+
+
+GRADIENTS: dict[str, list[Callable[[Any, Any], None]]] = {"general": [grad_general], "additive": [grad_additive],
+                                                         "linear": [grad_linear]}
