@@ -133,7 +133,7 @@ def energies(b: Any, h: Any) -> None:
     va = b.input("va")
     node = V.energies(qa, ka, va)
     da = qa.shape[1]
-    E = matrix(h.sym("E"))
+    E = matrix(h.sym("E_a"))
     eb, vb, hb = _base("e"), _base("v_a"), _base("h")
     formula = sympy.Eq(eb[_I, _J], sympy.Sum(vb[_T] * sympy.tanh(hb[_I, _J, _T]), (_T, 1, sympy.Symbol("d_a"))),
                        evaluate=False)
@@ -189,11 +189,13 @@ def linear_features(b: Any, h: Any) -> None:
             sympy.Eq(sym, sympy.Function("phi")(ysym), evaluate=False), val, labels, _labels(node.shape[1]),
             operands={"X": b.operand(h.name(src), ysym)}, rule=rule, tokens_as_columns=True, symbol=sym,
             entry_name=f"phi_{src.lower()}",
-            notes=[[f"φ = {FEATURE_NOTE[fm]}"]])
+            notes=[FEATURE_NOTE[fm]])
 
 
-FEATURE_NOTE = {"elu+1": "elu(x) + 1: x + 1 for x > 0, exp(x) for x ≤ 0 (Katharopoulos et al. 2020)",
-                "identity": "the identity (no feature map): the normaliser may be 0 or negative"}
+_X = sympy.Symbol("x", real=True)
+FEATURE_NOTE = {"elu+1": ["φ = elu(x) + 1: ", _X + 1, " for x > 0, ", sympy.exp(_X),
+                          " for x ≤ 0 (Katharopoulos et al. 2020)"],
+                "identity": ["φ = the identity (no feature map): the normaliser may be 0 or negative"]}
 _ZERO_WHY = (": linear attention's normaliser φ(qᵢ)·Σⱼ φ(kⱼ) is 0 for this query, so its output is undefined "
              '(the identity feature map allows it; feature_map = "elu+1" keeps every normaliser positive)')
 

@@ -173,7 +173,7 @@ def grad_additive(b: Any, h: Any) -> None:
     h.dK = _through_weight(b, h, d_ka, matrix("dK_a"), "dK_a", "K", "Ua", matrix("U_a"), "gradient of the keys")
     _weight_grad(b, h, "Q", d_qa, matrix("dQ_a"), "dQ_a", "Wa", "gradient of W_a")
     _weight_grad(b, h, "K", d_ka, matrix("dK_a"), "dK_a", "Ua", "gradient of U_a")
-    _dtau(b, h, "energies", h.sym("E"))
+    _dtau(b, h, "energies", h.sym("E_a"))
 
 
 def grad_linear(b: Any, h: Any) -> None:
@@ -231,14 +231,15 @@ def grad_linear(b: Any, h: Any) -> None:
             def rule(at: Lookup, i: int, j: int, x_st: Any = x_st) -> Worked:
                 row = x_st.value.entry(i, j)
                 if row.is_positive:
-                    return Worked([at("G", i, j)], "x > 0: phi'(x) = 1")
+                    return Worked([at("G", i, j)], "x > 0: the derivative of φ is 1")
                 return Worked([R.times(at("G", i, j), sympy.Pow(sympy.E, at("X", i, j), evaluate=False))],
-                              "x ≤ 0: phi'(x) = exp(x)")
+                              "x ≤ 0: the derivative of φ is e to the x")
             rhs2 = sympy.HadamardProduct(dsym, matrix(f"J_{tgt}"))  # J = φ′(X), named in the step's note
         node_out = _add(b, h, "d" + tgt, f"gradient of the {'queries' if tgt == 'Q' else 'keys'}", rhs2, out, ops2,
                         rule, like=x_st)
         if fm != "identity":
-            b.steps[-1].notes.append([f"J_{tgt} = the derivative of φ at each entry of {tgt}: 1 where x > 0, exp(x) where x ≤ 0"])
+            b.steps[-1].notes.append([f"J_{tgt} = the derivative of φ at each entry x of {tgt}: 1 where x > 0, ",
+                                      sympy.exp(sympy.Symbol("x")), " where x ≤ 0"])
         if tgt == "Q":
             h.dQ = node_out
         else:

@@ -36,7 +36,7 @@ SCORES = {
     "linear": "φ(q)·φ(k), normalised by its row sum (Katharopoulos et al. 2020)",
 }
 FEATURE_MAPS = {
-    "elu+1": "φ(x) = elu(x) + 1: x + 1 for x > 0, exp(x) for x ≤ 0 (Katharopoulos et al. 2020)",
+    "elu+1": "φ(x) = elu(x) + 1: x + 1 for x > 0, e to the x for x ≤ 0 (Katharopoulos et al. 2020)",
     "identity": "φ(x) = x (the normaliser may then be 0 or negative)",
 }
 SCORE_INPUTS = ("Wa", "Ua", "va")
