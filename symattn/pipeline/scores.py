@@ -22,8 +22,8 @@ they import it).
 >>> d = sa.derive(sa.load("luong_general"))
 >>> [s.name for s in d.steps][:5]
 ['Q', 'K', 'V', 'Q_a', 'scores']
->>> d["scores"].exact
-Matrix([[1, 3/2, 0]])
+>>> d["scores"].exact.row(0)    # q_the·W_a = (1, 1/2) against the keys (1, 0), (0, 1), (1, −1)
+Matrix([[1, 1/2, 1/2]])
 """
 
 from __future__ import annotations
