@@ -414,3 +414,30 @@ def test_linear_gradient_by_hand():
     g = sa.grad(sa.derive(sa.loads(text)))
     assert g["dQ"].exact == sympy.Matrix([[0]])
     assert g["dV"].exact == sympy.Matrix([[sympy.Rational(1, 4)], [sympy.Rational(3, 4)]])
+
+
+# ---------------------------------------------------------------------------------------
+# check: claims on the new steps, and the convention diagnosis
+
+
+def test_check_reads_claims_on_the_variant_steps():
+    spec = sa.load("bahdanau_additive")
+    raw = dict(spec.raw)
+    # tanh(1) = 0.761594…, 2·tanh(1/2) = 0.924234…; the third is printed wrong on purpose
+    raw["claims"] = {"energies": {"the": ["0.7616", "0", "1.2237"], "cat": ["0.9242", "0", "1.3000"]},
+                     "preact": {"the": {"the": [1, 0], "cat": ["0.5", "-0.5"]}}}
+    from symattn.read.spec import from_dict
+
+    r = sa.check(from_dict(raw, "claims.toml"))
+    verdicts = {(c.step, c.row, c.col, c.index): c.verdict for c in r.claims}
+    wrong = [k for k, v in verdicts.items() if v == "wrong"]
+    assert wrong == [("energies", "cat", "sat", (1, 2))], verdicts
+    assert len(verdicts) == 10 and r.first_wrong_step == "energies"
+
+
+def test_check_names_the_other_feature_map():
+    # numbers printed with the identity map, file says elu+1 (the default)
+    ins = {"Q": [[1, 0], [0, -1], [1, 1]], "K": [[0, 1], [1, 0], [-1, 1]], "V": [[1, 0], [0, 1], [1, 1]]}
+    text = _toml(ins, {"score": "linear"}, tokens=["a", "b", "c"]) + '[claims.phiQ]\nb = [0, -1]\n'
+    r = sa.check(sa.loads(text))
+    assert any("identity feature map" in str(x) for x in r.diagnosis), r.diagnosis
