@@ -318,6 +318,8 @@ BAD = [
     ({**_ADD, "Wa": [[1, 0]]}, {"score": "additive"}, "inputs.Wa", "Wa must be"),
     ({**_ADD, "Ua": [[1, 0], [0, 1]]}, {"score": "general"}, "inputs.Ua", "input of score"),
     ({"scores": [[1, 2]], "V": [[1], [2]]}, {"score": "linear"}, "inputs.scores", "give Q and K"),
+    ({**_QKV}, {"score": "linear", "mask": "causal"}, "convention.mask", "as many queries as keys"),
+    ({**_QKV}, {"score": "linear", "mask": [[True, False]]}, "convention.mask", '"none" or "causal"'),
     ({"Q": [[1, 0, 1, 0]], "K": [[1, 0, 1, 0]], "V": [[1, 1]], "Wa": [[1, 0], [0, 1]]},
      {"score": "general", "heads": 2}, "convention.heads", "one head"),
 ]

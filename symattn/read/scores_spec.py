@@ -110,6 +110,9 @@ def score_shapes(err: Err, s: Any, dims: Callable[[str], tuple[int, int]]) -> No
     for name in NEEDS[score]:
         if name not in has:
             raise err(f"inputs.{name}", f"missing: score = {score!r} needs {', '.join(NEEDS[score])}")
+    if score == "linear" and conv.mask == "causal" and s.n_queries != s.n_keys:
+        raise err("convention.mask", f"causal linear attention (its recurrent form) needs as many queries as keys; "
+                                     f"got {s.n_queries} queries and {s.n_keys} keys")
     d = s.d_k
     shape = {"row": "{}×{}", "column": "{1}×{0}", "torch": "{1}×{0}"}[conv.layout]
     if score == "general":
