@@ -221,8 +221,8 @@ def example_path(name: str) -> Path | None:
 def list_examples() -> list[tuple[str, str]]:
     """Built-in examples as (name, title), sorted by name.
 
-    >>> [n for n, _ in list_examples()][:1]
-    ['fox_jumps']
+    >>> "fox_jumps" in [n for n, _ in list_examples()]
+    True
     """
     out = []
     for p in sorted(EXAMPLES_DIR.glob("*.toml")):
