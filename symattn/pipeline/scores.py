@@ -34,7 +34,7 @@ import sympy
 
 from ..exact import nodes as V
 from . import rules as R
-from .notation import matrix
+from .notation import Diag, MatrixSoftmax, matrix
 from .steps import Lookup, Operand, Worked
 
 __all__ = ["head_steps", "head_gradients", "W_A", "U_A"]
@@ -169,7 +169,7 @@ def linear_features(b: Any, h: Any) -> None:
     x = sympy.Symbol("x")
     phi_rule = (sympy.Piecewise((x + 1, x > 0), (sympy.exp(x), True)) if fm == "elu+1" else x)
     for src, node, labels in (("Q", h.q, b.q_labels), ("K", h.k, b.k_labels)):
-        sym = matrix(f"Phi_{src}")
+        sym = matrix(f"phi_{src}")
         val = V.feature_map(node, fm)
         ysym = b.step(h.name(src)).symbol
 
@@ -212,7 +212,7 @@ def linear_weights(b: Any, h: Any) -> None:
     total = V.row_sums(sims)
     total.name_as(h.name("normaliser"), b.q_labels, ["1"])  # the same value as the normaliser step
     node = V.row_divide(sims, total, _ZERO_WHY, rowsum=True)
-    P, PQ, PK = matrix("P"), matrix("Phi_Q"), matrix("Phi_K")
+    P, PQ, PK = matrix("P"), matrix("phi_Q"), matrix("phi_K")
     qo = b.operand(h.name("phiQ"), PQ, transpose=b.col)
     ko = b.operand(h.name("phiK"), PK, transpose=b.col)
     m = pk.shape[0]
@@ -228,8 +228,7 @@ def linear_weights(b: Any, h: Any) -> None:
             return R.plus(*[R.times(at("Q", i, t), at("K", l, t)) for t in range(d)])
         return Worked([R.over(dot(j), R.plus(*[dot(l) for l in live]))])
 
-    rhs = sympy.Function("normalize")(PQ * PK.T) if not causal else sympy.Function("normalize")(
-        sympy.HadamardProduct(PQ * PK.T, matrix("M")))
+    rhs = MatrixSoftmax(PQ * PK.T if not causal else sympy.HadamardProduct(PQ * PK.T, matrix("M")), "keys", "sum")
     h.weights = b.add(h.name("weights"), "implicit attention weights (φ(qᵢ)·φ(kⱼ) over its row sum)",
                       sympy.Eq(P, rhs, evaluate=False), node, b.q_labels, b.k_labels,
                       operands={"Q": qo, "K": ko}, rule=rule, symbol=P, entry_name=h.entry("weights"),
@@ -243,7 +242,7 @@ def linear_output(b: Any, h: Any) -> None:
     Causal: the states S_t and z_t, then φ(q_t)ᵀS_t over φ(q_t)ᵀz_t."""
     assert h.v is not None
     pq, pk = h.extra["phiQ"], h.extra["phiK"]
-    PQ, PK, Vs = matrix("Phi_Q"), matrix("Phi_K"), matrix(h.sym("V"))
+    PQ, PK, Vs = matrix("phi_Q"), matrix("phi_K"), matrix(h.sym("V"))
     d, dv, m = pk.shape[1], h.v.shape[1], pk.shape[0]
     qo = b.operand(h.name("phiQ"), PQ, transpose=b.col)
     ko = b.operand(h.name("phiK"), PK, transpose=b.col)
@@ -291,7 +290,8 @@ def linear_output(b: Any, h: Any) -> None:
         z = V.matmul(V.lower_ones(m, m), pk)
         Z = matrix("Z")
         b.add(h.name("z"), "recurrent normaliser state zₜ = zₜ₋₁ + φ(kₜ) (row t)",
-              sympy.Eq(Z, sympy.Function("cumsum")(PK), evaluate=False), z, tokens, _labels(d),
+              sympy.Eq(_base("z")[_T, _I], sympy.Sum(_base("phi_k")[_S, _I], (_S, 1, _T)), evaluate=False), z,
+              tokens, _labels(d),
               operands={"K": ko}, rule=lambda at, t, a: Worked([R.plus(*[at("K", s, a) for s in range(t + 1)])]),
               symbol=Z, entry_name="z", notes=[["z₀ = 0"]])
         full_q = h.extra["phiQ_all"]
@@ -315,23 +315,23 @@ def linear_output(b: Any, h: Any) -> None:
 
         num_ops = {"Q": qo, "K": ko, "V": vo}
         den_ops = {"Q": qo, "z": zop}
-    N, D = matrix("N"), matrix("D")
+    N, D = matrix("N"), matrix("r")  # r: the normaliser (the row sums of φ(Q)·φ(K)ᵀ)
     causal = b.conv.mask == "causal"
     b.add(h.name("numerator"), "numerator φ(qᵢ)ᵀ·" + ("(φ(K)ᵀ·V)" if not causal else "Sᵢ"),
-          sympy.Eq(_base("N")[_T, _J] if causal else N, num_rhs, evaluate=False), num, b.q_labels, _labels(dv), operands=num_ops, rule=num_rule,
-          symbol=N, entry_name="N")
+          sympy.Eq(_base("N")[_T, _J] if causal else N, num_rhs, evaluate=False), num, b.q_labels, _labels(dv),
+          operands=num_ops, rule=num_rule, symbol=N, entry_name="N")
     b.add(h.name("normaliser"), "normaliser φ(qᵢ)ᵀ·" + ("(φ(K)ᵀ·1)" if b.conv.mask != "causal" else "zᵢ"),
-          sympy.Eq(_base("D")[_T] if causal else D, den_rhs, evaluate=False), den, b.q_labels, ["1"], operands=den_ops, rule=den_rule,
-          symbol=D, entry_name="D")
+          sympy.Eq(_base("r")[_T] if causal else D, den_rhs, evaluate=False), den, b.q_labels, ["1"],
+          operands=den_ops, rule=den_rule, symbol=D, entry_name="r")
     out = V.row_divide(num, den, _ZERO_WHY)
     O = matrix(h.sym("O"))
     nop = Operand(N, num, b.q_labels, _labels(dv), "N")
-    dop = Operand(D, den, b.q_labels, ["1"], "D")
+    dop = Operand(D, den, b.q_labels, ["1"], "r")
     notes = [["the same as the implicit weights times V (P·V): symattn prove linear-equals-weights"
               + ("; the recurrent form equals the masked form: symattn prove linear-recurrent-equals-masked"
                  if b.conv.mask == "causal" else "")]]
     h.out = b.add(h.name("output"), "attention output (numerator over normaliser, row by row)",
-                  sympy.Eq(O, sympy.Function("rowdiv")(N, D), evaluate=False), out, b.q_labels, _labels(dv),
+                  sympy.Eq(O, sympy.Inverse(Diag(D)) * N, evaluate=False), out, b.q_labels, _labels(dv),
                   operands={"N": nop, "D": dop}, rule=lambda at, i, c: Worked([R.over(at("N", i, c), at("D", i, 0))]),
                   tokens_as_columns=True, symbol=O, entry_name=h.entry("output"), notes=notes)
 

@@ -24,7 +24,7 @@ import sympy
 
 from ..exact import nodes as V
 from . import rules as R
-from .notation import TAU, Inner, Partial, matrix
+from .notation import TAU, Diag, Inner, Ones, Partial, matrix
 from .steps import Lookup, Operand, Worked
 
 __all__ = ["GRADIENTS"]
@@ -200,7 +200,9 @@ def grad_linear(b: Any, h: Any) -> None:
             return Worked([sympy.Integer(0)], "masked (causal)")
         return Worked([R.over(R.minus(at("dP", i, j), at("D", i, 0)), at("r", i, 0))])
 
-    rhs = sympy.Function("rowdiv")(sympy.MatAdd(dP, -D * sympy.OneMatrix(1, m), evaluate=False), r)
+    rhs = sympy.Inverse(Diag(r)) * sympy.MatAdd(dP, -D * Ones(row=True), evaluate=False)
+    if causal:
+        rhs = sympy.HadamardProduct(rhs, matrix("M"))
     b.add(h.name("dA"), "gradient of the scores φ(qᵢ)·φ(kⱼ) (the division by the row sum, backward)",
           sympy.Eq(dA, rhs, evaluate=False), da, like=pst,
           operands={"dP": b.op(dpst, dP), "D": b.op(dst, D), "r": b.op(nst, r)}, rule=rule_a, symbol=dA,
@@ -210,7 +212,7 @@ def grad_linear(b: Any, h: Any) -> None:
     fm = b.conv.feature_map
     for tgt, other, d_sim in (("Q", "K", da), ("K", "Q", V.transpose(da))):
         ost, tst = b.fwd(h.name(f"phi{other}")), b.fwd(h.name(f"phi{tgt}"))
-        osym = matrix(f"Phi_{other}")
+        osym = matrix(f"phi_{other}")
         node = V.matmul(d_sim, ost.value)
         ops = {"G": b.op(dast, dA.T if tgt == "K" else dA, transpose=tgt == "K"), "F": b.row_op(ost, osym)}
         inner = m if tgt == "Q" else n
