@@ -443,3 +443,44 @@ def test_check_names_the_other_feature_map():
     text = _toml(ins, {"score": "linear"}, tokens=["a", "b", "c"]) + '[claims.phiQ]\nb = [0, -1]\n'
     r = sa.check(sa.loads(text))
     assert any("identity feature map" in str(x) for x in r.diagnosis), r.diagnosis
+
+
+# ---------------------------------------------------------------------------------------
+# random examples against mpmath (every certified digit)
+
+
+@SETTINGS
+@given(st.data())
+def test_random_additive_examples_against_mpmath(data):
+    n, m, dk, da = (data.draw(st.integers(1, 3)) for _ in range(4))
+    Q, K, V = data.draw(_matrix(n, dk)), data.draw(_matrix(m, dk)), data.draw(_matrix(m, 1))
+    Wa, Ua, va = data.draw(_matrix(dk, da)), data.draw(_matrix(dk, da)), data.draw(_matrix(1, da))[0]
+    text = _toml({"Q": Q, "K": K, "V": V, "Wa": Wa, "Ua": Ua, "va": va}, {"score": "additive"})
+    d = sa.derive(sa.loads(text))
+    run = _mp_additive(*[[[str(x) for x in r] for r in M] for M in (Q, K, V, Wa, Ua)], [str(x) for x in va])
+    for name in ("energies", "weights", "output"):
+        _check_step(d, name, lambda dps, name=name: run(dps)[name])
+
+
+@SETTINGS
+@given(st.data())
+def test_random_linear_examples_against_mpmath(data):
+    n, dk = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 3))
+    causal = data.draw(st.booleans())
+    Q, K, V = data.draw(_matrix(n, dk)), data.draw(_matrix(n, dk)), data.draw(_matrix(n, 2))
+    conv = {"score": "linear"} | ({"mask": "causal"} if causal else {})
+    d = sa.derive(sa.loads(_toml({"Q": Q, "K": K, "V": V}, conv)))
+    s = lambda M: [[str(x) for x in r] for r in M]  # noqa: E731
+    _check_step(d, "output", lambda dps: _mp_linear(s(Q), s(K), s(V), "elu+1", causal)(dps)["output"])
+
+
+def test_additive_energy_cancelling_to_zero_is_exact():
+    # tanh(1/2) + tanh(−1/2) = 0 exactly: printed 0, not digits of an enclosure around 0
+    text = _toml({"Q": [[1]], "K": [[1], [0]], "V": [[1], [2]], "Wa": [[Fraction(1, 2)]], "Ua": [[-1]],
+                  "va": [1]}, {"score": "additive"})
+    d = sa.derive(sa.loads(text))
+    assert d["energies"].exact[0, 0] == -sympy.tanh(sympy.Rational(1, 2))
+    text = _toml({"Q": [[1, 1]], "K": [[1, -1]], "V": [[1]], "Wa": [[Fraction(1, 2), 0], [0, Fraction(-1, 2)]],
+                  "Ua": [[0, 0], [0, 0]], "va": [1, 1]}, {"score": "additive"})
+    d = sa.derive(sa.loads(text))
+    assert d["energies"].exact[0, 0] == 0 and d["energies"].decimals(6) == [["0"]]
