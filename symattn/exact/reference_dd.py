@@ -135,7 +135,7 @@ def _dd_exp_bound() -> float:
         return float(up) * 2.0
 
 
-#: |dd_exp(x) − exp(x)| ≤ DD_EXP_RHO·exp(x) + 2⁻¹⁰⁰⁰ for x = xh + xl ≤ 1/2 (entries below −700 give 0)
+#: |dd_exp(x) − eˣ| ≤ DD_EXP_RHO·eˣ + 2⁻¹⁰⁰⁰ for x = xh + xl ≤ 1/2 (entries below −700 give 0)
 DD_EXP_RHO = _dd_exp_bound()
 _PIECE = 8192
 

@@ -76,7 +76,7 @@ _C2 = _c2()
 
 
 def _exp_error_bound() -> tuple[float, float]:
-    """(ρ, RMAX): |exp_nonpos(x) − exp(x)| ≤ ρ·exp(x) + 2⁻¹⁰⁷⁴ for float64 x in [−745.2, 0].
+    """(ρ, RMAX): |exp_nonpos(x) − eˣ| ≤ ρ·eˣ + 2⁻¹⁰⁷⁴ for float64 x in [−745.2, 0].
 
     Argument reduction: k = rint(x·LOG2E) (|k| ≤ 1076), t = fl(x − k·C1) with k·C1 exact
     (C1 has 37 significant bits, k at most 11), r = fl(t − fl(k·C2)). Since
@@ -118,7 +118,7 @@ EXP_ABS = 2.0 ** -1074
 
 
 def exp_nonpos(x: np.ndarray) -> np.ndarray:
-    """exp(x) for float64 x ≤ 0 (−inf gives 0), with |result − exp(x)| ≤ EXP_RHO·exp(x) + 2⁻¹⁰⁷⁴.
+    """eˣ for float64 x ≤ 0 (−inf gives 0), with |result − eˣ| ≤ EXP_RHO·eˣ + 2⁻¹⁰⁷⁴.
 
     exp(0) is exactly 1. Large arrays are worked in pieces that stay in the CPU cache.
     """
