@@ -35,6 +35,7 @@ from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation, Step
 from ..read.numbers import did_you_mean, exact_number
 from ..read.spec import Spec, from_dict, printed_ulp
+from .scores_check import alternatives as score_alternatives
 
 __all__ = ["Claim", "Report", "check", "VERDICTS"]
 
@@ -758,6 +759,7 @@ def _alternatives(spec: Spec) -> list[tuple[str, dict]]:
                         {"mask": other}))
     elif spec.n_queries == spec.n_keys and spec.n_queries > 1:
         out.append(("a causal mask", {"mask": "causal"}))
+    out += [a for a in score_alternatives(spec) if a not in out]  # issue 13: the score variants
     # a few pairs: no scaling together with the other slips
     if scale != "none":
         for label, change in list(out):

@@ -27,8 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="symbolic examples: write entries fully expanded, not in terms of earlier steps' entries")
     lt.add_argument("--max-rows", type=_digits, default=8, help="rows shown before eliding (default 8)")
     lt.add_argument("--max-cols", type=_digits, default=8, help="columns shown before eliding (default 8)")
-    lt.add_argument("--heatmap", nargs="?", const="weights", choices=("weights", "scores", "scaled", "masked"),
-                    metavar="STEP", help="add a heatmap drawn in TikZ (of the weights, or scores, scaled, masked): "
+    lt.add_argument("--heatmap", nargs="?", const="weights",
+                    choices=("weights", "scores", "scaled", "masked", "energies"),
+                    metavar="STEP", help="add a heatmap drawn in TikZ (of the weights, or scores, scaled, masked, "
+                                         "energies): "
                                          "every query, or the --query row; --body-only needs tikz in your preamble")
 
 

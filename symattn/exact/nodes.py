@@ -55,6 +55,9 @@ __all__ = [
     "scale", "masked", "softmax", "attend", "weighted", "concat", "columns", "rows",
     "IntervalNode", "patch", "row_sums", "row_dots", "col_sums", "total", "normalize", "elementwise", "ones",
     "softmax_backward", "FullyMaskedRow",
+    # score variants (issue 13)
+    "pair_sums", "energies", "additive_grad", "elu_plus_one", "feature_map", "feature_map_derivative", "row_divide", "row_normalize",
+    "prefix_state", "row_contract", "lower_ones",
 ]
 
 NEG_INF = sympy.S.NegativeInfinity
@@ -91,6 +94,10 @@ class _Exact:
         return sympy.Add(*xs)
 
     @staticmethod
+    def tanh(x: sympy.Expr) -> sympy.Expr:
+        return sympy.tanh(x)
+
+    @staticmethod
     def const(c: sympy.Expr) -> sympy.Expr:
         return c
 
@@ -120,6 +127,10 @@ class _Balls:
     @staticmethod
     def sum(xs: Sequence[arb]) -> arb:
         return sum(xs[1:], xs[0]) if xs else arb(0)
+
+    @staticmethod
+    def tanh(x: arb) -> arb:
+        return x.tanh()
 
     def const(self, c: sympy.Expr) -> arb:
         return to_arb(c, self.prec)
@@ -1638,3 +1649,380 @@ def softmax_backward(p: Node, dp: Node, axis: str = "keys") -> tuple[Node, Node]
     if node.symbolic:
         return SympyNode(node.exact()), node.d
     return node, node.d
+
+
+# ---------------------------------------------------------------------------------------
+# score variants (issue 13): additive (Bahdanau) energies through tanh, linear attention's
+# feature map, row-wise division by a normaliser, and the recurrent state of causal linear
+# attention. Each formula is written once and runs on exact values and on balls.
+
+
+class PairSumNode(_Derived):
+    """``H[i, j, t] = a[i, t] + b[j, t]``: the tanh pre-activations W_a q_i + U_a k_j of
+    additive attention, shape (queries, keys, d_a).
+
+    >>> pair_sums(rational_matrix([[1, 2]]), rational_matrix([[10, 20], [30, 40]])).exact().tolist()
+    [[[11, 22], [31, 42]]]
+    """
+
+    op_name = "a sum"
+
+    def __init__(self, a: Node, b: Node) -> None:
+        super().__init__([a, b])
+        self.a, self.b = a, b
+        self.shape = (a.shape[0], b.shape[0], a.shape[1])
+
+    def entry(self, i: int, j: int, t: int) -> sympy.Expr:  # type: ignore[override]
+        return self.a.entry(i, t) + self.b.entry(j, t)
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j, t = self.index(k)
+        x, y = self.a.rational(self.a.flat(i, t)), self.b.rational(self.b.flat(j, t))
+        return None if x is None or y is None else x + y
+
+    def balls(self, prec: int) -> list[arb]:
+        if self.symbolic:
+            raise CertificationError("a value with symbols has no decimals")
+        with workprec(prec):
+            a, b = self.a.ball_mat(prec), self.b.ball_mat(prec)
+            n, m, d = self.shape
+            return [a[i, t] + b[j, t] for i in range(n) for j in range(m) for t in range(d)]
+
+
+def pair_sums(a: Node, b: Node) -> Node:
+    """The 3-index pre-activations ``a[i, :] + b[j, :]`` (see :class:`PairSumNode`)."""
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(f"cannot pair {a.shape} with {b.shape}")
+    return PairSumNode(a, b)
+
+
+def _energy(ar: Any, a: list, b: list, va: list) -> Any:
+    """v_aᵀ tanh(a + b) = Σ_t va_t·tanh(a_t + b_t): one formula for exact values and balls."""
+    return ar.sum([w * ar.tanh(x + y) for w, x, y in zip(va, a, b)])
+
+
+class EnergyNode(_Formula):
+    """Additive (Bahdanau) energies ``e_ij = v_aᵀ tanh(a_i + b_j)`` with ``a = Q W_a`` and
+    ``b = K U_a`` (row form). Exact entries are sums of ``tanh`` of algebraic numbers
+    (tanh x = (e^{2x} − 1)/(e^{2x} + 1)); balls use arb's tanh."""
+
+    op_name = "the additive energies"
+
+    def __init__(self, a: Node, b: Node, va: Node) -> None:
+        super().__init__([a, b, va])
+        self.a, self.b, self.va = a, b, va
+        self.shape = (a.shape[0], b.shape[0])
+
+    def _row(self, ar: Any, i: int) -> list:
+        a, va = ar.row(self.a, i), ar.row(self.va, 0)
+        return [_energy(ar, a, ar.row(self.b, j), va) for j in range(self.shape[1])]
+
+    def terms(self) -> int:
+        return self.a.shape[1] * max(self.a.terms(), self.b.terms())
+
+
+def energies(a: Node, b: Node, va: Node) -> Node:
+    """``e_ij = Σ_t va_t tanh(a_it + b_jt)`` (additive attention).
+
+    >>> e = energies(rational_matrix([[0, 1]]), rational_matrix([[0, 0]]), rational_matrix([[2, 1]]))
+    >>> e.exact(), e.decimals(6)
+    (Matrix([[tanh(1)]]), [['0.761594']])
+    """
+    node = EnergyNode(a, b, va)
+    return SympyNode(node.exact()) if node.symbolic else node
+
+
+def _additive_grad(ar: Any, kind: str, a: list, b: list, va: list, de: Any) -> list:
+    """One (query, key) pair's share of the additive gradients, per t: ``de·va_t·(1 − tanh²)``
+    (d a_it and d b_jt) or ``de·tanh`` (d va_t)."""
+    out = []
+    for w, x, y in zip(va, a, b):
+        t = ar.tanh(x + y)
+        out.append(de * t if kind == "va" else de * w * (1 - t * t))
+    return out
+
+
+class AdditiveGradNode(_Formula):
+    """Gradients through the additive energies, from dE (row form):
+
+    * ``kind = "a"``: dA_it = Σ_j dE_ij va_t (1 − tanh²(a_it + b_jt)), shape of A = Q W_a;
+    * ``kind = "b"``: dB_jt = Σ_i dE_ij va_t (1 − tanh²(a_it + b_jt)), shape of B = K U_a;
+    * ``kind = "va"``: dva_t = Σ_ij dE_ij tanh(a_it + b_jt), one row.
+    """
+
+    op_name = "a gradient through tanh"
+
+    def __init__(self, kind: str, a: Node, b: Node, va: Node, de: Node) -> None:
+        super().__init__([a, b, va, de])
+        self.kind, self.a, self.b, self.va, self.de = kind, a, b, va, de
+        self.shape = {"a": a.shape, "b": b.shape, "va": va.shape}[kind]
+
+    def _pairs(self, i: int) -> list[tuple[int, int]]:
+        n, m = self.de.shape
+        if self.kind == "a":
+            return [(i, j) for j in range(m)]
+        if self.kind == "b":
+            return [(r, i) for r in range(n)]
+        return [(r, j) for r in range(n) for j in range(m)]
+
+    def _row(self, ar: Any, i: int) -> list:
+        va = ar.row(self.va, 0)
+        parts = [_additive_grad(ar, self.kind, ar.row(self.a, r), ar.row(self.b, j), va, ar.row(self.de, r)[j])
+                 for r, j in self._pairs(i)]
+        return [ar.sum([p[t] for p in parts]) for t in range(self.shape[1])]
+
+    def terms(self) -> int:
+        return max(c.terms() for c in self.children) * self.de.size
+
+
+def additive_grad(kind: str, a: Node, b: Node, va: Node, de: Node) -> Node:
+    """See :class:`AdditiveGradNode`.
+
+    >>> g = additive_grad("va", rational_matrix([[0]]), rational_matrix([[0]]), rational_matrix([[1]]),
+    ...                   rational_matrix([[1]]))
+    >>> g.exact()
+    Matrix([[0]])
+    """
+    node = AdditiveGradNode(kind, a, b, va, de)
+    return SympyNode(node.exact()) if node.symbolic else node
+
+
+def elu_plus_one(x: sympy.Expr) -> sympy.Expr:
+    """φ(x) = elu(x) + 1 (Katharopoulos et al. 2020): x + 1 for x > 0, exp(x) for x ≤ 0 (a
+    Piecewise when the sign of x is unknown).
+
+    >>> elu_plus_one(sympy.Rational(1, 2)), elu_plus_one(sympy.Integer(-1)), elu_plus_one(sympy.Integer(0))
+    (3/2, exp(-1), 1)
+    """
+    if x.is_positive:
+        return x + 1
+    if x.is_nonpositive:
+        return sympy.exp(x)
+    return sympy.Piecewise((x + 1, x > 0), (sympy.exp(x), True))
+
+
+class FeatureMapNode(_Formula):
+    """φ(X) element-wise for linear attention, with φ = elu + 1. The branch of each entry is
+    decided exactly (its sign) once; the same branch then runs on balls."""
+
+    op_name = "the feature map"
+
+    def __init__(self, x: Node, derivative: bool = False) -> None:
+        super().__init__([x])
+        self.x = x
+        self.shape = x.shape
+        self.derivative = derivative  # φ′: 1 for x > 0, eˣ for x ≤ 0
+        self._positive: dict[int, bool] = {}
+
+    def positive(self, i: int, j: int) -> bool:
+        """Whether entry (i, j) of the input is > 0 (decided exactly)."""
+        k = self.x.flat(i, j)
+        got = self._positive.get(k)
+        if got is None:
+            q = self.x.rational(k)
+            if q is not None:
+                got = q > 0
+            else:
+                e = self.x.entry(i, j)
+                if e.is_positive is None and e.is_nonpositive is None:
+                    raise CertificationError(f"cannot decide the sign of {self.x.describe(k)} for elu + 1")
+                got = bool(e.is_positive)
+            self._positive[k] = got
+        return got
+
+    def _row(self, ar: Any, i: int) -> list:
+        x = ar.row(self.x, i)
+        if self.derivative:
+            return [ar.const(sympy.Integer(1)) if self.positive(i, j) else ar.exp(v) for j, v in enumerate(x)]
+        return [v + 1 if self.positive(i, j) else ar.exp(v) for j, v in enumerate(x)]
+
+    def rational(self, k: int) -> Fraction | None:
+        q = self.x.rational(k)
+        if q is None:
+            return None
+        if q > 0:
+            return Fraction(1) if self.derivative else q + 1
+        return Fraction(1) if q == 0 else None  # e^q is irrational for rational q ≠ 0
+
+    def terms(self) -> int:
+        return self.x.terms() + 1
+
+
+def feature_map(x: Node, kind: str = "elu+1") -> Node:
+    """φ(x) element-wise: ``elu+1`` or ``identity``.
+
+    >>> feature_map(rational_matrix([[1, 0, -2]])).exact()
+    Matrix([[2, 1, exp(-2)]])
+    """
+    if kind == "identity":
+        return x
+    if kind != "elu+1":
+        raise ValueError(f"unknown feature map {kind!r}")
+    if x.symbolic:
+        return SympyNode(x.exact().applyfunc(elu_plus_one))
+    return FeatureMapNode(x)
+
+
+def feature_map_derivative(x: Node) -> Node:
+    """φ′(x) element-wise for φ = elu + 1: 1 for x > 0, eˣ for x ≤ 0 (both 1 at 0).
+
+    >>> feature_map_derivative(rational_matrix([[1, 0, -2]])).exact()
+    Matrix([[1, 1, exp(-2)]])
+    """
+    if x.symbolic:
+        y = sympy.Dummy("y", real=True)
+        d = sympy.diff(elu_plus_one(y), y)
+        return SympyNode(x.exact().applyfunc(lambda e: d.subs(y, e)))
+    return FeatureMapNode(x, derivative=True)
+
+
+class RowDivideNode(_Formula):
+    """``num_ij / den_i``: linear attention's output, numerator over normaliser (den is one
+    column). A normaliser that is exactly 0 is an undefined value: no digits, an error
+    naming the row."""
+
+    op_name = "a division by the normaliser"
+
+    def __init__(self, num: Node, den: Node, why: str = "", rowsum: bool = False) -> None:
+        super().__init__([num, den])
+        self.num, self.den, self.why = num, den, why
+        self.rowsum = rowsum  # den is the row sum of num: the rows sum to 1
+        self.shape = num.shape
+
+    def _row(self, ar: Any, i: int) -> list:
+        d = ar.row(self.den, i)[0]
+        return [x / d for x in ar.row(self.num, i)]
+
+    def _find_undefined(self) -> UndefinedValueError | None:
+        u = super()._find_undefined()
+        if u is not None or self.symbolic:
+            return u
+        balls = self.den.ball_mat(64)
+        for i in range(self.den.shape[0]):
+            if balls[i, 0].contains(0) and self.den.is_exact_zero(self.den.flat(i, 0)):
+                return UndefinedValueError(self.den.describe(self.den.flat(i, 0)),
+                                           "it is exactly 0, and the output divides by it" + self.why)
+        return None
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        n = self.num.rational(k)
+        if n == 0:
+            return Fraction(0)  # (a zero normaliser is refused as undefined before any digits)
+        d = self.den.rational(i)
+        return n / d if n is not None and d else None
+
+    def row_sum(self, i: int) -> Fraction | None:
+        # P = A / rowsum(A): each row sums to 1 (when the normaliser is the row sum of num)
+        return Fraction(1) if self.rowsum else None
+
+    def row_dot(self, i: int, values: Sequence[Fraction | None]) -> Fraction | None:
+        # weights summing to 1: Σ_j p_ij·c = c when every value on the row's support is c
+        if self.rowsum:
+            live = {values[j] for j in range(self.shape[1]) if self.rational(self.flat(i, j)) != 0}
+            if len(live) == 1 and None not in live:
+                return live.pop()
+        return super().row_dot(i, values)
+
+    def terms(self) -> int:
+        return self.num.terms() + self.den.terms()
+
+
+def row_divide(num: Node, den: Node, why: str = "", rowsum: bool = False) -> Node:
+    """``num / den`` row by row (``den`` one column); ``why`` ends the message for a zero
+    normaliser; ``rowsum``: ``den`` is the row sum of ``num`` (then each row sums to 1).
+
+    >>> row_divide(rational_matrix([[1, 3], [2, 2]]), rational_matrix([[2], [4]])).exact()
+    Matrix([
+    [1/2, 3/2],
+    [1/2, 1/2]])
+    """
+    if den.shape != (num.shape[0], 1):
+        raise ValueError(f"cannot divide {num.shape} by {den.shape}")
+    node = RowDivideNode(num, den, why, rowsum)
+    if node.symbolic:
+        node.refuse_undefined()
+        return SympyNode(node.exact())
+    return node
+
+
+def row_normalize(a: Node) -> Node:
+    """``a`` divided by its row sums (linear attention's implicit weights; rows sum to 1)."""
+    return row_divide(a, row_sums(a), " (its row sum)", rowsum=True)
+
+
+class PrefixStateNode(_Derived):
+    """The state of causal linear attention: ``S[t, a, b] = Σ_{s ≤ t} φk[s, a]·v[s, b]``
+    (S_t = S_{t−1} + φ(k_t) v_tᵀ), shape (tokens, d, d_v)."""
+
+    op_name = "the recurrent state"
+
+    def __init__(self, phik: Node, v: Node) -> None:
+        super().__init__([phik, v])
+        self.phik, self.v = phik, v
+        self.shape = (phik.shape[0], phik.shape[1], v.shape[1])
+
+    def entry(self, t: int, a: int, b: int) -> sympy.Expr:  # type: ignore[override]
+        return sympy.Add(*[self.phik.entry(s, a) * self.v.entry(s, b) for s in range(t + 1)])
+
+    def terms(self) -> int:
+        return max(self.phik.terms(), self.v.terms()) * self.shape[0]
+
+    def balls(self, prec: int) -> list[arb]:
+        if self.symbolic:
+            raise CertificationError("a value with symbols has no decimals")
+        with workprec(prec):
+            k, v = self.phik.ball_mat(prec), self.v.ball_mat(prec)
+            n, d, e = self.shape
+            out = []
+            for t in range(n):
+                out.extend(_Balls.sum([k[s, a] * v[s, b] for s in range(t + 1)]) for a in range(d) for b in range(e))
+            return out
+
+
+def prefix_state(phik: Node, v: Node) -> Node:
+    """S_t = Σ_{s ≤ t} φ(k_s) v_sᵀ for every t (see :class:`PrefixStateNode`).
+
+    >>> prefix_state(rational_matrix([[1], [2]]), rational_matrix([[3], [5]])).exact().tolist()
+    [[[3]], [[13]]]
+    """
+    return PrefixStateNode(phik, v)
+
+
+class RowContractNode(_Formula):
+    """``out[t, b] = Σ_a x[t, a]·S[t, a, b]``: each query against its own state (causal
+    linear attention's numerator φ(q_t)ᵀ S_t)."""
+
+    op_name = "a product with the state"
+
+    def __init__(self, x: Node, state: Node) -> None:
+        super().__init__([x, state])
+        self.x, self.state = x, state
+        self.shape = (x.shape[0], state.shape[2])
+        self._state_balls: tuple[int, list] | None = None
+
+    def _s(self, ar: Any, t: int, a: int, b: int) -> Any:
+        if ar is _EXACT:
+            return self.state.entry(t, a, b)
+        if self._state_balls is None or self._state_balls[0] != ar.prec:
+            self._state_balls = (ar.prec, self.state.balls(ar.prec))
+        _, d, e = self.state.shape
+        return self._state_balls[1][(t * d + a) * e + b]
+
+    def _row(self, ar: Any, i: int) -> list:
+        x = ar.row(self.x, i)
+        return [ar.sum([x[a] * self._s(ar, i, a, b) for a in range(len(x))]) for b in range(self.shape[1])]
+
+    def terms(self) -> int:
+        return self.x.terms() + self.state.terms()
+
+
+def row_contract(x: Node, state: Node) -> Node:
+    """Σ_a x[t, a] S[t, a, b] (see :class:`RowContractNode`)."""
+    node = RowContractNode(x, state)
+    return SympyNode(node.exact()) if node.symbolic else node
+
+
+def lower_ones(n: int, m: int) -> RationalNode:
+    """The causal pattern as 0/1: entry (i, j) is 1 when j ≤ i."""
+    return RationalNode((n, m), lambda: fmpq_mat(n, m, [1 if j <= i else 0 for i in range(n) for j in range(m)]))

@@ -37,6 +37,7 @@ from ..exact import nodes as V
 from ..read.numbers import did_you_mean
 from ..read.spec import GivenMatrix, read_matrix
 from . import rules as R
+from . import scores as variant_scores
 from .forward import Builder, input_node, num_labels
 from .loss import LOSSES, loss_value, upstream_gradient
 from .notation import TAU, Chain, ColSum, Columns, Concat, Given, Inner, Ones, Partial, RowSum, matrix
@@ -47,7 +48,8 @@ __all__ = ["grad", "Gradient", "LOSSES", "WRT", "HEAD_GRADIENTS"]
 #: what ``wrt`` may name, and the step that holds its gradient
 WRT = {"O": "dO", "V": "dV", "P": "dP", "S": "dS", "Q": "dQ", "K": "dK", "tau": "dtau", "B": "dB",
        "scores": "dscores", "X": "dX", "X_kv": "dX_kv", "Wq": "dWq", "Wk": "dWk", "Wv": "dWv", "Wo": "dWo",
-       "bq": "dbq", "bk": "dbk", "bv": "dbv", "bo": "dbo"}
+       "bq": "dbq", "bk": "dbk", "bv": "dbv", "bo": "dbo",
+       "Wa": "dWa", "Ua": "dUa", "va": "dva"}  # the general and additive scores (pipeline/scores_backward.py)
 
 
 class Gradient(Derivation):
@@ -338,7 +340,7 @@ HEAD_GRADIENTS: list[Callable[[Backward, HeadGrad], None]] = [
 
 
 def run_head(b: Backward, h: HeadGrad) -> HeadGrad:
-    for fn in HEAD_GRADIENTS:
+    for fn in variant_scores.head_gradients(HEAD_GRADIENTS, b.conv):
         fn(b, h)
     return h
 
@@ -614,7 +616,7 @@ def grad(d: Derivation, loss: str = "sum", target: object = None, upstream: obje
     if loss not in LOSSES:
         raise SymattnError(f"unknown loss {loss!r}{did_you_mean(loss, list(LOSSES))}")
     spec = d.spec
-    if spec.convention.normalization != "softmax":
+    if spec.convention.normalization != "softmax" and spec.convention.score != "linear":
         raise SymattnError("gradients are derived for softmax attention (normalization = \"softmax\")")
     focus = spec.resolve_query(focus, "focus") if focus is not None else d.query
     if d.query is not None:  # gradients flow through every row: derive all rows, keep the focus row's loss

@@ -33,6 +33,7 @@ from ..exact import nodes as V
 from ..limits import WEIGHTED_DEFAULT_MAX
 from ..read.spec import Matrix, Spec
 from . import rules as R
+from . import scores as variant_scores
 from .notation import TAU, TEMPERATURE, D_K, Concat, Columns, Given, MatrixSoftmax, matrix
 from .steps import Derivation, Operand, Rule, Step, Worked
 
@@ -314,7 +315,7 @@ def scaled(b: Builder, h: Head) -> None:
     conv, spec = b.conv, b.spec
     tau = conv.tau(d_k=h.d_k, d_v=spec.d_v or None, d_model=spec.d_model, h=conv.heads)
     kind, temp = _scale_kind(conv.scale_text), conv.temperature
-    S, St = matrix(h.sym("S")), matrix(h.sym("Stilde"))
+    S, St = b.step(h.logits_step).symbol or matrix(h.sym("S")), matrix(h.sym("Stilde"))
     notes: list = []
     if kind == "none":
         rhs = S if temp == 1 else S / TEMPERATURE
@@ -448,7 +449,7 @@ HEAD_STEPS: list[Callable[[Builder, Head], None]] = [scores, scaled, masked, wei
 
 def run_head(b: Builder, h: Head, steps: Sequence[Callable[[Builder, Head], None]] | None = None) -> Head:
     """Run the step functions of one head."""
-    for fn in steps if steps is not None else HEAD_STEPS:
+    for fn in steps if steps is not None else variant_scores.head_steps(HEAD_STEPS, b.conv):
         fn(b, h)
     return h
 

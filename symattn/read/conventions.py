@@ -62,6 +62,8 @@ class Convention:
     heads: int = 1
     query: str | int | None = None
     d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
+    score: str = "dot"  # dot | general | additive | linear (symattn.read.scores_spec)
+    feature_map: str = "elu+1"  # linear attention's φ
 
     def scale_value(self, **dims: int | None) -> sympy.Expr:
         """The scale with the example's dimensions substituted (before temperature)."""
@@ -92,7 +94,7 @@ class Convention:
     def echo(self, **dims: int | None) -> dict:
         """The conventions as they were applied, for every output (stable key order)."""
         tau_text = _tau_text(self.scale_text, self.scale_expr, self.temperature, tuple(sorted(dims.items())))
-        return {
+        out = {
             "layout": self.layout,
             "scale": self.scale_text,
             "temperature": str(self.temperature),
@@ -106,6 +108,11 @@ class Convention:
             "heads": self.heads,
             "query": self.query,
         }
+        if self.score != "dot":  # echoed only for the variants (issue 13)
+            out["score"] = self.score
+            if self.score == "linear":
+                out["feature_map"] = self.feature_map
+        return out
 
 
 @functools.lru_cache(maxsize=64)

@@ -35,6 +35,7 @@ from ..limits import MAX_DIM, MAX_EXPONENT, MAX_HEADS, MAX_LATEX, MAX_SYMBOLIC_D
 from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
 from .latex_numbers import ParseBudget, looks_like_latex, parse_latex
 from .numbers import did_you_mean, exact_number, parse_expression
+from .scores_spec import SCORE_CONVENTION_KEYS, SCORE_INPUTS, score_convention, score_shapes, weight_transposed
 
 __all__ = ["Spec", "load", "loads", "from_dict", "example_path", "list_examples", "EXAMPLES_DIR",
            "GivenMatrix", "read_matrix", "load_matrix"]
@@ -46,10 +47,10 @@ Matrix = list[list[Entry]]
 
 TOP_KEYS = ("title", "description", "tokens", "key_tokens", "inputs", "convention", "claims",
             "inputs_rounded")
-INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V", "scores")
+INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V", "scores") + SCORE_INPUTS
 CONVENTION_KEYS = ("layout", "scale", "temperature", "mask", "bias", "mask_value", "masked_rows",
-                   "softmax_axis", "normalization", "heads", "query", "d_k")
-VECTOR_KEYS = ("bq", "bk", "bv", "bo")
+                   "softmax_axis", "normalization", "heads", "query", "d_k") + SCORE_CONVENTION_KEYS
+VECTOR_KEYS = ("bq", "bk", "bv", "bo", "va")
 
 
 @dataclass
@@ -85,6 +86,8 @@ class Spec:
         ``torch`` stores weights as (d_out, d_in))."""
         if name in VECTOR_KEYS or name == "scores" or self.convention.layout == "row":
             return False
+        if name == "Wa" and not weight_transposed(self.convention):
+            return False  # Luong's general score q·W_a·k: W_a as written in every layout
         return not (self.convention.layout == "torch" and name in ("X", "X_kv", "Q", "K", "V"))
 
     def row(self, name: str) -> Matrix | None:
@@ -218,8 +221,8 @@ def example_path(name: str) -> Path | None:
 def list_examples() -> list[tuple[str, str]]:
     """Built-in examples as (name, title), sorted by name.
 
-    >>> [n for n, _ in list_examples()][:1]
-    ['fox_jumps']
+    >>> "fox_jumps" in [n for n, _ in list_examples()]
+    True
     """
     out = []
     for p in sorted(EXAMPLES_DIR.glob("*.toml")):
@@ -624,6 +627,7 @@ class _Validator:
         conv.d_k = dk
         bias_raw = c.get("bias")
         conv.has_bias = bias_raw is not None
+        score_convention(self.err, c, conv)
         return conv, mask_raw, bias_raw
 
     def shapes(self, s: Spec) -> None:
@@ -722,6 +726,7 @@ class _Validator:
                                    ("the key width d_k", None if s.stage == "scores" else dk, "inputs.K")):
             if width is not None and width > MAX_DIM:
                 raise self.err(where, f"{what} is {width}, past the limit of {MAX_DIM} (see the README's limits)")
+        score_shapes(self.err, s, dims)
         # output projection
         if "Wo" in has:
             rows_o, cols_o = dims("Wo")

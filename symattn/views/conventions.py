@@ -56,8 +56,17 @@ def summary(d: Derivation | None, convention: dict | None = None) -> list[Item]:
     c = convention if convention is not None else d.convention
     tau = _tau(d) if d is not None else None
     items = [Item("layout", [f"layout {c['layout']}"], [f"layout {c['layout']}: ", *_LAYOUT[c["layout"]]])]
+    score = c.get("score", "dot")  # the score variants (issue 13)
+    if score != "dot":
+        from ..read.scores_spec import FEATURE_MAPS, SCORES
+
+        fm = c.get("feature_map")
+        items.append(Item("score", [f"score {score}" + (f" (φ = {fm})" if fm else "")],
+                          [f"score {score}: {SCORES[score]}" + (f"; feature map {FEATURE_MAPS[fm]}" if fm else "")]))
     scale = c["scale"]
-    if tau is not None and (scale.strip().lower() != "none" or c["temperature"] != "1"):
+    if score == "linear":
+        pass  # no scale and no softmax: the score item says how the output is normalised
+    elif tau is not None and (scale.strip().lower() != "none" or c["temperature"] != "1"):
         items.append(Item("scale", [f"scale {scale} (", sympy.Eq(TAU, tau, evaluate=False), ")"],
                           [f"scale {scale}, so the scores are multiplied by ", sympy.Eq(TAU, tau, evaluate=False)]))
     else:
@@ -81,7 +90,8 @@ def summary(d: Derivation | None, convention: dict | None = None) -> list[Item]:
     items.append(Item("mask", [short], long))
     axis = c["softmax_axis"]
     how = "softmax" if c.get("normalization", "softmax") == "softmax" else "division by the sum"
-    items.append(Item("softmax", [f"{how} over {axis}"],
+    if score != "linear":
+        items.append(Item("softmax", [f"{how} over {axis}"],
                       [f"{how} over the {axis} (each {'row' if axis == 'keys' else 'column'} sums to 1)"
                        + ("" if how == "softmax" else ", not a softmax")]))
     h = int(c["heads"])

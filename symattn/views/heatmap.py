@@ -45,11 +45,15 @@ STEPS = {
     "dS": "gradient dS = ∂L/∂S̃",
     "dB": "gradient dB = ∂L/∂B",
     "dscores": "gradient ∂L/∂S",
+    # the score variants (issue 13)
+    "energies": "energies (additive score)",
+    "dE": "gradient dE (energies)",
+    "dA": "gradient dA (linear scores)",
 }
 #: steps whose masked cells are drawn masked (from the mask on; scores before it are real numbers)
-MASKED_STEPS = ("masked", "weights", "dP", "dS", "dB", "dscores")
+MASKED_STEPS = ("masked", "weights", "dP", "dS", "dB", "dscores", "dA")
 #: gradient steps: the backward pass draws them
-GRADIENT_STEPS = ("dP", "dS", "dB", "dscores")
+GRADIENT_STEPS = ("dP", "dS", "dB", "dscores", "dE", "dA")
 
 WHITE = (255, 255, 255)
 HIGH = (8, 81, 156)  # the largest value (sequential), the most negative (diverging): dark blue
@@ -232,7 +236,10 @@ def _caption(d: Derivation, scale: Scale, annotated: bool, digits: int, masked: 
         parts.append("grey hatched: masked")
     if scale.kind == "diverging":
         parts.append("blue < 0 < red")
-    conv = (f"layout {c['layout']} · scale {c['scale']} · mask {c['mask']}"
-            + (" + bias" if c.get("bias") else "") + f" · softmax over {c['softmax_axis']}"
+    norm = (f" · softmax over {c['softmax_axis']}" if c.get("score") != "linear"
+            else f" · score linear (φ = {c['feature_map']}): no softmax, weights φ(q)·φ(k) over their row sum")
+    conv = (f"layout {c['layout']}" + (f" · score {c['score']}" if c.get("score") not in (None, "dot", "linear") else "")
+            + (f" · scale {c['scale']}" if c.get("score") != "linear" else "") + f" · mask {c['mask']}"
+            + (" + bias" if c.get("bias") else "") + norm
             + (f" · loss {c['loss']}" if c.get("loss") else ""))
     return "; ".join(parts) + ". Conventions: " + conv + "."

@@ -35,6 +35,10 @@ STEPS_TEX = {
     "dS": r"gradient $dS = \partial L / \partial \tilde S$",
     "dB": r"gradient $dB = \partial L / \partial B$",
     "dscores": r"gradient $\partial L / \partial S$",
+    # the score variants (issue 13)
+    "energies": r"energies $e_{ij} = v_a^{\top} \tanh(W_a q_i + U_a k_j)$",
+    "dE": r"gradient $dE = \partial L / \partial E$",
+    "dA": r"gradient $dA$ of the linear scores $\phi(q_i) \cdot \phi(k_j)$",
 }
 
 

@@ -211,6 +211,8 @@ def entry_symbol_row(step: Step, i: int) -> sympy.Basic:
     """p_{i,j} v_j for query i of the weighted step."""
     from ..pipeline.notation import entry
 
+    if "P" not in step.operands or "V" not in step.operands:  # another 3-index step (preact, state): x_{i, j, t}
+        return entry(step.entry_name or step.name, [step.row_labels[i], "j", "t"])
     P = step.operands["P"]
     Vop = step.operands["V"]
     j = sympy.Symbol("j")

@@ -497,7 +497,11 @@ class TextPrinter(_SympyStr):
         return "log(%s)" % self._print(expr.args[0])
 
     def _print_Function(self, expr: sympy.Basic) -> str:
-        return "%s(%s)" % (expr.func.__name__, ", ".join(self._print(a) for a in expr.args))
+        name = expr.func.__name__
+        return "%s(%s)" % (_GREEK.get(name, name), ", ".join(self._print(a) for a in expr.args))
+
+    def _print_Inverse(self, expr: sympy.Basic) -> str:
+        return "%s⁻¹" % self._factor(expr.arg)
 
     def _print_Softmax(self, expr: sympy.Basic) -> str:
         i = self._print(expr.args[0])

@@ -171,7 +171,7 @@ def html(d: Derivation, digits: int = 6) -> str | None:
     from .latex import Style, step_block
     from .printers import render_phrase
 
-    step = "dS" if isinstance(d, Gradient) else "weights"
+    step = ("dS" if "dS" in d else "dA") if isinstance(d, Gradient) else "weights"  # dA: linear attention
     try:
         picture = _svg_inline(heatmap(d, step, digits=3))
         blocks = [step_block(st, Style(digits=digits, katex=True), env="aligned") for st in d.steps]
