@@ -22,7 +22,8 @@ import sympy
 from ..errors import InputError
 from .numbers import parse_expression
 
-__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern"]
+__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern",
+           "window_pattern"]
 
 #: layout -> (description, how a projection is written)
 LAYOUTS = {
@@ -62,6 +63,26 @@ class Convention:
     heads: int = 1
     query: str | int | None = None
     d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
+    kv_heads: int | None = None  # grouped-query attention: key/value heads (None: one per query head)
+    window: tuple[int | None, int | None] | None = None  # sliding window (left, right); None = no limit
+
+    @property
+    def groups(self) -> int:
+        """Key/value heads (``kv_heads``, or one per query head)."""
+        return self.kv_heads or self.heads
+
+    def kv_head(self, head: int) -> int:
+        """The 0-based key/value head that serves 0-based query head ``head`` (repeat_interleave order).
+
+        >>> Convention(heads=4, kv_heads=2).kv_head(1), Convention(heads=4, kv_heads=2).kv_head(2)
+        (0, 1)
+        """
+        return head // (self.heads // self.groups)
+
+    def window_offset(self, n_queries: int, n_keys: int) -> int:
+        """``off`` in a window i + off − left ≤ j ≤ i + off + right: n_keys − n_queries with the
+        bottom-right causal mask, else 0 (the window is aligned like the causal mask)."""
+        return n_keys - n_queries if self.mask == "causal_bottom_right" else 0
 
     def scale_value(self, **dims: int | None) -> sympy.Expr:
         """The scale with the example's dimensions substituted (before temperature)."""
@@ -102,7 +123,26 @@ class Convention:
             "normalization": self.normalization,
             "heads": self.heads,
             "query": self.query,
+            **({"kv_heads": self.kv_heads} if self.kv_heads is not None else {}),
+            **({"window": [_inf_text(w) for w in self.window]} if self.window is not None else {}),
         }
+
+
+def _inf_text(w: int | None) -> int | str:
+    return "inf" if w is None else w
+
+
+def window_pattern(window: tuple[int | None, int | None], off: int, n_queries: int,
+                   n_keys: int) -> set[tuple[int, int]]:
+    """The (query, key) pairs inside a sliding window: i + off − left ≤ j ≤ i + off + right
+    (None = no limit on that side).
+
+    >>> sorted(window_pattern((1, 0), 0, 3, 3))
+    [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
+    """
+    left, right = window
+    return {(i, j) for i in range(n_queries) for j in range(n_keys)
+            if (left is None or j >= i + off - left) and (right is None or j <= i + off + right)}
 
 
 @functools.lru_cache(maxsize=64)
