@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     check_digits(args.digits)
     spec = load(args.file)
     if args.decode:
-        from ..pipeline.structure import decode
+        from ..pipeline.decode import decode
 
         if args.query is not None:
             from ..errors import SymattnError

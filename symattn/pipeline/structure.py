@@ -8,8 +8,8 @@
 * ``window = [left, right]``: key j is visible to query i when i + off − left ≤ j ≤ i + off + right
   (off = n_keys − n_queries with the bottom-right causal mask, else 0). :func:`window_step` shows
   the window as a 0/1 step before the masked scores.
-* :func:`decode`: token by token from a growing KV cache, each decoded row checked exactly
-  against the row of the causal full pass.
+* :func:`full_pass_spec`: the causal full pass that :func:`symattn.pipeline.decode.decode` reproduces
+  token by token from a growing KV cache, each decoded row checked exactly against it.
 
 >>> import symattn as sa
 >>> d = sa.derive(sa.load("gqa_two_groups"))
@@ -32,10 +32,9 @@ from ..read.conventions import window_pattern
 from ..read.spec import Spec
 from . import rules as R
 from .notation import Concat, Given, matrix
-from .steps import Derivation, Lookup, Operand, Step, Worked
+from .steps import Lookup, Operand, Worked
 
-__all__ = ["window_step", "window_note", "grouped_kv_grads", "decode", "Decoding", "full_pass_spec",
-           "kv_title"]
+__all__ = ["window_step", "window_note", "grouped_kv_grads", "full_pass_spec", "kv_title"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -133,8 +132,6 @@ def full_pass_spec(spec: Spec) -> Spec:
     followed by the new tokens, and the mask is causal bottom-right (the new token t sees the
     whole cache and the new tokens up to itself).
     """
-    from .forward import Builder
-
     conv = spec.convention
     if spec.stage == "scores":
         raise SymattnError(f"{spec.source}: decoding needs queries, keys and values (this example starts "
@@ -145,18 +142,10 @@ def full_pass_spec(spec: Spec) -> Spec:
         raise SymattnError(f"{spec.source}: decoding is causal; it cannot follow an explicit mask matrix")
     if conv.softmax_axis != "keys" or spec.score_bias is not None:
         raise SymattnError(f"{spec.source}: decoding needs the softmax over keys and no score bias")
-    b = Builder(dataclasses.replace(spec, convention=dataclasses.replace(conv, query=None)), None)
-    unfocused = b.spec
-
-    def rows_of(node: V.Node) -> list[list]:
-        m = node.exact()
-        return [[_entry(m[i, j]) for j in range(m.shape[1])] for i in range(m.shape[0])]
-
-    q = _project(b, "Q", "X")
-    k = _project(b, "K", "X")
-    v = _project(b, "V", "X")
+    unfocused = dataclasses.replace(spec, convention=dataclasses.replace(conv, query=None))
+    q, k, v = (_project(unfocused, t) for t in ("Q", "K", "V"))
     kc, vc = unfocused.row("K_cache") or [], unfocused.row("V_cache") or []
-    inputs = {"Q": rows_of(q), "K": [list(r) for r in kc] + rows_of(k), "V": [list(r) for r in vc] + rows_of(v)}
+    inputs = {"Q": q, "K": [list(r) for r in kc] + k, "V": [list(r) for r in vc] + v}
     if "Wo" in spec.inputs:
         inputs["Wo"] = unfocused.row("Wo")  # type: ignore[assignment]
         if "bo" in spec.inputs:
@@ -179,93 +168,17 @@ def _entry(x: sympy.Basic) -> Any:
     return x
 
 
-def _project(b: Any, tgt: str, src: str) -> V.Node:
-    """Q, K or V of the new tokens, in row form (given, or X·W + b)."""
-    if tgt in b.spec.inputs:
-        return b.input(tgt)
-    return V.matmul(b.input(src), b.input(f"W{tgt.lower()}"), b.written.get(f"b{tgt.lower()}"))
+def _project(spec: Spec, tgt: str) -> list[list]:
+    """Q, K or V of the new tokens, in row form: given, or X·W (+ b), computed exactly."""
+    if tgt in spec.inputs:
+        return [list(r) for r in spec.row(tgt)]  # type: ignore[union-attr]
 
+    def mat(m: Any) -> sympy.Matrix:
+        return sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) if not isinstance(x, sympy.Basic) else x
+                              for x in r] for r in m])
 
-class Decoding(Derivation):
-    """A token-by-token decoding: for each new token its own steps (prefixed ``t3.``), the
-    cache as it grows, and ``checks``: for each token, whether its decoded output equals the
-    row of the causal full pass (exact, computed)."""
-
-    def __init__(self, spec: Spec, steps: list[Step], default: list[str], echo: dict, full: Derivation,
-                 checks: list[tuple[str, bool]]) -> None:
-        super().__init__(spec, steps, default, None, echo)
-        self.full = full
-        self.checks = checks
-
-    @property
-    def title(self) -> str:
-        return f"{self.spec.title}: decoding token by token from a KV cache"
-
-    @property
-    def proved(self) -> bool:
-        """Every decoded row equals the full pass's row, exactly."""
-        return all(ok for _, ok in self.checks)
-
-
-def _sub_spec(full: Spec, t: int) -> Spec:
-    """Decoding step t (0-based query row of the full pass): one query, keys 0 … t + off."""
-    conv = full.convention
-    off = full.n_keys - full.n_queries if conv.mask == "causal_bottom_right" else 0
-    n = t + off + 1
-    inputs = {"Q": [full.inputs["Q"][t]], "K": full.inputs["K"][:n], "V": full.inputs["V"][:n]}
-    for k in ("Wo", "bo"):
-        if k in full.inputs:
-            inputs[k] = full.inputs[k]
-    keys = full.key_labels()[:n]
-    # one query against the keys so far: the causal mask keeps them all; a window still applies
-    new_conv = dataclasses.replace(conv, mask="causal_bottom_right" if conv.window is not None else "none",
-                                   query=None)
-    return dataclasses.replace(full, inputs=inputs, convention=new_conv, tokens=[full.query_labels()[t]],
-                               key_tokens=keys, n_queries=1, n_keys=n, raw={}, input_ulps={}, score_bias=None)
-
-
-def decode(spec: Spec) -> Decoding:
-    """Decode the example token by token from a growing KV cache.
-
-    For each new token t: its query, the cache of keys and values of tokens 1 … t (the previous
-    cache plus the new token's key and value), its scores, weights and output. Each decoded
-    output is compared exactly with row t of the causal full pass (a computation that can fail;
-    the result is in ``checks``).
-
-    >>> import symattn as sa
-    >>> dec = sa.decode(sa.load("kv_cache_decode"))
-    >>> dec.proved, [name for name, _ in dec.checks]
-    (True, ['a', 'b', 'c'])
-    """
-    from .forward import derive
-
-    full_spec = full_pass_spec(spec)
-    full = derive(full_spec)
-    out_full = full["output"].row_node
-    steps: list[Step] = []
-    default: list[str] = []
-    checks: list[tuple[str, bool]] = []
-    labels = full_spec.query_labels()
-    for t in range(full_spec.n_queries):
-        sub = _sub_spec(full_spec, t)
-        d = derive(sub)
-        prefix = f"t{t + 1}."
-        for st in d.steps:
-            if st.name in ("K", "V"):
-                st.title = f"{'key' if st.name == 'K' else 'value'} cache after token {labels[t]} " \
-                           f"({sub.n_keys} token{'s' if sub.n_keys > 1 else ''})"
-            elif st.name == "Q":
-                st.title = f"query of token {labels[t]}"
-            st.name = prefix + st.name
-            steps.append(st)
-        default += [prefix + n for n in d.default_names]
-        row = d["output"].row_node
-        diff = row.exact() - V.rows(out_full, [t]).exact()
-        ok = all(sympy.simplify(x) == 0 for x in diff)
-        checks.append((labels[t], ok))
-        if not ok:  # pragma: no cover - a failure of the identity is a bug, reported, not hidden
-            raise SymattnError(f"decoding token {labels[t]} does not reproduce row {t + 1} of the causal full pass")
-    echo = full.convention
-    echo = dict(echo)
-    echo["decode"] = True
-    return Decoding(full_spec, steps, default, echo, full, checks)
+    y = mat(spec.row("X")) * mat(spec.row(f"W{tgt.lower()}"))
+    bias = spec.inputs.get(f"b{tgt.lower()}")
+    if bias is not None:
+        y += sympy.ones(y.rows, 1) * mat(bias)
+    return [[_entry(sympy.expand(y[i, j])) for j in range(y.cols)] for i in range(y.rows)]

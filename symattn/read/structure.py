@@ -10,7 +10,7 @@ Each bad value gets one line naming the field:
 >>> loads('[inputs]\\nQ = [[1, 0]]\\nK = [[1, 0]]\\nV = [[1]]\\n[convention]\\nwindow = [-1, 0]\\n')
 Traceback (most recent call last):
 ...
-symattn.errors.SpecError: <string>:5: convention.window[1]: expected a whole number ≥ 0 or "inf", got -1
+symattn.errors.SpecError: <string>:6: convention.window[1]: expected a whole number ≥ 0 or "inf", got -1
 """
 
 from __future__ import annotations
