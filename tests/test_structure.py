@@ -1,0 +1,302 @@
+"""Structural variants: grouped-query / multi-query heads (kv_heads), sliding windows (window) and
+KV-cache decoding (derive --decode, K_cache/V_cache).
+
+Independent references: mpmath at high precision (tests/mp_attention.py, which shares no code with
+symattn: it slices key/value head h // (H/G) and applies the window by its definition), exact SymPy
+attention written here for the decoding rows, and Hypothesis properties (GQA ≡ multi-head attention
+with K and V repeated; decode ≡ the causal row; a window at least n wide changes nothing).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import symattn as sa
+from mp_attention import compare
+
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+NUMS = ["0", "1", "-1", "2", "1/2", "-1/3", "3/4", "0.5", "-2", "1.5"]
+
+
+def run(*args):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "symattn", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=300)
+
+
+def mat(draw, r, c):
+    return [[draw(st.sampled_from(NUMS)) for _ in range(c)] for _ in range(r)]
+
+
+def exact(m):
+    return sympy.Matrix([[sympy.Rational(Fraction(x)) for x in r] for r in m])
+
+
+# ---------------------------------------------------------------------------------------
+# grouped-query attention
+
+
+def test_gqa_builtin_every_digit_against_mpmath():
+    spec = sa.load("gqa_two_groups")
+    bad = compare(spec.raw, sa.derive(spec), digits=30)
+    assert bad == []
+
+
+def test_gqa_head_mapping_is_repeat_interleave():
+    d = sa.derive(sa.load("gqa_two_groups"))
+    K = d["K"].exact
+    # heads 1, 2 use column 1 of K (key/value head 1); heads 3, 4 use column 2
+    assert [d[f"head{h}.K"].exact for h in (1, 2, 3, 4)] == [K[:, 0], K[:, 0], K[:, 1], K[:, 1]]
+    assert "key/value head 2 of 2, for query heads 3–4" in d["head3.K"].title
+
+
+def test_mqa_one_kv_head_serves_every_query_head():
+    spec = sa.from_dict({"inputs": {"Q": [["1", "0", "2"], ["0", "1", "-1"]], "K": [["1"], ["2"]],
+                                    "V": [["3"], ["-1"]]}, "convention": {"heads": 3, "kv_heads": 1}})
+    d = sa.derive(spec)
+    assert spec.d_k == 1 and spec.d_v == 1
+    assert d["concat"].shape == (2, 3)
+    assert compare(spec.raw, d, digits=25) == []
+
+
+@SETTINGS
+@given(st.data())
+def test_gqa_equals_multi_head_with_k_v_repeated(data):
+    draw = data.draw
+    n = draw(st.integers(1, 3))
+    g = draw(st.sampled_from([1, 2]))
+    per = draw(st.sampled_from([1, 2]))
+    h, dk, dv = g * per, draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    Q, K, V = mat(draw, n, h * dk), mat(draw, n, g * dk), mat(draw, n, g * dv)
+    mask = draw(st.sampled_from(["none", "causal"]))
+    gqa = sa.derive(sa.from_dict({"inputs": {"Q": Q, "K": K, "V": V},
+                                  "convention": {"heads": h, "kv_heads": g, "mask": mask, "scale": "none"}}))
+
+    def repeat(m, width):  # repeat_interleave of the heads' column blocks
+        return [sum(([r[(i // per) * width:(i // per + 1) * width] for i in range(h)]), []) for r in m]
+
+    mha = sa.derive(sa.from_dict({"inputs": {"Q": Q, "K": repeat(K, dk), "V": repeat(V, dv)},
+                                  "convention": {"heads": h, "mask": mask, "scale": "none"}}))
+    assert sympy.simplify(gqa["output"].exact - mha["output"].exact) == sympy.zeros(n, h * dv)
+
+
+def test_gqa_gradient_of_shared_head_is_sum_over_its_query_heads():
+    g = sa.grad(sa.derive(sa.load("gqa_two_groups")), loss="sum")
+    for kv, heads in ((1, (1, 2)), (2, (3, 4))):
+        for name in ("K", "V"):
+            total = g[f"head{heads[0]}.d{name}"].exact + g[f"head{heads[1]}.d{name}"].exact
+            assert sympy.simplify(g[f"kv{kv}.d{name}"].exact - total) == sympy.zeros(*total.shape)
+    dK = g["dK"].exact
+    assert sympy.simplify(dK[:, 1] - g["kv2.dK"].exact) == sympy.zeros(3, 1)
+
+
+@pytest.mark.parametrize("example", ["gqa_two_groups", "sliding_window"])
+def test_grad_verify_exact(example):
+    from symattn.analyses.verify import verify
+
+    g = sa.grad(sa.derive(sa.load(example)), loss="sum")
+    results = verify(g, method="exact")
+    assert results and all(r.ok and r.method == "exact" for r in results), [r.detail for r in results]
+
+
+# ---------------------------------------------------------------------------------------
+# sliding windows
+
+
+def test_window_builtin_against_mpmath_and_hand_mask():
+    spec = sa.load("sliding_window")
+    d = sa.derive(spec)
+    assert compare(spec.raw, d, digits=30) == []
+    # i − 1 ≤ j ≤ i and the causal mask: each token sees itself and the one before
+    assert d["window"].exact == sympy.Matrix([[1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]])
+    # "I saw a cat": scale none, q_cat = (2, 0) sees "a" (0, 1) and "cat" (1, 2): scores 0 and 2
+    w = d["weights"].exact
+    assert sympy.simplify(w[3, 3] - sympy.exp(2) / (1 + sympy.exp(2))) == 0 and w[3, 0] == 0 and w[3, 1] == 0
+
+
+def test_window_bottom_right_alignment_follows_the_mask():
+    base = {"Q": [["1", "0"], ["0", "1"]], "K": [["1", "0"], ["0", "1"], ["1", "1"], ["2", "0"]],
+            "V": [["1"], ["2"], ["3"], ["4"]]}
+    br = sa.from_dict({"inputs": base, "convention": {"mask": "causal_bottom_right", "window": [1, 0]}})
+    # off = 4 − 2 = 2: query 1 sees keys 2..3 (1-based), query 2 sees keys 3..4
+    assert br.masked_pairs()[0] == {(0, 0), (0, 3), (1, 0), (1, 1)}
+    tl = sa.from_dict({"inputs": base, "convention": {"window": [0, 1]}})
+    assert tl.masked_pairs()[0] == {(0, 2), (0, 3), (1, 0), (1, 3)}
+    for spec in (br, tl):
+        assert compare(spec.raw, sa.derive(spec), digits=25) == []
+
+
+@SETTINGS
+@given(st.data())
+def test_window_at_least_n_wide_changes_nothing(data):
+    draw = data.draw
+    n = draw(st.integers(1, 4))
+    mask = draw(st.sampled_from(["none", "causal"]))
+    Q, K, V = mat(draw, n, 2), mat(draw, n, 2), mat(draw, n, 1)
+    left = draw(st.sampled_from([n, n + 1, "inf"]))
+    right = draw(st.sampled_from([n, 5, "inf"])) if mask == "none" else draw(st.sampled_from([0, n, "inf"]))
+    conv = {"mask": mask, "scale": "none"}
+    plain = sa.derive(sa.from_dict({"inputs": {"Q": Q, "K": K, "V": V}, "convention": conv}))
+    windowed = sa.derive(sa.from_dict({"inputs": {"Q": Q, "K": K, "V": V},
+                                       "convention": {**conv, "window": [left, right]}}))
+    assert windowed["weights"].exact == plain["weights"].exact
+
+
+# ---------------------------------------------------------------------------------------
+# KV-cache decoding
+
+
+def _causal_rows(Q, K, V):
+    """Exact causal attention, scale none, written here: row t attends keys 0..t."""
+    Q, K, V = exact(Q), exact(K), exact(V)
+    out = []
+    for t in range(Q.rows):
+        e = [sympy.exp((Q[t, :] * K[j, :].T)[0]) for j in range(t + 1)]
+        z = sum(e)
+        out.append([sum(e[j] * V[j, c] for j in range(t + 1)) / z for c in range(V.cols)])
+    return out
+
+
+def test_decode_builtin_rows_equal_causal_rows_written_here():
+    spec = sa.load("kv_cache_decode")
+    dec = sa.decode(spec)
+    assert dec.proved and [t for t, _ in dec.checks] == ["a", "b", "c"]
+    X, Wq, Wk, Wv = (exact(spec.inputs[k]) for k in ("X", "Wq", "Wk", "Wv"))
+    want = _causal_rows((X * Wq).tolist(), (X * Wk).tolist(), (X * Wv).tolist())
+    for t in range(3):
+        got = dec[f"t{t + 1}.output"].exact
+        assert all(sympy.simplify(got[0, c] - want[t][c]) == 0 for c in range(2))
+        assert dec[f"t{t + 1}.K"].shape == (t + 1, 2)  # the cache grows by one token per step
+
+
+def test_decode_from_a_given_cache():
+    spec = sa.load("kv_cache_given")
+    dec = sa.decode(spec)
+    assert dec.proved
+    assert dec["t1.K"].row_labels == ["c1", "c2", "new1"]
+    Kc, Vc, X = (exact(spec.inputs[k]) for k in ("K_cache", "V_cache", "X"))
+    Wq, Wk, Wv = (exact(spec.inputs[k]) for k in ("Wq", "Wk", "Wv"))
+    K = Kc.col_join(X * Wk)
+    V = Vc.col_join(X * Wv)
+    Q = X * Wq
+    for t in range(2):  # new token t sees the cache and new tokens up to itself
+        n = 2 + t + 1
+        e = [sympy.exp((Q[t, :] * K[j, :].T)[0]) for j in range(n)]
+        for c in range(2):
+            want = sum(e[j] * V[j, c] for j in range(n)) / sum(e)
+            assert sympy.simplify(dec[f"t{t + 1}.output"].exact[0, c] - want) == 0
+    # plain derive shows the same full pass
+    full = sa.derive(spec)
+    assert full["output"].shape == (2, 2) and full["K"].shape == (4, 2)
+
+
+@SETTINGS
+@given(st.data())
+def test_decode_equals_causal_row(data):
+    draw = data.draw
+    n = draw(st.integers(1, 3))
+    heads = draw(st.sampled_from([1, 2]))
+    g = draw(st.sampled_from([1, heads]))
+    X = mat(draw, n, 2)
+    Wq, Wk, Wv = mat(draw, 2, heads), mat(draw, 2, g), mat(draw, 2, g)
+    conv = {"heads": heads, "kv_heads": g, "scale": "none"}
+    if draw(st.booleans()):
+        conv["window"] = [draw(st.sampled_from([0, 1, "inf"])), 0]
+    spec = sa.from_dict({"inputs": {"X": X, "Wq": Wq, "Wk": Wk, "Wv": Wv}, "convention": conv})
+    dec = sa.decode(spec)
+    assert dec.proved
+    causal = sa.derive(sa.from_dict({"inputs": {"X": X, "Wq": Wq, "Wk": Wk, "Wv": Wv},
+                                     "convention": {**conv, "mask": "causal"}}))
+    for t in range(n):
+        diff = dec[f"t{t + 1}.output"].exact - causal["output"].exact[t, :]
+        assert sympy.simplify(diff) == sympy.zeros(1, heads)
+
+
+# ---------------------------------------------------------------------------------------
+# commands
+
+
+@pytest.mark.parametrize("example", ["gqa_two_groups", "sliding_window", "kv_cache_decode", "kv_cache_given"])
+def test_every_command_on_the_examples(example, tmp_path):
+    for args in (("derive", example), ("derive", example, "--json"), ("grad", example),
+                 ("latex", example, "-o", str(tmp_path / "a.tex"))):
+        r = run(*args)
+        assert r.returncode == 0, (args, r.stderr)
+    if example.startswith("kv_cache"):
+        r = run("derive", example, "--decode")
+        assert r.returncode == 0 and "equals row 2 of the causal full pass" in r.stdout, r.stderr
+        data = json.loads(run("derive", example, "--decode", "--json").stdout)
+        assert all(c["equals_causal_full_pass_row"] for c in data["decode_checks"])
+    tex = (tmp_path / "a.tex").read_text()
+    assert "U+" not in tex
+
+
+BAD = [
+    ('heads = 4\nkv_heads = 3', "convention.kv_heads", "3 key/value heads do not divide the 4 query heads"),
+    ('heads = 2\nkv_heads = 0', "convention.kv_heads", "expected a whole number ≥ 1"),
+    ('heads = 2\nkv_heads = "1"', "convention.kv_heads", "expected a whole number ≥ 1"),
+    ('window = [1]', "convention.window", "expected [left, right]"),
+    ('window = 3', "convention.window", "expected [left, right]"),
+    ('window = [1, 2, 3]', "convention.window", "expected [left, right]"),
+    ('window = [-1, 0]', "convention.window[1]", 'expected a whole number ≥ 0 or "inf", got -1'),
+    ('window = [0, 1.5]', "convention.window[2]", 'expected a whole number ≥ 0 or "inf", got 1.5'),
+    ('window = [0, "wide"]', "convention.window[2]", "expected a whole number ≥ 0"),
+    ('window = [true, 0]', "convention.window[1]", "expected a whole number ≥ 0"),
+]
+
+
+@pytest.mark.parametrize("conv, field, message", BAD)
+def test_bad_convention_one_line(conv, field, message, tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text('[inputs]\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\n'
+                 f'[convention]\n{conv}\n')
+    r = run("derive", str(f))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and field in lines[0] and message in lines[0] and "bad.toml" in lines[0], r.stderr
+
+
+BAD_INPUTS = [
+    ('Q = [[1, 0, 1, 0]]\nK = [[1, 0, 1]]\nV = [[1, 2]]', "heads = 4\nkv_heads = 2", "inputs.K",
+     "need keys of width 2·1 = 2, got 3"),
+    ('Q = [[1, 0, 1, 0]]\nK = [[1, 0]]\nV = [[1, 2, 3]]', "heads = 4\nkv_heads = 2", "inputs.V",
+     "2 key/value heads do not divide the value width 3"),
+    ('K_cache = [[1, 0]]\nQ = [[1, 0]]\nK = [[1, 0]]\nV = [[1]]', "", "inputs.V_cache",
+     "missing: K_cache needs V_cache"),
+    ('K_cache = [[1, 0, 0]]\nV_cache = [[1]]\nQ = [[1, 0]]\nK = [[1, 0]]\nV = [[1]]', "", "inputs.K_cache",
+     "expected cached keys of width 2"),
+    ('K_cache = [[1, 0]]\nV_cache = [[1], [2]]\nQ = [[1, 0]]\nK = [[1, 0]]\nV = [[1]]', "", "inputs.V_cache",
+     "K_cache has 1 tokens but V_cache has 2"),
+    ('K_cache = [[1]]\nV_cache = [[1]]\nscores = [[1]]\nV = [[1]]', 'scale = "none"', "inputs.K_cache",
+     "a KV cache is for decoding self-attention"),
+]
+
+
+@pytest.mark.parametrize("inputs, conv, field, message", BAD_INPUTS)
+def test_bad_inputs_one_line(inputs, conv, field, message, tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text(f"[inputs]\n{inputs}\n[convention]\n{conv}\n")
+    r = run("derive", str(f))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and field in lines[0] and message in lines[0], r.stderr
+
+
+def test_decode_refuses_what_it_cannot_decode(tmp_path):
+    f = tmp_path / "cross.toml"
+    f.write_text('[inputs]\nX = [[1, 0]]\nX_kv = [[1, 0], [0, 1]]\nWq = [[1], [0]]\nWk = [[1], [0]]\n'
+                 'Wv = [[1], [1]]\n')
+    r = run("derive", str(f), "--decode")
+    assert r.returncode == 2 and "decoding is for self-attention" in r.stderr and "Traceback" not in r.stderr
+    r = run("derive", "kv_cache_decode", "--decode", "--query", "a")
+    assert r.returncode == 2 and "leave out --query" in r.stderr
