@@ -300,3 +300,12 @@ def test_decode_refuses_what_it_cannot_decode(tmp_path):
     assert r.returncode == 2 and "decoding is for self-attention" in r.stderr and "Traceback" not in r.stderr
     r = run("derive", "kv_cache_decode", "--decode", "--query", "a")
     assert r.returncode == 2 and "leave out --query" in r.stderr
+
+
+@pytest.mark.parametrize("name", ["gqa-repeated-mha", "gqa-shared-gradient", "window-wide-is-no-window",
+                                  "decode-causal-row"])
+def test_identities_are_proved_and_listed(name):
+    p = sa.prove(name)
+    assert p.holds and len(p.checks) >= 2
+    assert any("can fail" in text and ok for text, ok in p.checks)  # a check that a wrong claim would fail
+    assert name in run("prove", "--list").stdout
