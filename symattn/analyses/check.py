@@ -758,6 +758,9 @@ def _alternatives(spec: Spec) -> list[tuple[str, dict]]:
                         {"mask": other}))
     elif spec.n_queries == spec.n_keys and spec.n_queries > 1:
         out.append(("a causal mask", {"mask": "causal"}))
+    from .check_structure import alternatives as structure_alternatives
+
+    out += structure_alternatives(spec)  # sliding windows: left out, off by one
     # a few pairs: no scaling together with the other slips
     if scale != "none":
         for label, change in list(out):

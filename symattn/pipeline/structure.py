@@ -95,11 +95,22 @@ def _side(w: int | None) -> str:
 
 
 def window_note(conv: Any, n_queries: int, n_keys: int) -> str:
-    """The window in words, for the masked step's note."""
+    """The window in words, for the masked step's note.
+
+    >>> from symattn.read.conventions import Convention
+    >>> window_note(Convention(window=(1, 0)), 3, 3)
+    '; sliding window: query i sees key j when i − 1 ≤ j ≤ i'
+    >>> window_note(Convention(window=(None, 2), mask="causal_bottom_right"), 2, 5)
+    '; sliding window: query i sees key j when j ≤ i + 3 + 2'
+    """
     left, right = conv.window
     off = conv.window_offset(n_queries, n_keys)
     at = "i" if off == 0 else f"i + {off}" if off > 0 else f"i − {-off}"
-    return f"; sliding window: query i sees key j when {at} − {_side(left)} ≤ j ≤ {at} + {_side(right)}"
+    lo = "" if left is None else (f"{at} ≤ " if left == 0 else f"{at} − {left} ≤ ")
+    hi = "" if right is None else (f" ≤ {at}" if right == 0 else f" ≤ {at} + {right}")
+    if not lo and not hi:
+        return "; sliding window [inf, inf]: every key"
+    return f"; sliding window: query i sees key j when {lo}j{hi}"
 
 
 def window_step(b: Any, h: Any) -> None:
