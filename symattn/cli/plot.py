@@ -9,7 +9,7 @@ from ..errors import SymattnError
 from .args import DEFAULT_EXAMPLE, digits_arg as _digits
 from .output import write_output
 
-STEP_CHOICES = ("weights", "scores", "scaled", "masked", "dP", "dS", "dB", "dscores")
+STEP_CHOICES = ("weights", "scores", "scaled", "masked", "dP", "dS", "dB", "dscores", "window")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -45,9 +45,10 @@ STEPS = {
     "dS": "gradient dS = ∂L/∂S̃",
     "dB": "gradient dB = ∂L/∂B",
     "dscores": "gradient ∂L/∂S",
+    "window": "sliding-window mask (1 = visible)",
 }
 #: steps whose masked cells are drawn masked (from the mask on; scores before it are real numbers)
-MASKED_STEPS = ("masked", "weights", "dP", "dS", "dB", "dscores")
+MASKED_STEPS = ("masked", "weights", "dP", "dS", "dB", "dscores", "window")
 #: gradient steps: the backward pass draws them
 GRADIENT_STEPS = ("dP", "dS", "dB", "dscores")
 
@@ -138,7 +139,7 @@ def _step_names(d: Derivation, step: str, head: int | None) -> list[tuple[str, s
     if head is not None and not 1 <= head <= heads:
         raise SymattnError(f"--head: this example has {heads} head{'s' if heads != 1 else ''}, "
                            f"so the head is 1{'' if heads == 1 else f' to {heads}'}, got {head}")
-    if heads == 1:
+    if heads == 1 or step == "window":  # the window is one step for every head
         return [(step, "")]
     chosen = [head] if head is not None else list(range(1, heads + 1))
     return [(f"head{h}.{step}", f"head {h}") for h in chosen]
@@ -171,7 +172,8 @@ def heatmap(d: Derivation, step: str = "weights", head: int | None = None, digit
     names = _step_names(d, step, head)
     missing = [n for n, _ in names if n not in d]
     if missing:
-        why = " (the example has no mask or bias)" if step == "masked" or step == "dB" else ""
+        why = " (the example has no mask or bias)" if step == "masked" or step == "dB" else (
+            " (the example has no sliding window)" if step == "window" else "")
         raise SymattnError(f"--step {step}: this example has no step {missing[0]!r}{why}")
     steps = [d[n] for n, _ in names]
     n_rows, n_cols = steps[0].shape[0], steps[0].shape[1]
@@ -211,13 +213,16 @@ def _scale(step: str, values: Sequence[float]) -> Scale:
     if not values:
         return Scale("sequential", 0.0, 1.0)
     lo, hi = min(values), max(values)
+    if step == "window":  # 0/1: outside/inside
+        return Scale("sequential", 0.0, 1.0)
     if lo >= 0:
         return Scale("sequential", 0.0 if step == "weights" else lo, hi)
     return Scale("diverging", 0.0, max(abs(lo), abs(hi)))
 
 
 def _bar_label(step: str) -> str:
-    return {"weights": "weight", "scores": "score", "scaled": "scaled score", "masked": "masked score"}.get(
+    return {"weights": "weight", "scores": "score", "scaled": "scaled score", "masked": "masked score",
+            "window": "visible"}.get(
         step, step)
 
 
@@ -233,6 +238,9 @@ def _caption(d: Derivation, scale: Scale, annotated: bool, digits: int, masked: 
     if scale.kind == "diverging":
         parts.append("blue < 0 < red")
     conv = (f"layout {c['layout']} · scale {c['scale']} · mask {c['mask']}"
-            + (" + bias" if c.get("bias") else "") + f" · softmax over {c['softmax_axis']}"
+            + (" + bias" if c.get("bias") else "")
+            + (f" · window [{c['window'][0]}, {c['window'][1]}]" if c.get("window") else "")
+            + (f" · {c['kv_heads']} key/value heads" if c.get("kv_heads") else "")
+            + f" · softmax over {c['softmax_axis']}"
             + (f" · loss {c['loss']}" if c.get("loss") else ""))
     return "; ".join(parts) + ". Conventions: " + conv + "."
