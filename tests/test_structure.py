@@ -235,6 +235,8 @@ def test_every_command_on_the_examples(example, tmp_path):
     if example.startswith("kv_cache"):
         r = run("derive", example, "--decode")
         assert r.returncode == 0 and "equals row 2 of the causal full pass" in r.stdout, r.stderr
+        r = run("latex", example, "--decode", "-o", str(tmp_path / "d.tex"))
+        assert r.returncode == 0 and "U+" not in (tmp_path / "d.tex").read_text(), r.stderr
         data = json.loads(run("derive", example, "--decode", "--json").stdout)
         assert all(c["equals_causal_full_pass_row"] for c in data["decode_checks"])
     tex = (tmp_path / "a.tex").read_text()

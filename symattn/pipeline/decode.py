@@ -91,8 +91,13 @@ def decode(spec: Spec) -> Decoding:
         prefix = f"t{t + 1}."
         for st in d.steps:
             if st.name in ("K", "V"):
-                st.title = f"{'key' if st.name == 'K' else 'value'} cache after token {labels[t]} " \
-                           f"({sub.n_keys} token{'s' if sub.n_keys > 1 else ''})"
+                what = "key" if st.name == "K" else "value"
+                st.title = f"{what} cache after token {labels[t]} ({sub.n_keys} token{'s' if sub.n_keys > 1 else ''})"
+                keys = sub.key_labels()
+                prev = f"the {what} cache of step {t}" if t else f"the given {what} cache"
+                st.notes.append([prev + f" ({', '.join(keys[:-1])})"
+                                 + f" with the new token {labels[t]}'s {what} appended as the last row"
+                                 if len(keys) > 1 else f"the first token's {what}: the cache starts here"])
             elif st.name == "Q":
                 st.title = f"query of token {labels[t]}"
             st.name = prefix + st.name
