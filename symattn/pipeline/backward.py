@@ -301,8 +301,7 @@ def _through_scores(b: Backward, h: HeadGrad, tgt: str) -> V.Node | None:
     ds_row = V.transpose(h.dS) if ds_t else h.dS
     return b.add(h.name("d" + tgt), f"gradient of the {'queries' if tgt == 'Q' else 'keys'}",
                  sympy.Eq(dY, rhs, evaluate=False), V.scale(V.matmul(ds_row, ost.value), tau), like=tst,
-                 operands=ops, rule=R.product("A", "B", ost.value.shape[0] if tgt == "Q" else tst.value.shape[0],
-                                              factor=tau),
+                 operands=ops, rule=R.product("A", "B", ost.value.shape[0], factor=tau),  # Σ over the other's rows
                  symbol=dY, entry_name=h.entry("d" + tgt))
 
 
