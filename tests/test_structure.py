@@ -311,3 +311,21 @@ def test_identities_are_proved_and_listed(name):
     assert p.holds and len(p.checks) >= 2
     assert any("can fail" in text and ok for text, ok in p.checks)  # a check that a wrong claim would fail
     assert name in run("prove", "--list").stdout
+
+
+def test_decode_limits_at_the_boundary_and_one_past():
+    from symattn.limits import MAX_DECODE_KEYS, MAX_DECODE_TOKENS
+
+    def spec(new, cached):
+        row = [["1/2", "-1"], ["1", "1/4"], ["0", "3/4"]]
+        inputs = {"X": [row[i % 3] for i in range(new)], "Wq": [["1", "0"], ["0", "1"]],
+                  "Wk": [["1", "1"], ["0", "1"]], "Wv": [["1", "0"], ["1", "2"]]}
+        if cached:
+            inputs |= {"K_cache": [row[i % 3] for i in range(cached)], "V_cache": [row[i % 3] for i in range(cached)]}
+        return sa.from_dict({"inputs": inputs})
+
+    at = sa.decode(spec(MAX_DECODE_TOKENS, MAX_DECODE_KEYS - MAX_DECODE_TOKENS))
+    assert at.proved and len(at.checks) == MAX_DECODE_TOKENS
+    for new, cached in ((MAX_DECODE_TOKENS + 1, 0), (2, MAX_DECODE_KEYS - 1)):
+        with pytest.raises(sa.SymattnError, match="decoding is limited to"):
+            sa.decode(spec(new, cached))
