@@ -329,3 +329,32 @@ def test_decode_limits_at_the_boundary_and_one_past():
     for new, cached in ((MAX_DECODE_TOKENS + 1, 0), (2, MAX_DECODE_KEYS - 1)):
         with pytest.raises(sa.SymattnError, match="decoding is limited to"):
             sa.decode(spec(new, cached))
+
+
+PAGE = """# Local attention by hand
+
+Each token attends to a sliding window of 2 tokens: itself and the one before it. We skip the scaling.
+
+Q = [[1, 0], [0, 1], [1, 1], [2, 0]]
+
+K = [[1, 0], [1, 1], [0, 1], [1, 2]]
+
+V = [[1, 0], [0, 1], [1, 1], [2, 2]]
+
+The attention weights are:
+
+P = [[1, 0, 0, 0], [0.2689, 0.7311, 0, 0], [0, 0.7311, 0.2689, 0], [0, 0, 0.1192, 0.8808]]
+"""
+
+
+@pytest.mark.parametrize("words, window", [("a sliding window of 2 tokens", "[1, 0]"),
+                                           ("flash_attn_func(q, k, v, causal=True, window_size=(1, 0))", "[1, 0]")])
+def test_import_reads_the_window_and_check_agrees(words, window, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(PAGE.replace("a sliding window of 2 tokens", words))
+    r = run("import", str(page), "-o", str(tmp_path / "page.toml"))
+    assert r.returncode == 0, r.stderr
+    draft = (tmp_path / "page.toml").read_text()
+    assert f"window = {window}" in draft
+    r = run("check", str(tmp_path / "page.toml"))
+    assert r.returncode == 0 and "16 correct, 0 wrong" in r.stdout, r.stdout + r.stderr
