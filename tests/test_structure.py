@@ -281,6 +281,10 @@ BAD_INPUTS = [
      "K_cache has 1 tokens but V_cache has 2"),
     ('K_cache = [[1]]\nV_cache = [[1]]\nscores = [[1]]\nV = [[1]]', 'scale = "none"', "inputs.K_cache",
      "a KV cache is for decoding self-attention"),
+    ('Q = [[1], [2]]\nK = [[1]]\nV = [[1]]', "window = [0, 0]", "convention.window",
+     "query '2' (row 2) is fully masked"),
+    ('Q = [[1, 0]]\nK = [[1, 0]]\nV = [[1]]', "heads = 2\nkv_heads = 4", "convention.kv_heads",
+     "4 key/value heads do not divide the 2 query heads"),
 ]
 
 
@@ -358,3 +362,18 @@ def test_import_reads_the_window_and_check_agrees(words, window, tmp_path):
     assert f"window = {window}" in draft
     r = run("check", str(tmp_path / "page.toml"))
     assert r.returncode == 0 and "16 correct, 0 wrong" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("layout", ["torch", "column"])
+@pytest.mark.parametrize("example", ["gqa_two_groups", "sliding_window"])
+def test_every_layout_against_mpmath(layout, example):
+    from mp_attention import relayout
+
+    raw = relayout(sa.load(example).raw, layout)
+    spec = sa.from_dict(raw)
+    d = sa.derive(spec)
+    assert compare(raw, d, digits=25) == []
+    if example == "gqa_two_groups":  # and the gradients agree with the row layout's
+        row = sa.grad(sa.derive(sa.load(example)), loss="sum")
+        g = sa.grad(d, loss="sum")
+        assert sympy.simplify(g["dK"].value.exact() - row["dK"].value.exact()) == sympy.zeros(3, 2)

@@ -766,7 +766,8 @@ class _Validator:
         if conv.masked_rows == "error":
             neg_inf, _ = s.masked_pairs()
             labels_q, labels_k = s.query_labels(), s.key_labels()
-            where = "convention.mask" if conv.mask != "none" else "convention.bias"
+            where = "convention.mask" if conv.mask != "none" else (
+                "convention.window" if conv.window is not None else "convention.bias")
             if conv.softmax_axis == "keys":
                 for i in range(nq):
                     if all((i, j) in neg_inf for j in range(nk)):
