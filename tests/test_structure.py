@@ -377,3 +377,13 @@ def test_every_layout_against_mpmath(layout, example):
         row = sa.grad(sa.derive(sa.load(example)), loss="sum")
         g = sa.grad(d, loss="sum")
         assert sympy.simplify(g["dK"].value.exact() - row["dK"].value.exact()) == sympy.zeros(3, 2)
+
+
+def test_published_gqa_walkthrough_check_agrees_with_hand_recomputation():
+    # recomputed by hand from the page's W_Q3, W_Q4, W_K2 (see the example's header)
+    report = sa.check(sa.load("gqa_published_page"))
+    wrong = sorted((c["step"], c["row"], c["col"]) for c in sa.to_json(report)["claims"] if c["verdict"] == "wrong")
+    assert wrong == [("head3.K", "token 2", "1"), ("head3.Q", "token 3", "2"), ("head4.Q", "token 2", "1"),
+                     ("head4.Q", "token 2", "2"), ("head4.Q", "token 3", "1")]
+    r = run("check", "gqa_published_page")
+    assert r.returncode == 1 and "first wrong step: head3.Q" in r.stdout
