@@ -304,6 +304,10 @@ def test_decode_refuses_what_it_cannot_decode(tmp_path):
                  'Wv = [[1], [1]]\n')
     r = run("derive", str(f), "--decode")
     assert r.returncode == 2 and "decoding is for self-attention" in r.stderr and "Traceback" not in r.stderr
+    g = tmp_path / "finite.toml"
+    g.write_text('[inputs]\nQ = [[1], [2]]\nK = [[1], [0]]\nV = [[1], [2]]\n[convention]\nmask_value = -1e9\n')
+    r = run("derive", str(g), "--decode")
+    assert r.returncode == 2 and "decoding needs masked scores of -inf" in r.stderr
     r = run("derive", "kv_cache_decode", "--decode", "--query", "a")
     assert r.returncode == 2 and "leave out --query" in r.stderr
 

@@ -151,6 +151,10 @@ def full_pass_spec(spec: Spec) -> Spec:
         raise SymattnError(f"{spec.source}: decoding is for self-attention (this example has X_kv)")
     if conv.mask not in ("none", "causal", "causal_bottom_right"):
         raise SymattnError(f"{spec.source}: decoding is causal; it cannot follow an explicit mask matrix")
+    if conv.mask_value != -sympy.oo:
+        raise SymattnError(f"{spec.source}: decoding needs masked scores of -inf: with mask_value = "
+                           f"{conv.mask_value} the causal full pass gives later tokens a tiny weight that a KV "
+                           "cache never sees")
     if conv.softmax_axis != "keys" or spec.score_bias is not None:
         raise SymattnError(f"{spec.source}: decoding needs the softmax over keys and no score bias")
     unfocused = dataclasses.replace(spec, convention=dataclasses.replace(conv, query=None))
