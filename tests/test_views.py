@@ -17,7 +17,7 @@ from symattn.pipeline.notation import Num, Sigmoid, Softmax, entry
 from symattn.pipeline.rules import minus, plus, times
 from symattn.views.conventions import summary
 from symattn.views.data import to_data
-from symattn.views.entries import worked
+from symattn.views.entries import numbers, worked
 from symattn.views.printers import latex, render_phrase, text
 from symattn.views.text import line
 
@@ -413,3 +413,14 @@ def test_every_written_out_entry_is_the_steps_value(label, spec):
             got = sympy.N(_value(e), 40)
             want = sympy.Float(st.node.decimal(k, 35), 40)  # certified: independent of the rule
             assert abs(got - want) <= sympy.Float("1e-25") * max(1, abs(want)), (label, st.name, text(e))
+
+
+def test_an_entry_outside_an_operands_shape_is_an_error_not_another_entry():
+    """A rule that asks for entry (0, 1) of a 2×1 operand must fail, not read entry (1, 0)."""
+    d = sa.derive(sa.load("illustrated_self_attention"))
+    at = numbers(d["scores"], 3)
+    rows, cols = d["scores"].operands["A"].node.shape
+    at("A", rows - 1, cols - 1)  # the last entry is fine
+    for bad in ((rows, 0), (0, cols), (-1, 0), (0,)):
+        with pytest.raises(IndexError):
+            at("A", *bad)

@@ -298,10 +298,11 @@ def _through_scores(b: Backward, h: HeadGrad, tgt: str) -> V.Node | None:
     else:
         ops = {"A": b.op(ost, M), "B": b.op(dst, dS if ds_t else dS.T, transpose=not ds_t)}
         rhs = TAU * M * (dS if ds_t else dS.T)
+    # the inner index runs over the other operand's tokens (row form): keys for dQ, queries for dK
     ds_row = V.transpose(h.dS) if ds_t else h.dS
     return b.add(h.name("d" + tgt), f"gradient of the {'queries' if tgt == 'Q' else 'keys'}",
                  sympy.Eq(dY, rhs, evaluate=False), V.scale(V.matmul(ds_row, ost.value), tau), like=tst,
-                 operands=ops, rule=R.product("A", "B", ost.value.shape[0], factor=tau),  # Σ over the other's rows
+                 operands=ops, rule=R.product("A", "B", ost.value.shape[0], factor=tau),
                  symbol=dY, entry_name=h.entry("d" + tgt))
 
 

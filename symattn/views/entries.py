@@ -46,6 +46,9 @@ class Line:
 
 
 def _flat(node: Node, idx: tuple[int, ...]) -> int:
+    """The flat index of an entry; an index outside the shape is a rule's bug, never another entry."""
+    if len(idx) != len(node.shape) or not all(0 <= i < n for n, i in zip(node.shape, idx)):
+        raise IndexError(f"entry {idx} of a {'×'.join(map(str, node.shape))} operand")
     k = 0
     for n, i in zip(node.shape, idx):
         k = k * n + i
