@@ -391,3 +391,18 @@ def test_published_gqa_walkthrough_check_agrees_with_hand_recomputation():
                      ("head4.Q", "token 2", "2"), ("head4.Q", "token 3", "1")]
     r = run("check", "gqa_published_page")
     assert r.returncode == 1 and "first wrong step: head3.Q" in r.stdout
+
+
+def test_window_heatmap_hatches_the_cells_outside_the_window(tmp_path):
+    d = sa.derive(sa.load("sliding_window"))
+    hm = sa.heatmap(d, "window")
+    cells = hm.panels[0].cells
+    assert [[c.masked for c in row] for row in cells] == [[not bool(d["window"].exact[i, j]) for j in range(4)]
+                                                          for i in range(4)]
+    assert all(c.level == 1.0 for row in cells for c in row if not c.masked)
+    weights = sa.heatmap(d, "weights").panels[0].cells
+    assert [[c.masked for c in row] for row in weights] == [[c.masked for c in row] for row in cells]
+    r = run("plot", "sliding_window", "--step", "window", "-o", str(tmp_path / "w.png"))
+    assert r.returncode == 0 and (tmp_path / "w.png").stat().st_size > 1000
+    r = run("plot", "gqa_two_groups", "--step", "window", "-o", str(tmp_path / "x.png"))
+    assert r.returncode == 2 and "has no sliding window" in r.stderr
