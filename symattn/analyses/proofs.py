@@ -7,8 +7,8 @@ or a property SymPy decides. ``symattn prove NAME`` prints one; ``--list`` lists
 >>> p = prove("rows-sum-to-one")
 >>> p.holds
 True
->>> sorted(IDENTITIES)[:3]
-['block-merge', 'convex-hull', 'dk-sums-to-zero']
+>>> {"block-merge", "convex-hull", "dk-sums-to-zero"} <= set(IDENTITIES)
+True
 """
 
 from __future__ import annotations
