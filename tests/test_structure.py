@@ -406,3 +406,19 @@ def test_window_heatmap_hatches_the_cells_outside_the_window(tmp_path):
     assert r.returncode == 0 and (tmp_path / "w.png").stat().st_size > 1000
     r = run("plot", "gqa_two_groups", "--step", "window", "-o", str(tmp_path / "x.png"))
     assert r.returncode == 2 and "has no sliding window" in r.stderr
+
+
+@SETTINGS
+@given(st.data())
+def test_random_windows_and_groups_every_digit_against_mpmath(data):
+    draw = data.draw
+    nq, nk = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    g = draw(st.sampled_from([1, 2]))
+    heads = g * draw(st.sampled_from([1, 2]))
+    mask = draw(st.sampled_from(["none", "causal", "causal_bottom_right"]))
+    side = st.sampled_from([0, 1, 2, "inf"])
+    conv = {"heads": heads, "kv_heads": g, "mask": mask, "window": [draw(side), draw(side)],
+            "masked_rows": "zero"}
+    raw = {"inputs": {"Q": mat(draw, nq, heads), "K": mat(draw, nk, g), "V": mat(draw, nk, g)}, "convention": conv}
+    spec = sa.from_dict(raw)
+    assert compare(raw, sa.derive(spec), digits=20) == []
