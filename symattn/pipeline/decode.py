@@ -104,8 +104,13 @@ def decode(spec: Spec) -> Decoding:
                 st.notes.append([prev + f" ({', '.join(keys[:-1])})"
                                  + f" with the new token {labels[t]}'s {what} appended as the last row"
                                  if len(keys) > 1 else f"the first token's {what}: the cache starts here"])
+                if f"W{st.name.lower()}" in spec.inputs:
+                    st.notes.append([f"the new row is x·W_{st.name.lower()} of token {labels[t]}'s input x, "
+                                     "computed once, when the token arrives"])
             elif st.name == "Q":
                 st.title = f"query of token {labels[t]}"
+                if "Wq" in spec.inputs:
+                    st.notes.append([f"x·W_q of token {labels[t]}'s input x"])
             st.name = prefix + st.name
             steps.append(st)
         default += [prefix + n for n in d.default_names]
