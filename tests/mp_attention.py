@@ -267,7 +267,7 @@ def reference(spec: dict, dps: int) -> dict[str, Matrix]:
         outs = []
         for h in range(heads):
             p = f"head{h + 1}." if (heads > 1 or "Wo" in spec["inputs"]) else ""
-            g = h // (heads // groups)
+            g = h % groups if conv.get("kv_order") == "tile" else h // (heads // groups)
             if scores_given is None:
                 Qh = [r[h * dk:(h + 1) * dk] for r in Q]
                 Kh = [r[g * dk:(g + 1) * dk] for r in K]

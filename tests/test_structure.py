@@ -254,6 +254,7 @@ BAD = [
     ('window = [0, 1.5]', "convention.window[2]", 'expected a whole number ≥ 0 or "inf", got 1.5'),
     ('window = [0, "wide"]', "convention.window[2]", "expected a whole number ≥ 0"),
     ('window = [true, 0]', "convention.window[1]", "expected a whole number ≥ 0"),
+    ('heads = 2\nkv_heads = 1\nkv_order = "repeat"', "convention.kv_order", 'expected "interleave"'),
 ]
 
 
@@ -422,3 +423,22 @@ def test_random_windows_and_groups_every_digit_against_mpmath(data):
     raw = {"inputs": {"Q": mat(draw, nq, heads), "K": mat(draw, nk, g), "V": mat(draw, nk, g)}, "convention": conv}
     spec = sa.from_dict(raw)
     assert compare(raw, sa.derive(spec), digits=20) == []
+
+
+def test_tiled_kv_order_and_its_diagnosis(tmp_path):
+    raw = sa.load("gqa_two_groups").raw
+    tiled = {**raw, "convention": {**raw["convention"], "kv_order": "tile"}}
+    d = sa.derive(sa.from_dict(tiled))
+    assert compare(tiled, d, digits=25) == []
+    K = d["K"].exact
+    assert [d[f"head{h}.K"].exact for h in (1, 2, 3, 4)] == [K[:, 0], K[:, 1], K[:, 0], K[:, 1]]
+    assert "for query heads 1, 3" in d["head1.K"].title
+    from symattn.analyses.verify import verify
+
+    assert all(r.ok for r in verify(sa.grad(d, loss="sum"), method="exact"))
+    # a page that tiled its heads: check names the other order
+    page = tmp_path / "tiled.toml"
+    rows = ", ".join("[" + ", ".join(r) + "]" for r in d["output"].decimals(4))
+    page.write_text((ROOT / "symattn/examples/gqa_two_groups.toml").read_text() + f"\n[claims]\noutput = [{rows}]\n")
+    r = run("check", str(page))
+    assert r.returncode == 1 and "the key/value heads assigned the other way" in r.stdout, r.stdout

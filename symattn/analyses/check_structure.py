@@ -35,4 +35,9 @@ def alternatives(spec: Spec) -> list[tuple[str, dict]]:
         if right is not None and right > 0:
             out.append((f"a window one narrower on the right ([{_text(left)}, {right - 1}])",
                         {"window": [_text(left), right - 1]}))
+    if conv.kv_heads is not None and conv.groups not in (1, conv.heads):
+        other = "tile" if conv.kv_order == "interleave" else "interleave"
+        how = "h mod G, as K.repeat(…) tiles them" if other == "tile" else "h // (H/G), as repeat_interleave"
+        out.append((f"the key/value heads assigned the other way (query head h reads key/value head {how})",
+                    {"kv_order": other}))
     return out

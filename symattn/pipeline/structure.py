@@ -44,9 +44,13 @@ __all__ = ["window_step", "window_note", "grouped_kv_grads", "full_pass_spec", "
 def kv_title(conv: Any, head: int) -> str:
     """``(key/value head 1 of 2, shared by query heads 1–2)`` for 0-based query head ``head``."""
     g = conv.kv_head(head)
-    per = conv.heads // conv.groups
-    a, z = g * per + 1, (g + 1) * per
-    shared = f"query heads {a}–{z}" if per > 1 else f"query head {a}"
+    served = [h + 1 for h in range(conv.heads) if conv.kv_head(h) == g]
+    if len(served) == 1:
+        shared = f"query head {served[0]}"
+    elif served == list(range(served[0], served[-1] + 1)):
+        shared = f"query heads {served[0]}–{served[-1]}"
+    else:
+        shared = "query heads " + ", ".join(map(str, served))
     return f"key/value head {g + 1} of {conv.groups}, for {shared}"
 
 
@@ -57,7 +61,7 @@ def grouped_kv_grads(b: Any, hs: list, name: str, attr: str, title: str) -> None
     per = conv.heads // conv.groups
     kv_nodes, kv_syms, ops_all = [], [], {}
     for g in range(conv.groups):
-        group = hs[g * per:(g + 1) * per]
+        group = [h for n, h in enumerate(hs) if conv.kv_head(n) == g]
         steps = [b.step(h.name("d" + name)) for h in group]
         node = getattr(group[0], attr)
         for h in group[1:]:

@@ -64,6 +64,7 @@ class Convention:
     query: str | int | None = None
     d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
     kv_heads: int | None = None  # grouped-query attention: key/value heads (None: one per query head)
+    kv_order: str = "interleave"  # query head h reads key/value head h // (H/G) ("interleave") or h mod G ("tile")
     window: tuple[int | None, int | None] | None = None  # sliding window (left, right); None = no limit
 
     @property
@@ -76,7 +77,11 @@ class Convention:
 
         >>> Convention(heads=4, kv_heads=2).kv_head(1), Convention(heads=4, kv_heads=2).kv_head(2)
         (0, 1)
+        >>> Convention(heads=4, kv_heads=2, kv_order="tile").kv_head(1)
+        1
         """
+        if self.kv_order == "tile":  # K.repeat(…): heads cycle through the key/value heads
+            return head % self.groups
         return head // (self.heads // self.groups)
 
     def window_offset(self, n_queries: int, n_keys: int) -> int:
@@ -124,6 +129,7 @@ class Convention:
             "heads": self.heads,
             "query": self.query,
             **({"kv_heads": self.kv_heads} if self.kv_heads is not None else {}),
+            **({"kv_order": self.kv_order} if self.kv_order != "interleave" else {}),
             **({"window": [_inf_text(w) for w in self.window]} if self.window is not None else {}),
         }
 

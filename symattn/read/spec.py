@@ -50,7 +50,7 @@ TOP_KEYS = ("title", "description", "tokens", "key_tokens", "inputs", "conventio
 INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V", "scores",
               "K_cache", "V_cache")
 CONVENTION_KEYS = ("layout", "scale", "temperature", "mask", "bias", "mask_value", "masked_rows",
-                   "softmax_axis", "normalization", "heads", "query", "d_k", "kv_heads", "window")
+                   "softmax_axis", "normalization", "heads", "query", "d_k", "kv_heads", "kv_order", "window")
 VECTOR_KEYS = ("bq", "bk", "bv", "bo")
 
 

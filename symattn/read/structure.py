@@ -54,6 +54,12 @@ def read_structure(err: Err, c: dict, conv: Convention) -> None:
             raise err("convention.kv_heads", f"{g} key/value heads do not divide the {conv.heads} query heads "
                                              "(each key/value head serves heads/kv_heads query heads)")
         conv.kv_heads = g
+    if "kv_order" in c:
+        order = c["kv_order"]
+        if order not in ("interleave", "tile"):
+            raise err("convention.kv_order", 'expected "interleave" (query head h reads key/value head h // (H/G), '
+                                             'repeat_interleave) or "tile" (h mod G, repeat)')
+        conv.kv_order = order
     if "window" in c:
         w = c["window"]
         if not isinstance(w, list) or len(w) != 2:
