@@ -28,7 +28,7 @@ _EXPORTS = {
     "load": "symattn.read.spec", "loads": "symattn.read.spec", "from_dict": "symattn.read.spec",
     "list_examples": "symattn.read.spec", "Spec": "symattn.read.spec",
     "exact_number": "symattn.read.numbers", "parse_expression": "symattn.read.numbers",
-    "derive": "symattn.pipeline.forward", "Derivation": "symattn.pipeline.steps", "Step": "symattn.pipeline.steps",
+    "derive": "symattn.pipeline.forward", "decode": "symattn.pipeline.decode", "Derivation": "symattn.pipeline.steps", "Step": "symattn.pipeline.steps",
     "grad": "symattn.pipeline.backward", "Gradient": "symattn.pipeline.backward",
     "check": "symattn.analyses.check", "Report": "symattn.analyses.check", "Claim": "symattn.analyses.check",
     "verify": "symattn.analyses.verify", "prove": "symattn.analyses.proofs",

@@ -32,6 +32,9 @@ JSON_EXACT_MAX_KEYS = 16
 JSON_EXACT_MAX_ENTRIES = 1024
 #: entries (queries x keys x d_v) up to which the `weighted` step is shown by default
 WEIGHTED_DEFAULT_MAX = 64
+#: new tokens that ``derive --decode`` decodes one by one, and keys (cache + new tokens) it attends over
+MAX_DECODE_TOKENS = 32
+MAX_DECODE_KEYS = 128
 #: working precision (bits) past which certification gives up
 MAX_PRECISION_BITS = 400_000
 #: working precision (bits) past which a check verdict is reported undecided

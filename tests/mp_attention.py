@@ -71,12 +71,19 @@ def allowed(conv: dict, nq: int, nk: int) -> list[list[bool]]:
     """(query, key) pairs that may attend, from the mask alone."""
     mask = conv.get("mask", "none")
     if mask == "causal":
-        return [[j <= i for j in range(nk)] for i in range(nq)]
-    if mask == "causal_bottom_right":
-        return [[j <= i + nk - nq for j in range(nk)] for i in range(nq)]
-    if isinstance(mask, list):
-        return [list(r) for r in mask]
-    return [[True] * nk for _ in range(nq)]
+        ok = [[j <= i for j in range(nk)] for i in range(nq)]
+    elif mask == "causal_bottom_right":
+        ok = [[j <= i + nk - nq for j in range(nk)] for i in range(nq)]
+    elif isinstance(mask, list):
+        ok = [list(r) for r in mask]
+    else:
+        ok = [[True] * nk for _ in range(nq)]
+    if "window" in conv:  # sliding window, aligned like the causal mask (bottom-right or top-left)
+        off = nk - nq if mask == "causal_bottom_right" else 0
+        left, right = (None if str(w) == "inf" else int(w) for w in conv["window"])
+        ok = [[ok[i][j] and (left is None or j >= i + off - left) and (right is None or j <= i + off + right)
+               for j in range(nk)] for i in range(nq)]
+    return ok
 
 
 def random_spec(draw: Any) -> dict:
@@ -241,7 +248,8 @@ def reference(spec: dict, dps: int) -> dict[str, Matrix]:
         nq = len(scores_given) if scores_given is not None else len(Q)
         nk = len(V) if V is not None else len(scores_given[0])  # type: ignore[index]
         rows = [query - 1] if (query is not None and axis == "keys") else list(range(nq))
-        dv = len(V[0]) // heads
+        groups = conv.get("kv_heads", heads)  # grouped-query: query head h uses key/value head h // (heads/groups)
+        dv = len(V[0]) // groups
         s = conv.get("scale", "1/sqrt(d_k)")
         scale = {"1/sqrt(d_k)": lambda: 1 / mpmath.sqrt(dk), "none": lambda: mpmath.mpf(1),
                  "1/sqrt(2)": lambda: 1 / mpmath.sqrt(2), "2/sqrt(d_model)": lambda: 2 / mpmath.sqrt(dm)}.get(
@@ -259,17 +267,18 @@ def reference(spec: dict, dps: int) -> dict[str, Matrix]:
         outs = []
         for h in range(heads):
             p = f"head{h + 1}." if (heads > 1 or "Wo" in spec["inputs"]) else ""
+            g = h % groups if conv.get("kv_order") == "tile" else h // (heads // groups)
             if scores_given is None:
                 Qh = [r[h * dk:(h + 1) * dk] for r in Q]
-                Kh = [r[h * dk:(h + 1) * dk] for r in K]
+                Kh = [r[g * dk:(g + 1) * dk] for r in K]
                 S = _matmul(Qh, _t(Kh))
                 if p:
                     out[p + "Q"] = [Qh[i] for i in rows]
                     out[p + "K"] = Kh
-                    out[p + "V"] = [r[h * dv:(h + 1) * dv] for r in V]
+                    out[p + "V"] = [r[g * dv:(g + 1) * dv] for r in V]
             else:
                 S = scores_given
-            Vh = [r[h * dv:(h + 1) * dv] for r in V]
+            Vh = [r[g * dv:(g + 1) * dv] for r in V]
             out[p + "scores"] = [S[i] for i in rows]
             St = [[tau * x for x in r] for r in S]
             out[p + "scaled"] = [St[i] for i in rows]
@@ -281,7 +290,7 @@ def reference(spec: dict, dps: int) -> dict[str, Matrix]:
                         M[i][j] = -mpmath.inf if mv == "-inf" else _num(mv)
                     elif not live[i][j]:
                         M[i][j] = -mpmath.inf
-            if conv.get("mask", "none") != "none" or bias is not None:
+            if conv.get("mask", "none") != "none" or bias is not None or "window" in conv:
                 out[p + "masked"] = [M[i] for i in rows]
             P = _softmax(M, live) if axis == "keys" else _t(_softmax(_t(M), _t(live)))
             P = [P[i] for i in ([query - 1] if query is not None else range(nq))]

@@ -760,6 +760,9 @@ def _alternatives(spec: Spec) -> list[tuple[str, dict]]:
     elif spec.n_queries == spec.n_keys and spec.n_queries > 1:
         out.append(("a causal mask", {"mask": "causal"}))
     out += [a for a in score_alternatives(spec) if a not in out]  # issue 13: the score variants
+    from .check_structure import alternatives as structure_alternatives
+
+    out += structure_alternatives(spec)  # sliding windows: left out, off by one
     # a few pairs: no scaling together with the other slips
     if scale != "none":
         for label, change in list(out):

@@ -44,6 +44,7 @@ from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
+from .importer_structure import window_evidence
 from .importer_items import Collected, Item, collect, split_glued
 from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, is_transposed, step_of_ident, step_of_text
 
@@ -1097,6 +1098,13 @@ class _Importer:
         if mk is not None and (stage != "scores" or not any(
                 entry_kind(x) == "inf" for r in given["scores"].rows for x in r)):
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
+        win = window_evidence(lines[max(0, seg.first - 30): seg.last + 1]) if stage != "scores" else None
+        if win is not None:  # a sliding window: both sides given, or W tokens = the query and W − 1 before it
+            conv["window"] = Choice(win[0], f"the page says so: {win[2]!r}" if win[3] else (
+                f"read as the query and the {win[0][0]} tokens before it (check names a window one wider or "
+                f"narrower if the numbers say so): {win[2]!r}"), assumed=not win[3], where=win[1])
+            if not win[3] and "mask" not in conv:
+                conv["mask"] = Choice("causal", "a sliding window of tokens is causal", assumed=True)
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         try:
             spec = from_dict(data, self.page.source)

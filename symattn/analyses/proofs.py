@@ -13,12 +13,10 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 import sympy
 
-from ..display import render
 from ..errors import SymattnError
 from ..exact.zero import is_zero
 from ..pipeline.notation import (TAU, Chain, Continued, Diag, Dot, Elem, Hull, MatrixSoftmax, Ones, Partial,
@@ -26,31 +24,10 @@ from ..pipeline.notation import (TAU, Chain, Continued, Diag, Dot, Elem, Hull, M
 from ..pipeline.rules import minus, over, plus, times
 from ..read.numbers import did_you_mean
 from . import proofs_scores
+from .proof_model import Proof
+from .proofs_structure import IDENTITIES as _structure_identities
 
 __all__ = ["Proof", "prove", "IDENTITIES"]
-
-
-@dataclass
-class Proof:
-    """A statement, its argument and the checks that hold. The statement and every line of
-    the argument are SymPy expressions (with words between them), printed by the views'
-    printers; each line has its reason, as words and expressions."""
-
-    name: str
-    title: str
-    statement: list  # a phrase: words and expressions
-    argument: list[tuple[sympy.Basic, list]]  # (a chain of equal expressions, the reason as a phrase)
-    checks: list[tuple[str, bool]] = field(default_factory=list)
-
-    @property
-    def holds(self) -> bool:
-        return bool(self.checks) and all(ok for _, ok in self.checks)
-
-    def __str__(self) -> str:
-        return render(self, "text") or repr(self)
-
-    def _repr_markdown_(self) -> str | None:
-        return render(self, "markdown")
 
 
 _zero = is_zero  # the SymPy check behind every identity
@@ -336,6 +313,7 @@ IDENTITIES: dict[str, Callable[[], Proof]] = {
     "permutation": _permutation,
 }
 IDENTITIES.update({k: (lambda f=f: f(Proof)) for k, f in proofs_scores.IDENTITIES.items()})  # issue 13: scores
+IDENTITIES.update(_structure_identities)  # GQA, sliding windows, KV-cache decoding
 
 
 def prove(name: str) -> Proof:

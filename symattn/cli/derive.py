@@ -22,6 +22,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--exact", action="store_true", help="always include exact closed forms")
     d.add_argument("--expand", action="store_true",
                    help="symbolic examples: write entries fully expanded, not in terms of earlier steps' entries")
+    d.add_argument("--decode", action="store_true",
+                   help="decode token by token from a growing KV cache; each decoded row is proved equal "
+                        "to the row of the causal full pass")
     d.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
 
 
@@ -34,11 +37,28 @@ def run(args: argparse.Namespace) -> int:
 
     check_digits(args.digits)
     spec = load(args.file)
-    d = derive(spec, query=args.query)
+    if args.decode:
+        from ..pipeline.decode import decode
+
+        if args.query is not None:
+            from ..errors import SymattnError
+
+            raise SymattnError("--decode derives every token in turn; leave out --query")
+        d = decode(spec)
+    else:
+        d = derive(spec, query=args.query)
     exact = True if args.exact else None
     if args.json:
-        text = dumps(to_data(d, digits=args.digits, steps=args.steps, exact=exact))
+        data = to_data(d, digits=args.digits, steps=args.steps, exact=exact)
+        if args.decode:
+            data["decode_checks"] = [{"token": t, "equals_causal_full_pass_row": ok, "exact": True}
+                                     for t, ok in d.checks]  # type: ignore[attr-defined]
+        text = dumps(data)
     else:
         text = terminal_text(render(d, digits=args.digits, steps=args.steps, exact=exact, expand=args.expand))
+        if args.decode:
+            text = text.rstrip("\n") + "\n\n" + "\n".join(
+                f"decoded token {t}: {'equals' if ok else 'DIFFERS FROM'} row {n + 1} of the causal full pass "
+                "(exact comparison)" for n, (t, ok) in enumerate(d.checks)) + "\n"  # type: ignore[attr-defined]
     write_output(text, args.output)
     return 0

@@ -22,6 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     lt.add_argument("--digits", type=_digits, default=6, help="significant digits, each certified (default 6)")
     lt.add_argument("--query", help="one query row only: a token name or a 1-based index")
     lt.add_argument("--steps", type=_steps, help="comma-separated steps to include")
+    lt.add_argument("--decode", action="store_true",
+                    help="the token-by-token decoding from a growing KV cache (as derive --decode)")
     lt.add_argument("--exact", action="store_true", help="always include exact closed forms")
     lt.add_argument("--expand", action="store_true",
                     help="symbolic examples: write entries fully expanded, not in terms of earlier steps' entries")
@@ -49,7 +51,14 @@ def run(args: argparse.Namespace) -> int:
     if args.heatmap and args.format != "latex":
         raise SymattnError("--heatmap is drawn in TikZ, so it needs LaTeX output (not --format markdown)")
     spec = load(args.file)
-    d = derive(spec, query=args.query)
+    if args.decode and (args.query is not None or args.heatmap):
+        raise SymattnError("--decode derives every token in turn; leave out --query and --heatmap")
+    if args.decode:
+        from ..pipeline.decode import decode
+
+        d = decode(spec)
+    else:
+        d = derive(spec, query=args.query)
     picture = None
     if args.heatmap:
         from ..views.heatmap import heatmap
@@ -57,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
         whole = d if args.query is not None or spec.convention.query is None else derive(spec.unfocused())
         picture = section(heatmap(whole, args.heatmap))
-    report = check(spec, diagnose=False) if spec.claims else None  # the claims table (no diagnosis in it)
+    report = check(spec, diagnose=False) if spec.claims and not args.decode else None  # the claims table (no diagnosis in it)
     style = Style(digits=args.digits, max_rows=args.max_rows, max_cols=args.max_cols,
                   exact=True if args.exact else None, expand=args.expand)
     if args.format == "markdown":

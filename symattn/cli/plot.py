@@ -9,7 +9,8 @@ from ..errors import SymattnError
 from .args import DEFAULT_EXAMPLE, digits_arg as _digits
 from .output import write_output
 
-STEP_CHOICES = ("weights", "scores", "scaled", "masked", "dP", "dS", "dB", "dscores", "energies", "dE", "dA")
+STEP_CHOICES = ("weights", "scores", "scaled", "masked", "dP", "dS", "dB", "dscores", "energies", "dE", "dA",
+                "window")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -573,6 +573,11 @@ def build(d: Derivation, loss: str, given: V.Node | None, focus: int | None) -> 
         return b.steps
     if multi:
         for name, attr, title in (("Q", "dQ", "queries"), ("K", "dK", "keys"), ("V", "dV", "values")):
+            if name != "Q" and b.conv.groups != b.conv.heads:  # grouped-query: sum over shared heads
+                from .structure import grouped_kv_grads
+
+                grouped_kv_grads(b, hs, name, attr, title)
+                continue
             nodes = [getattr(h, attr) for h in hs]
             first = b.step(hs[0].name("d" + name))
             width = nodes[0].shape[1]

@@ -343,9 +343,10 @@ def scaled(b: Builder, h: Head) -> None:
 def masked(b: Builder, h: Head) -> None:
     """Ŝ = S̃ + B + M: an additive bias and the mask (−∞, or a finite value replacing the score)."""
     spec, conv = b.spec, b.conv
-    if conv.mask == "none" and spec.score_bias is None:
+    if conv.mask == "none" and spec.score_bias is None and conv.window is None:
         return
     from ..read.conventions import MASKS
+    from .structure import window_note
 
     qn, kn = b.q_labels, b.k_labels
     neg_all, rep_all = spec.masked_pairs()
@@ -369,7 +370,8 @@ def masked(b: Builder, h: Head) -> None:
     ops["M"] = Operand(M, mask_m, qn, kn, given=True)
     rhs = sympy.MatAdd(*[o.symbol for o in ops.values()], evaluate=False)
     i0, j0 = min(neg | set(rep)) if (neg or rep) else (0, 0)
-    note = [f"mask: {MASKS[conv.mask]}" + ("; plus the additive bias B" if bias is not None else "")
+    note = [f"mask: {MASKS[conv.mask]}" + (window_note(conv, spec.n_queries, spec.n_keys) if conv.window else "")
+            + ("; plus the additive bias B" if bias is not None else "")
             + "; masked entries are ", conv.mask_value,
             "" if conv.mask_value == -sympy.oo else " (replacing the score)"]
     h.logits = b.add(h.name("masked"), "masked scores", sympy.Eq(Sh, rhs, evaluate=False), node, qn, kn,
@@ -450,6 +452,10 @@ HEAD_STEPS: list[Callable[[Builder, Head], None]] = [scores, scaled, masked, wei
 def run_head(b: Builder, h: Head, steps: Sequence[Callable[[Builder, Head], None]] | None = None) -> Head:
     """Run the step functions of one head."""
     for fn in steps if steps is not None else variant_scores.head_steps(HEAD_STEPS, b.conv):
+        if fn is masked and b.conv.window is not None:
+            from .structure import window_step
+
+            window_step(b, h)
         fn(b, h)
     return h
 
@@ -463,13 +469,20 @@ def head_slices(b: Builder, h: Head, q: V.Node, k: V.Node, v: V.Node) -> None:
     spec = b.spec
     dk, dv = spec.d_k or 0, spec.d_v
     i = (h.number or 1) - 1
+    g = b.conv.kv_head(i)  # grouped-query attention: the key/value head serving head i
     for name, full, width, labels in (("Q", q, dk, b.q_labels), ("K", k, dk, b.k_labels), ("V", v, dv, b.k_labels)):
-        a, z = i * width + 1, (i + 1) * width
+        n = i if name == "Q" else g
+        a, z = n * width + 1, (n + 1) * width
         part = "rows" if b.col else "columns"
         sym = matrix(h.sym(name))
-        off = i * width
+        off = n * width
         shift = (lambda r, c, off=off: (r + off, c)) if b.col else (lambda r, c, off=off: (r, c + off))
-        node = b.add(h.name(name), f"head {i + 1}: {name} ({part} {a}–{z} of {name})",
+        shared = ""
+        if name != "Q" and b.conv.groups != b.conv.heads:
+            from .structure import kv_title
+
+            shared = f"; {kv_title(b.conv, i)}"
+        node = b.add(h.name(name), f"head {i + 1}: {name} ({part} {a}–{z} of {name}{shared})",
                      sympy.Eq(sym, Columns(matrix(name), a, z, rows=b.col), evaluate=False),
                      V.columns(full, off, off + width), labels, num_labels(width),
                      operands={"A": b.operand(name, matrix(name))}, rule=R.copy("A", shift),
@@ -546,6 +559,10 @@ def derive(spec: Spec, query: str | int | None = None, *, rounded: bool = False,
     """
     if not spec.inputs:
         raise SymattnError(f"{spec.source}: the file has no [inputs], so there is nothing to derive")
+    if "K_cache" in spec.inputs:  # a given KV cache: the full pass over the cache and the new tokens
+        from .structure import full_pass_spec
+
+        spec = full_pass_spec(spec)
     q = spec.resolve_query(query, "--query") if query is not None else spec.resolve_query(spec.convention.query)
     b = Builder(spec, q, rounded=rounded, patch=patch)
     steps, default = b.build()

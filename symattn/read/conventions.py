@@ -22,7 +22,8 @@ import sympy
 from ..errors import InputError
 from .numbers import parse_expression
 
-__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern"]
+__all__ = ["Convention", "LAYOUTS", "MASKS", "AXES", "MASKED_ROWS", "NORMALIZATIONS", "allowed_pattern",
+           "window_pattern"]
 
 #: layout -> (description, how a projection is written)
 LAYOUTS = {
@@ -64,6 +65,31 @@ class Convention:
     d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
     score: str = "dot"  # dot | general | additive | linear (symattn.read.scores_spec)
     feature_map: str = "elu+1"  # linear attention's φ
+    kv_heads: int | None = None  # grouped-query attention: key/value heads (None: one per query head)
+    kv_order: str = "interleave"  # query head h reads key/value head h // (H/G) ("interleave") or h mod G ("tile")
+    window: tuple[int | None, int | None] | None = None  # sliding window (left, right); None = no limit
+
+    @property
+    def groups(self) -> int:
+        """Key/value heads (``kv_heads``, or one per query head)."""
+        return self.kv_heads or self.heads
+
+    def kv_head(self, head: int) -> int:
+        """The 0-based key/value head that serves 0-based query head ``head`` (repeat_interleave order).
+
+        >>> Convention(heads=4, kv_heads=2).kv_head(1), Convention(heads=4, kv_heads=2).kv_head(2)
+        (0, 1)
+        >>> Convention(heads=4, kv_heads=2, kv_order="tile").kv_head(1)
+        1
+        """
+        if self.kv_order == "tile":  # K.repeat(…): heads cycle through the key/value heads
+            return head % self.groups
+        return head // (self.heads // self.groups)
+
+    def window_offset(self, n_queries: int, n_keys: int) -> int:
+        """``off`` in a window i + off − left ≤ j ≤ i + off + right: n_keys − n_queries with the
+        bottom-right causal mask, else 0 (the window is aligned like the causal mask)."""
+        return n_keys - n_queries if self.mask == "causal_bottom_right" else 0
 
     def scale_value(self, **dims: int | None) -> sympy.Expr:
         """The scale with the example's dimensions substituted (before temperature)."""
@@ -107,12 +133,32 @@ class Convention:
             "normalization": self.normalization,
             "heads": self.heads,
             "query": self.query,
+            **({"kv_heads": self.kv_heads} if self.kv_heads is not None else {}),
+            **({"kv_order": self.kv_order} if self.kv_order != "interleave" else {}),
+            **({"window": [_inf_text(w) for w in self.window]} if self.window is not None else {}),
         }
         if self.score != "dot":  # echoed only for the variants (issue 13)
             out["score"] = self.score
             if self.score == "linear":
                 out["feature_map"] = self.feature_map
         return out
+
+
+def _inf_text(w: int | None) -> int | str:
+    return "inf" if w is None else w
+
+
+def window_pattern(window: tuple[int | None, int | None], off: int, n_queries: int,
+                   n_keys: int) -> set[tuple[int, int]]:
+    """The (query, key) pairs inside a sliding window: i + off − left ≤ j ≤ i + off + right
+    (None = no limit on that side).
+
+    >>> sorted(window_pattern((1, 0), 0, 3, 3))
+    [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
+    """
+    left, right = window
+    return {(i, j) for i in range(n_queries) for j in range(n_keys)
+            if (left is None or j >= i + off - left) and (right is None or j <= i + off + right)}
 
 
 @functools.lru_cache(maxsize=64)

@@ -32,7 +32,8 @@ import sympy
 
 from ..errors import InputError, SpecError, SymattnError
 from ..limits import MAX_DIM, MAX_EXPONENT, MAX_HEADS, MAX_LATEX, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
-from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
+from .conventions import (AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern,
+                          window_pattern)
 from .latex_numbers import ParseBudget, looks_like_latex, parse_latex
 from .numbers import did_you_mean, exact_number, parse_expression
 from .scores_spec import SCORE_CONVENTION_KEYS, SCORE_INPUTS, score_convention, score_shapes, weight_transposed
@@ -47,9 +48,11 @@ Matrix = list[list[Entry]]
 
 TOP_KEYS = ("title", "description", "tokens", "key_tokens", "inputs", "convention", "claims",
             "inputs_rounded")
-INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V", "scores") + SCORE_INPUTS
+INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V", "scores",
+              "K_cache", "V_cache") + SCORE_INPUTS
 CONVENTION_KEYS = ("layout", "scale", "temperature", "mask", "bias", "mask_value", "masked_rows",
-                   "softmax_axis", "normalization", "heads", "query", "d_k") + SCORE_CONVENTION_KEYS
+                   "softmax_axis", "normalization", "heads", "query", "d_k", "kv_heads", "kv_order",
+                   "window") + SCORE_CONVENTION_KEYS
 VECTOR_KEYS = ("bq", "bk", "bv", "bo", "va")
 
 
@@ -88,7 +91,7 @@ class Spec:
             return False
         if name == "Wa" and not weight_transposed(self.convention):
             return False  # Luong's general score q·W_a·k: W_a as written in every layout
-        return not (self.convention.layout == "torch" and name in ("X", "X_kv", "Q", "K", "V"))
+        return not (self.convention.layout == "torch" and name in ("X", "X_kv", "Q", "K", "V", "K_cache", "V_cache"))
 
     def row(self, name: str) -> Matrix | None:
         """Input ``name`` in row form: tokens as rows, weights as (d_in, d_out)."""
@@ -121,9 +124,12 @@ class Spec:
         (and bias) when that is finite, as ``masked_fill`` does; a -inf in the bias masks
         the entries the mask leaves alone."""
         conv = self.convention
-        if conv.mask == "none" and self.score_bias is None:
+        if conv.mask == "none" and self.score_bias is None and conv.window is None:
             return set(), set()
         allowed = allowed_pattern(conv.mask, conv.mask_matrix, self.n_queries, self.n_keys)
+        if conv.window is not None:
+            allowed &= window_pattern(conv.window, conv.window_offset(self.n_queries, self.n_keys),
+                                      self.n_queries, self.n_keys)
         blocked = {(i, j) for i in range(self.n_queries) for j in range(self.n_keys)} - allowed
         neg_inf: set[tuple[int, int]] = set()
         replaced: set[tuple[int, int]] = set()
@@ -628,6 +634,9 @@ class _Validator:
         bias_raw = c.get("bias")
         conv.has_bias = bias_raw is not None
         score_convention(self.err, c, conv)
+        from .structure import read_structure
+
+        read_structure(self.err, c, conv)
         return conv, mask_raw, bias_raw
 
     def shapes(self, s: Spec) -> None:
@@ -710,22 +719,32 @@ class _Validator:
             n_v, dv = projected("V", "Wv", kv_input, "bv")
             nq, dq = projected("Q", "Wq", "X", "bq")
             nk, dk = projected("K", "Wk", kv_input, "bk")
-            if dq != dk:
+            g = s.convention.groups
+            if g != h:  # grouped-query attention: keys and values have kv_heads heads
+                from .structure import check_gqa_widths
+
+                check_gqa_widths(self.err, has, h, g, dq, dk, dv)
+            elif dq != dk:
                 raise self.err("inputs.K" if "K" in has else "inputs.Wk",
                                f"queries have width {dq} but keys have width {dk}; they must match")
             if n_v != nk:
                 raise self.err("inputs.V" if "V" in has else "inputs.Wv",
                                f"{nk} keys but {n_v} values; keys and values come in pairs")
-            if dk % h:
+            if dq % h:
                 raise self.err("convention.heads", f"{h} heads do not divide the key width {dk}")
-            s.d_k = dk // h
-        if dv % h:
-            raise self.err("convention.heads", f"{h} heads do not divide the value width {dv}")
-        s.n_queries, s.n_keys, s.d_v = nq, nk, dv // h
+            s.d_k = dq // h
+        g = s.convention.groups
+        if dv % g:
+            raise self.err("convention.heads", f"{g} heads do not divide the value width {dv}")
+        s.n_queries, s.n_keys, s.d_v = nq, nk, dv // g
         for what, width, where in (("d_model", d_model, "inputs.X"), ("the value width d_v", dv, "inputs.V"),
-                                   ("the key width d_k", None if s.stage == "scores" else dk, "inputs.K")):
+                                   ("the key width d_k", None if s.stage == "scores" else dq, "inputs.Q")):
             if width is not None and width > MAX_DIM:
                 raise self.err(where, f"{what} is {width}, past the limit of {MAX_DIM} (see the README's limits)")
+        dv = s.d_v * h  # the width of the concatenated heads
+        from .structure import check_cache
+
+        check_cache(self.err, s)
         score_shapes(self.err, s, dims)
         # output projection
         if "Wo" in has:
@@ -780,7 +799,8 @@ class _Validator:
         if conv.masked_rows == "error":
             neg_inf, _ = s.masked_pairs()
             labels_q, labels_k = s.query_labels(), s.key_labels()
-            where = "convention.mask" if conv.mask != "none" else "convention.bias"
+            where = "convention.mask" if conv.mask != "none" else (
+                "convention.window" if conv.window is not None else "convention.bias")
             if conv.softmax_axis == "keys":
                 for i in range(nq):
                     if all((i, j) in neg_inf for j in range(nk)):

@@ -88,6 +88,15 @@ def summary(d: Derivation | None, convention: dict | None = None) -> list[Item]:
     if c.get("masked_rows") == "zero":
         long.append("; a fully masked row gives weights 0")
     items.append(Item("mask", [short], long))
+
+    def _keys(w: object) -> str:
+        return "every key" if w == "inf" else f"{w} key{'s' if w != 1 else ''}"
+
+    if c.get("window") is not None:  # sliding window [left, right]
+        left, right = c["window"]
+        items.append(Item("window", [f"window [{left}, {right}]"],
+                          [f"sliding window: each query sees {_keys(left)} before its own position and "
+                           f"{_keys(right)} after it"]))
     axis = c["softmax_axis"]
     how = "softmax" if c.get("normalization", "softmax") == "softmax" else "division by the sum"
     if score != "linear":
@@ -96,6 +105,16 @@ def summary(d: Derivation | None, convention: dict | None = None) -> list[Item]:
                        + ("" if how == "softmax" else ", not a softmax")]))
     h = int(c["heads"])
     items.append(Item("heads", [f"{h} head{'s' if h != 1 else ''}"], [f"{h} head{'s' if h != 1 else ''}"]))
+    if c.get("kv_heads") is not None:  # grouped-query attention
+        g = int(c["kv_heads"])
+        kind = "multi-query" if g == 1 else "grouped-query"
+        items.append(Item("kv_heads", [f"{g} key/value head{'s' if g != 1 else ''}"],
+                          [f"{kind} attention: {g} key/value head{'s' if g != 1 else ''}, each shared by "
+                           f"{h // g} query heads in order (repeat_interleave)"]))
+    if c.get("decode"):
+        items.append(Item("decode", ["decoded token by token"],
+                          ["decoded token by token from a KV cache; each decoded row is checked against the causal "
+                           "full pass"]))
     if c.get("query") is not None:
         items.append(Item("query", [f"query {c['query']}"], [f"one query row: {c['query']}"]))
     if c.get("loss"):

@@ -73,6 +73,8 @@ def _value(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, (int, Decimal)):
         return str(v)
+    if isinstance(v, list):  # a list convention (window = [2, 0], with "inf" as a string)
+        return "[" + ", ".join(_value(x) for x in v) + "]"
     return toml_string(str(v))
 
 

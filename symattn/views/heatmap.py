@@ -49,9 +49,10 @@ STEPS = {
     "energies": "energies (additive score)",
     "dE": "gradient dE (energies)",
     "dA": "gradient dA (linear scores)",
+    "window": "sliding-window mask (1 = visible)",
 }
 #: steps whose masked cells are drawn masked (from the mask on; scores before it are real numbers)
-MASKED_STEPS = ("masked", "weights", "dP", "dS", "dB", "dscores", "dA")
+MASKED_STEPS = ("masked", "weights", "dP", "dS", "dB", "dscores", "dA", "window")
 #: gradient steps: the backward pass draws them
 GRADIENT_STEPS = ("dP", "dS", "dB", "dscores", "dE", "dA")
 
@@ -142,7 +143,7 @@ def _step_names(d: Derivation, step: str, head: int | None) -> list[tuple[str, s
     if head is not None and not 1 <= head <= heads:
         raise SymattnError(f"--head: this example has {heads} head{'s' if heads != 1 else ''}, "
                            f"so the head is 1{'' if heads == 1 else f' to {heads}'}, got {head}")
-    if heads == 1:
+    if heads == 1 or step == "window":  # the window is one step for every head
         return [(step, "")]
     chosen = [head] if head is not None else list(range(1, heads + 1))
     return [(f"head{h}.{step}", f"head {h}") for h in chosen]
@@ -175,7 +176,8 @@ def heatmap(d: Derivation, step: str = "weights", head: int | None = None, digit
     names = _step_names(d, step, head)
     missing = [n for n, _ in names if n not in d]
     if missing:
-        why = " (the example has no mask or bias)" if step == "masked" or step == "dB" else ""
+        why = " (the example has no mask or bias)" if step == "masked" or step == "dB" else (
+            " (the example has no sliding window)" if step == "window" else "")
         raise SymattnError(f"--step {step}: this example has no step {missing[0]!r}{why}")
     steps = [d[n] for n, _ in names]
     n_rows, n_cols = steps[0].shape[0], steps[0].shape[1]
@@ -215,13 +217,16 @@ def _scale(step: str, values: Sequence[float]) -> Scale:
     if not values:
         return Scale("sequential", 0.0, 1.0)
     lo, hi = min(values), max(values)
+    if step == "window":  # 0/1: outside/inside
+        return Scale("sequential", 0.0, 1.0)
     if lo >= 0:
         return Scale("sequential", 0.0 if step == "weights" else lo, hi)
     return Scale("diverging", 0.0, max(abs(lo), abs(hi)))
 
 
 def _bar_label(step: str) -> str:
-    return {"weights": "weight", "scores": "score", "scaled": "scaled score", "masked": "masked score"}.get(
+    return {"weights": "weight", "scores": "score", "scaled": "scaled score", "masked": "masked score",
+            "window": "visible"}.get(
         step, step)
 
 
@@ -240,6 +245,8 @@ def _caption(d: Derivation, scale: Scale, annotated: bool, digits: int, masked: 
             else f" · score linear (φ = {c['feature_map']}): no softmax, weights φ(q)·φ(k) over their row sum")
     conv = (f"layout {c['layout']}" + (f" · score {c['score']}" if c.get("score") not in (None, "dot", "linear") else "")
             + (f" · scale {c['scale']}" if c.get("score") != "linear" else "") + f" · mask {c['mask']}"
-            + (" + bias" if c.get("bias") else "") + norm
+            + (" + bias" if c.get("bias") else "")
+            + (f" · window [{c['window'][0]}, {c['window'][1]}]" if c.get("window") else "")
+            + (f" · {c['kv_heads']} key/value heads" if c.get("kv_heads") else "") + norm
             + (f" · loss {c['loss']}" if c.get("loss") else ""))
     return "; ".join(parts) + ". Conventions: " + conv + "."
