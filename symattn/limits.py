@@ -32,12 +32,18 @@ JSON_EXACT_MAX_KEYS = 16
 JSON_EXACT_MAX_ENTRIES = 1024
 #: entries (queries x keys x d_v) up to which the `weighted` step is shown by default
 WEIGHTED_DEFAULT_MAX = 64
+#: nodes (numbers, symbols, operations) in the exact closed forms of one step, all entries together,
+#: that are built and shown (about 300 KB of text)
+MAX_EXACT_NODES = 50_000
 #: working precision (bits) past which certification gives up
 MAX_PRECISION_BITS = 400_000
 #: working precision (bits) past which a check verdict is reported undecided
 MAX_VERDICT_PRECISION_BITS = 65_536
-#: exponentials in one closed form up to which exact ties and zeros are decided symbolically
+#: exponentials in one closed form up to which exact ties and rational values are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
+#: exponentials in one closed form (as counted while it is built) up to which an exact zero is decided
+#: (in python-flint's exact polynomial arithmetic); its closed form also holds at most MAX_EXACT_NODES nodes
+EXACT_ZERO_MAX_TERMS = 4096
 #: digits of an exact rational built from what a user wrote (numerator and denominator together);
 #: a power such as (10^10000)^10000 is refused before it is built
 MAX_EXACT_DIGITS = 30_000

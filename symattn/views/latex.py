@@ -81,7 +81,7 @@ def _dec_cells(node_decimals: list) -> list[list[str]]:
 
 def _operand(op: Operand, style: Style) -> str:
     dec = op.node.decimals(min(style.digits, EXAMPLE_DIGITS))
-    cells = _dec_cells(dec) if dec is not None else [[latex(op.node.entry(i, j)) for j in range(op.node.shape[1])]
+    cells = _dec_cells(dec) if dec is not None else [[latex(op.node.exact()[i, j]) for j in range(op.node.shape[1])]
                                                       for i in range(op.node.shape[0])]
     return matrix(cells, op.rows, op.cols, style)
 

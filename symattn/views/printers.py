@@ -31,7 +31,7 @@ class AttentionLatexPrinter(LatexPrinter):
 
     printmethod = "_symattn_latex"
     _default_settings = dict(LatexPrinter._default_settings, mat_str="bmatrix", mat_delim="",
-                             mul_symbol=None, fold_short_frac=False)
+                             mul_symbol=None, fold_short_frac=False, order="none")
 
     def _print_Transpose(self, expr: sympy.Basic) -> str:
         inner = self._print(expr.arg)

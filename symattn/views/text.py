@@ -118,7 +118,8 @@ def show_exact_by_default(step: Step) -> bool:
     """Exact closed forms are shown by default only for small steps (see limits)."""
     if step.node.is_rational_matrix:
         return True  # rationals do not grow with the number of keys
-    return step.node.terms() <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
+    return (step.node.terms() <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
+            and step.node.exact_fits())
 
 
 def _block(step: Step, values: list, label: str) -> list[str]:
@@ -162,11 +163,12 @@ def _block(step: Step, values: list, label: str) -> list[str]:
 
 def exact_cells(step: Step) -> list:
     """Exact values as SymPy-readable strings, nested like the step (2-D or 3-D)."""
+    from sympy import sstr as _sstr  # order="none": sorting a number's terms evaluates them (minutes)
     e = step.exact
     if len(step.shape) == 2:
-        return [[str(e[i, j]) for j in range(step.shape[1])] for i in range(step.shape[0])]
+        return [[_sstr(e[i, j], order="none") for j in range(step.shape[1])] for i in range(step.shape[0])]
     a, b, c = step.shape
-    return [[[str(e[i, j, l]) for l in range(c)] for j in range(b)] for i in range(a)]
+    return [[[_sstr(e[i, j, l], order="none") for l in range(c)] for j in range(b)] for i in range(a)]
 
 
 def render(d: Derivation, digits: int = 6, steps: Sequence[str] | None = None, exact: bool | None = None) -> str:
