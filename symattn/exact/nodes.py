@@ -1339,12 +1339,13 @@ class IntervalNode(Node):
 
 
 class PatchNode(_Derived):
-    """A value with some entries replaced by given rationals (optionally ± a radius):
-    the author's printed numbers in place of the exact ones."""
+    """A value with some entries replaced by given rationals (optionally ± a radius), or by
+    -inf (value None: a masked score as the author printed it): the author's printed numbers in
+    place of the exact ones."""
 
     reads_infinite = True  # passes them through
 
-    def __init__(self, base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> None:
+    def __init__(self, base: Node, patches: dict[tuple[int, int], tuple[Fraction | None, Fraction]]) -> None:
         super().__init__([base])
         self.base = base
         self.patches = dict(patches)
@@ -1354,10 +1355,11 @@ class PatchNode(_Derived):
         p = self.patches.get((i, j))
         if p is None:
             return self.base.entry(i, j)
-        return sympy.Rational(p[0].numerator, p[0].denominator)
+        return NEG_INF if p[0] is None else sympy.Rational(p[0].numerator, p[0].denominator)
 
     def _find_infinite(self) -> set[tuple[int, ...]]:
-        return {ij for ij in self.base.infinite_entries() if ij not in self.patches}
+        return ({ij for ij in self.base.infinite_entries() if ij not in self.patches}
+                | {ij for ij, (v, _) in self.patches.items() if v is None})
 
     def rational(self, k: int) -> Fraction | None:
         p = self.patches.get(self.index(k))  # type: ignore[arg-type]
@@ -1369,20 +1371,25 @@ class PatchNode(_Derived):
         p = self.patches.get((i, j))
         if p is None:
             return self.base.value_key(i, j)
-        return ("patched", i, j) if p[1] else p[0]
+        return "-inf" if p[0] is None else ("patched", i, j) if p[1] else p[0]
 
     def _compute_ball(self, prec: int) -> arb_mat:
         rows_ = self.base.ball_mat(prec).tolist()
         for (i, j), (v, r) in self.patches.items():
-            rows_[i][j] = _interval(v, r, prec)
+            rows_[i][j] = arb.nan() if v is None else _interval(v, r, prec)
         return arb_mat(rows_)
 
 
-def patch(base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> Node:
-    """``base`` with some entries replaced (value, radius); exact when possible."""
+def patch(base: Node, patches: dict[tuple[int, int], tuple[Fraction | None, Fraction]]) -> Node:
+    """``base`` with some entries replaced (value, radius; value None: -inf); exact when possible.
+
+    >>> m = patch(rational_matrix([[1, 2]]), {(0, 1): (None, Fraction(0))})
+    >>> m.infinite_entries(), softmax(m).decimals(3)
+    ({(0, 1)}, [['1', '0']])
+    """
     if not patches:
         return base
-    if base.is_rational_matrix and all(r == 0 for _, r in patches.values()):
+    if base.is_rational_matrix and all(r == 0 and v is not None for v, r in patches.values()):
         def compute() -> fmpq_mat:
             m = fmpq_mat(base.mat)  # type: ignore[attr-defined]
             for (i, j), (v, _) in patches.items():
