@@ -163,3 +163,30 @@ def test_exact_closed_forms_past_the_limit_are_one_clear_line(tmp_path):
                                                             "are larger than the limit of 50000 nodes"), r.stderr
     r = grad_cli(tmp_path, text, ["--exact", "--steps", "dS,dQ"])  # the smaller steps are shown
     assert r.returncode == 0 and "exp(" in r.stdout, r.stderr
+
+
+MASKED_LAYOUTS = [  # the classes where an IndexError in the certification was reported (not reproduced on main)
+    ("torch, softmax over queries, a fully masked key column",
+     '[inputs]\nQ = [[1, 2], [0, 1], [2, 1]]\nK = [[1, 0], [0, 1], [1, 1]]\nV = [[1, 0], [0, 1], [1, 1]]\n'
+     '[convention]\nlayout = "torch"\nsoftmax_axis = "queries"\n'
+     'bias = [["-inf", 0, 0], ["-inf", 1, "-inf"], ["-inf", 0, 0]]\nmasked_rows = "zero"\n'),
+    ("torch, a fully masked query row",
+     '[inputs]\nQ = [[1, 2], [0, 1], [2, 1]]\nK = [[1, 0], [0, 1], [1, 1]]\nV = [[1, 0], [0, 1], [1, 1]]\n'
+     '[convention]\nlayout = "torch"\nbias = [["-inf", "-inf", "-inf"], [0, 1, "-inf"], [0, 0, 0]]\n'
+     'masked_rows = "zero"\n'),
+    ("column layout, X_kv, two heads, an irrational weight",
+     '[inputs]\nX = [[1, 2, 0, 1], [0, 1, 1, 2]]\nX_kv = [[1, 0, 1], [2, 1, 0]]\n'
+     'Wq = [[1, 0], [0, 1], ["1/2", 3], [1, "sqrt(2)"]]\nWk = [[1, 2], [0, 1], [1, 1], [2, 0]]\n'
+     'Wv = [[1, 0], [0, 1]]\n[convention]\nlayout = "column"\nheads = 2\n'),
+]
+
+
+@pytest.mark.parametrize("what,text", MASKED_LAYOUTS, ids=[m[0] for m in MASKED_LAYOUTS])
+def test_masked_and_transposed_layouts_verify_by_central_differences(what, text):
+    import symattn
+
+    g = symattn.grad(symattn.derive(symattn.loads(text)))
+    checks = symattn.verify(g, method="numeric")
+    assert checks and all(c.ok for c in checks), (what, [(c.wrt, c.detail) for c in checks if not c.ok])
+    for st in g.all_steps:
+        st.node.decimals(6)  # every entry certified (a fully masked line is exactly 0)
