@@ -190,3 +190,15 @@ def test_masked_and_transposed_layouts_verify_by_central_differences(what, text)
     assert checks and all(c.ok for c in checks), (what, [(c.wrt, c.detail) for c in checks if not c.ok])
     for st in g.all_steps:
         st.node.decimals(6)  # every entry certified (a fully masked line is exactly 0)
+
+
+def test_a_value_a_hair_above_a_rounding_boundary_is_decided(tmp_path):
+    # O = P_1·(−7.75) + P_2·(−8.8125) with P_2 ≈ 1.1e-41, so L = ½(O − ½)² = 34.03125 + ~1e-40 (by hand):
+    # just above the tie 34.03125 of 6 digits. The decimal conversion kept 10 digits whatever the
+    # precision, so this valid file ended in "could not certify 6 digits of loss[1, 1] … rounding boundary".
+    text = ('[inputs]\nX = [[-9.75, 0]]\nWq = [["3/7", 1.98], ["sqrt(2)", "sqrt(2)"], [\'\\frac{1}{2}\', "9/4"]]\n'
+            'Wk = [[0.5, 8.8], ["7/3", -3], [7.63, -7]]\nWv = [[\'\\frac{1}{2}\', "5/4"]]\n'
+            'X_kv = [[\'\\frac{1}{2}\', -6.4], ["6/3", -7.85]]\n[convention]\nlayout = "torch"\nheads = 1\n')
+    r = grad_cli(tmp_path, text, ["--target", "given.toml", "--json", "--steps", "loss"], {"given.toml": "T = [[0.5]]"})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["steps"][0]["decimal"] == [["34.0313"]]
