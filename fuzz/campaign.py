@@ -369,10 +369,19 @@ def classify(rc: int | None, wall: float, rss_mib: float, err: str, slow: float,
     return "ok"
 
 
-def run_campaign(n: int = 5000, seed: int = 0, jobs: int = 2, timeout: float = 10.0, slow: float = 5.0,
-                 memory: float = 1024.0, mem_limit_mib: int = 3072, progress: bool = False) -> list[Result]:
+def generate(n: int = 5000, seed: int = 0, commands: list[str] | None = None) -> list[Case]:
+    """The campaign's inputs: the same ``n`` for a seed, then (optionally) only those of some commands."""
     rng = random.Random(seed)
     cases = [make_case(rng) for _ in range(n)]
+    return [c for c in cases if commands is None or c.command in commands]
+
+
+def run_campaign(n: int = 5000, seed: int = 0, jobs: int = 2, timeout: float = 10.0, slow: float = 5.0,
+                 memory: float = 1024.0, mem_limit_mib: int = 3072, progress: bool = False,
+                 cases: list[Case] | None = None) -> list[Result]:
+    if cases is None:
+        cases = generate(n, seed)
+    n = len(cases)
     import symattn.cli  # noqa: F401  (imported once, before forking)
     from symattn.pipeline import forward  # noqa: F401
     from symattn.analyses import check  # noqa: F401
@@ -451,16 +460,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--slow", type=float, default=5.0, help="a run slower than this is a hang (default 5)")
     p.add_argument("--memory", type=float, default=1024.0, help="peak MiB above which a run is 'memory' (1024)")
     p.add_argument("--show", type=int, default=3, help="failing inputs to print per outcome (default 3)")
+    p.add_argument("--commands", help="run only these commands' inputs of the campaign (comma-separated)")
+    p.add_argument("--save", metavar="FILE", help="write the failing inputs to FILE (JSON) to --replay them")
+    p.add_argument("--replay", metavar="FILE", help="run the inputs saved in FILE instead of generating")
     args = p.parse_args(argv)
+    commands = args.commands.split(",") if args.commands else None
+    if args.replay:
+        with open(args.replay, encoding="utf-8") as f:
+            cases = [Case(c["kind"], c["argv"], c["files"]) for c in json.load(f)]
+        cases = [c for c in cases if commands is None or c.command in commands]
+    else:
+        cases = generate(args.n, args.seed, commands)
     load0 = os.getloadavg()
     t0 = time.perf_counter()
-    results = run_campaign(args.n, args.seed, args.jobs, args.timeout, args.slow, args.memory, progress=True)
+    results = run_campaign(jobs=args.jobs, timeout=args.timeout, slow=args.slow, memory=args.memory, progress=True,
+                           cases=cases)
     elapsed = time.perf_counter() - t0
     load1 = os.getloadavg()
     print(table(results))
     print(f"{len(results)} runs in {elapsed:.0f} s with {args.jobs} at a time on {os.cpu_count()} cores; "
           f"load average {load0[0]:.1f} before, {load1[0]:.1f} after (other work on the machine slows runs)")
     bad = [r for r in results if r.outcome not in ("ok", "clean error")]
+    if args.save:
+        with open(args.save, "w", encoding="utf-8") as f:
+            json.dump([{"kind": r.case.kind, "argv": r.case.argv, "files": r.case.files, "outcome": r.outcome,
+                        "wall": round(r.wall, 2), "stderr": r.stderr[-2000:]} for r in bad], f, indent=1)
     shown: Counter = Counter()
     for r in bad:
         if shown[r.outcome] < args.show:

@@ -35,12 +35,18 @@ WEIGHTED_DEFAULT_MAX = 64
 #: new tokens that ``derive --decode`` decodes one by one, and keys (cache + new tokens) it attends over
 MAX_DECODE_TOKENS = 32
 MAX_DECODE_KEYS = 128
+#: nodes (numbers, symbols, operations) in the exact closed forms of one step, all entries together,
+#: that are built and shown (about 300 KB of text)
+MAX_EXACT_NODES = 50_000
 #: working precision (bits) past which certification gives up
 MAX_PRECISION_BITS = 400_000
 #: working precision (bits) past which a check verdict is reported undecided
 MAX_VERDICT_PRECISION_BITS = 65_536
-#: exponentials in one closed form up to which exact ties and zeros are decided symbolically
+#: exponentials in one closed form up to which exact ties and rational values are decided symbolically
 EXACT_CHECK_MAX_TERMS = 64
+#: exponentials in one closed form (as counted while it is built) up to which an exact zero is decided
+#: (in python-flint's exact polynomial arithmetic); its closed form also holds at most MAX_EXACT_NODES nodes
+EXACT_ZERO_MAX_TERMS = 4096
 #: digits of an exact rational built from what a user wrote (numerator and denominator together);
 #: a power such as (10^10000)^10000 is refused before it is built
 MAX_EXACT_DIGITS = 30_000

@@ -184,21 +184,21 @@ def test_exact_verification_of_the_builtin_example_covers_every_input():
 
 
 def test_exact_field_proves_zero_and_refuses_what_it_cannot_hold():
-    from symattn.analyses.adjoint import Field, Unsupported
+    from symattn.analyses.adjoint import Adjoint, Unsupported
 
     x, y = sympy.symbols("x y")
     at = {x: sympy.Rational(3, 10), y: sympy.Rational(-7, 5)}
     f = sympy.exp(x * y) / (sympy.exp(x) + sympy.exp(y) + sympy.exp(-x * sympy.sqrt(2) / 2))
-    field = Field([f], at)
+    field = Adjoint([f], at)
     grad = field.gradient(f, [x, y])
     for s in (x, y):  # against SymPy's own derivative, written in other (unshifted) atoms
         want = sympy.diff(f, s).xreplace(at)
         assert field.is_zero(field.sub(field.value(want), grad[s]))
         assert not field.is_zero(field.sub(field.value(want + sympy.exp(x).xreplace(at) / 10**6), grad[s]))
     with pytest.raises(Unsupported):
-        Field([sympy.Float(0.5) * x], at)
+        Adjoint([sympy.Float(0.5) * x], at)
     with pytest.raises(Unsupported):
-        Field([sympy.sqrt(x)], at)
+        Adjoint([sympy.sqrt(x)], at)
 
 
 # -- softmax closed forms and proofs ---------------------------------------------------------------

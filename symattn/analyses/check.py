@@ -501,15 +501,42 @@ def _patches(spec: Spec, d: Derivation, claims: list[Claim], rounded: bool) -> d
     """Per step, the author's printed numbers as patches in row form (main group only)."""
     out: dict[str, dict] = {}
     for c in claims:
-        if c.group is not None or c.is_sum or c.value is None or len(c.index) != 2:
+        if c.group is not None or c.is_sum or len(c.index) != 2:
             continue
         step = d[c.step]
+        if c.value is None and not _feeds_softmax(d, c.step):
+            continue  # a printed -inf is the page's mask only where the softmax reads it
         i, j = c.index
         if step.transposed:
             i, j = j, i
         radius = (c.ulp / 2) if (rounded and c.ulp is not None) else Fraction(0)
         out.setdefault(c.step, {})[(i, j)] = (c.value, radius)
     return out
+
+
+def _feeds_softmax(d: Derivation, name: str) -> bool:
+    """Whether step ``name`` is what the softmax (or normalisation) reads: the step just before
+    the weights of its head, e.g. ``masked``, or ``scaled`` when there is no mask."""
+    names = [s.name for s in d.all_steps]
+    k = names.index(name) if name in names else -1
+    prefix = name[: len(name) - len(name.rpartition(".")[2])]  # "head1." or ""
+    return 0 <= k < len(names) - 1 and names[k + 1] == prefix + "weights"
+
+
+def _softmax_input(d: Derivation, name: str) -> str | None:
+    """The step the softmax of ``name``'s head reads, when it is another step than ``name``."""
+    prefix = name[: len(name) - len(name.rpartition(".")[2])]
+    other = next((s.name for s in d.all_steps if s.name.startswith(prefix) and _feeds_softmax(d, s.name)), None)
+    return other if other != name else None
+
+
+def _all_correct(node: V.Node, cs: list[Claim]) -> bool:
+    """Whether every claim (of one 2-D step) is correct against ``node`` at the claim's index."""
+    try:
+        return all(judge(node, c.index[0] * node.shape[1] + c.index[1], c.value, c.ulp)[0] == "correct"
+                   for c in cs)
+    except (SymattnError, IndexError):
+        return False
 
 
 def _patch_fn(patches: dict[str, dict]) -> Callable[[str, V.Node], V.Node]:
@@ -817,6 +844,15 @@ def _diagnose(report: Report, spec: Spec, d: Derivation, claims: list[Claim], pa
                              == "correct" for c in cs)
                 except (SymattnError, IndexError):
                     ok = False
+                masked = _softmax_input(dd, step) if scope == "global" and _feeds_softmax(d, step) else None
+                if not ok and masked is not None and any(c.value is None for c in cs):
+                    # the page prints -inf in the scores the softmax reads: compare with the masked
+                    # scores of a convention that masks them (its softmax reads a later step)
+                    ok = _all_correct(dd[masked].node, cs)
+                    if ok:
+                        found.setdefault((scope, step), []).append(f"{label} (the printed {step} scores are its "
+                                                                   f"{masked} scores)")
+                        continue
                 if ok:
                     found.setdefault((scope, step), []).append(label)
     for scope, steps in (("global", wrong_steps), ("local", local_wrong)):

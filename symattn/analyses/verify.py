@@ -27,12 +27,12 @@ from flint import arb, fmpq
 from ..errors import LimitError, OptionError, SymattnError
 from ..exact import nodes as V
 from ..exact.certify import workprec
-from ..exact.zero import cancel_zero
+from ..exact.zero import is_zero
 from ..pipeline.backward import WRT, Gradient, grad
 from ..pipeline.forward import derive
 from ..read.numbers import symbol
 from ..read.spec import Spec
-from .adjoint import Field, Unsupported
+from .adjoint import Adjoint, Unsupported
 
 __all__ = ["verify", "Verification", "EXACT_MAX_TOKENS", "EXACT_MAX_DIM"]
 
@@ -93,19 +93,19 @@ def _exact(g: Gradient, names: list[str]) -> list[Verification]:
     out = []
     for name in names:
         sym_spec, syms = _symbolic_spec(spec, name)
-        L = _loss_node(g, derive(sym_spec)).exact()[0, 0]
+        L = _loss_node(g, derive(sym_spec)).entry(0, 0)
         step = WRT[name]
-        closed = g[step].exact  # the closed forms being checked, at the example's values
+        closed = g[step].node.build()  # the closed forms being checked, at the example's values
         values = {s: sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
                   for r, vr in zip(syms, spec.inputs[name]) for s, x in zip(r, vr)}
         flat = [(i, j, s) for i, row in enumerate(syms) for j, s in enumerate(row)]
         try:
-            field = Field([L, *closed], values)
+            field = Adjoint([L, *closed], values)
             derivative = field.gradient(L, [s for _, _, s in flat])
             bad = sum(not field.is_zero(field.sub(field.value(closed[i, j]), derivative[s])) for i, j, s in flat)
             how = "reverse-mode differentiation of the forward expression, exact at the example's values"
         except Unsupported:  # something the exact field does not hold: differentiate with SymPy
-            bad = sum(not cancel_zero((closed[i, j] - sympy.diff(L, s)).xreplace(values)) for i, j, s in flat)
+            bad = sum(not is_zero((closed[i, j] - sympy.diff(L, s)).xreplace(values)) for i, j, s in flat)
             how = "SymPy differentiation of the forward expression"
         out.append(Verification(name, step, "exact", bad == 0, len(flat),
                                 f"closed form − ∂L/∂{name} ({how}) is proved 0 for every entry"
@@ -144,12 +144,12 @@ def _central(g: Gradient, names: list[str], prec: int = 400) -> list[Verificatio
         ok = True
         for i, j in sample:
             x = m[i][j]
-            if not isinstance(x, Fraction):
-                raise SymattnError("central differences need numeric inputs")
+            # a rational, or an exact irrational number (sqrt(2)): moved by ±h exactly either way
+            step_h = h if isinstance(x, Fraction) else sympy.Rational(h.numerator, h.denominator)
             losses = []
             for sign in (1, -1):
                 new = [list(r) for r in m]
-                new[i][j] = x + sign * h
+                new[i][j] = x + sign * step_h
                 d = derive(dataclasses.replace(base, inputs={**spec.inputs, name: new}))
                 losses.append(_loss_node(g, d).balls(prec)[0])
             with workprec(prec):
@@ -167,16 +167,20 @@ def _central(g: Gradient, names: list[str], prec: int = 400) -> list[Verificatio
     return out
 
 
+def _exact_entry(node: V.Node, i: int, j: int) -> Fraction | sympy.Expr:
+    """An entry as an example file holds it: a Fraction when it is rational, else its exact value."""
+    q = node.rational(node.flat(i, j))
+    return q if q is not None else node.entry(i, j)
+
+
 def _core(g: Gradient) -> Gradient:
-    """The same attention started from its (exact, rational) Q, K, V: to check dQ, dK, dV
-    of an example that starts from X."""
+    """The same attention started from its exact Q, K, V: to check dQ, dK, dV of an example
+    that starts from X."""
     spec, fwd = g.spec, g.forward
     inputs = {}
     for name in ("Q", "K", "V"):
-        node = fwd[name].node
-        if not node.is_rational_matrix:
-            raise SymattnError(f"cannot check d{name}: {name} is not rational")
-        inputs[name] = [[node.rational(node.flat(i, j)) for j in range(node.shape[1])] for i in range(node.shape[0])]
+        node = fwd[name].node  # as the file would hold it (in its layout)
+        inputs[name] = [[_exact_entry(node, i, j) for j in range(node.shape[1])] for i in range(node.shape[0])]
     for name in ("Wo", "bo"):
         if name in spec.inputs:
             inputs[name] = spec.inputs[name]

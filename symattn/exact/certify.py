@@ -258,6 +258,9 @@ def decide(ball: arb, digits: int) -> str | None:
     >>> with workprec(128):
     ...     decide(arb(-10**9).exp(), 6)
     '1.24953e-434294482'
+    >>> with workprec(300):  # 1e-40 above the boundary 34.03125 of 6 digits: rounds up
+    ...     decide(arb(fmpq(272250, 8000)) + arb(10) ** -40, 6), decide(arb(fmpq(272250, 8000)) - arb(10) ** -40, 6)
+    ('34.0313', '34.0312')
     """
     if not ball.is_finite():
         return None
@@ -265,7 +268,18 @@ def decide(ball: arb, digits: int) -> str | None:
         return "0"
     if ball.contains(0):
         return None
-    m, r, e = ball.mid_rad_10exp(digits + 4)  # exact integers; no rounding at ctx.prec
+    got = _decide(ball, digits, digits + 4)
+    more = int(ball.rel_accuracy_bits() * 0.30103)  # the decimal digits the ball itself resolves
+    if got is None and more > digits + 4:
+        # near a rounding boundary (34.03125 + 1e-40 at 6 digits): the few extra digits do not
+        # separate it, the ball's own accuracy may
+        got = _decide(ball, digits, more + 2)
+    return got
+
+
+def _decide(ball: arb, digits: int, extra: int) -> str | None:
+    """:func:`decide` with the ball converted to ``extra`` decimal digits."""
+    m, r, e = ball.mid_rad_10exp(extra)  # exact integers; no rounding at ctx.prec
     negative = m < 0
     mid, rad = (-int(m) if negative else int(m)), int(r)
     # the usual case: the few digits past the last one kept decide it, for both ends

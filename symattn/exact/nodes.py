@@ -45,8 +45,8 @@ from typing import Any, Callable, Iterable, Sequence
 import sympy
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
-from ..errors import CertificationError, FullyMaskedRow, UndefinedValueError
-from ..limits import EXACT_CHECK_MAX_TERMS
+from ..errors import CertificationError, FullyMaskedRow, LimitError, UndefinedValueError
+from ..limits import EXACT_CHECK_MAX_TERMS, EXACT_ZERO_MAX_TERMS, MAX_EXACT_NODES
 from .certify import certify, check_digits, format_rational, is_exact_decimal, to_arb, workprec
 from .zero import is_zero
 
@@ -160,6 +160,7 @@ class Node:
     def __init__(self) -> None:
         self._ball: tuple[int, object] | None = None
         self._exact: object = None
+        self._too_big: LimitError | None = None  # exact() is past MAX_EXACT_NODES
         self._decimals: dict[int, list] = {}
         self._infinite: set | None = None
         self._undefined: object = _UNSET
@@ -217,16 +218,65 @@ class Node:
         return [self.entry(i, j) for j in range(self.shape[1])]
 
     def exact(self) -> sympy.Matrix:
-        """The exact value as a SymPy Matrix (or a 3-D SymPy Array)."""
-        if self._exact is None:
-            if len(self.shape) == 2:
-                r, c = self.shape
-                self._exact = sympy.ImmutableMatrix(r, c, lambda i, j: self.entry(int(i), int(j)))
-            else:
-                a, b, c = self.shape
-                self._exact = sympy.ImmutableDenseNDimArray(
-                    [self.entry(i, j, l) for i in range(a) for j in range(b) for l in range(c)], self.shape)
+        """The exact value as a SymPy Matrix (or a 3-D SymPy Array), to be shown: its closed
+        forms together hold at most ``MAX_EXACT_NODES`` nodes, else :class:`LimitError`
+        (closed forms of gradients grow fast; building and printing them is bounded by
+        their size, counted as they are built).
+
+        >>> softmax(rational_matrix([[0, 1]])).exact()
+        Matrix([[1/(1 + E), E/(1 + E)]])
+        """
+        if self._exact is None and self._too_big is None:
+            try:
+                self._exact = self._matrix(self._bounded_entries())
+            except LimitError as e:
+                self._too_big = e
+        if self._too_big is not None:
+            raise self._too_big
         return self._exact  # type: ignore[return-value]
+
+    def build(self) -> sympy.Matrix:
+        """The exact value, whatever its size: for computing a symbolic value from another
+        (bounded by the size limits of symbolic examples), not for showing it."""
+        if self._exact is not None:
+            return self._exact  # type: ignore[return-value]
+        return self._matrix([self.entry(*self.index(k)) for k in range(self.size)])
+
+    def _matrix(self, entries: list[sympy.Expr]) -> sympy.Matrix:
+        if len(self.shape) == 2:
+            return sympy.ImmutableMatrix(*self.shape, entries)
+        return sympy.ImmutableDenseNDimArray(entries, self.shape)
+
+    def exact_fits(self) -> bool:
+        """Whether :meth:`exact` is within the size limit (it is built to find out)."""
+        try:
+            self.exact()
+        except LimitError:
+            return False
+        return True
+
+    def _bounded_entries(self) -> list[sympy.Expr]:
+        """The entries, counted as they are built; a value held as rationals is exempt (one
+        number an entry), and one whose exponentials alone are past the limit is not built."""
+        if self.is_rational_matrix:
+            return [self.entry(*self.index(k)) for k in range(self.size)]
+        if self.terms() * self.size > MAX_EXACT_NODES:
+            raise self._too_large()
+        left = MAX_EXACT_NODES
+        out = []
+        for k in range(self.size):
+            e = self.entry(*self.index(k))
+            left -= expression_size(e, left + 1)
+            if left < 0:
+                raise self._too_large()
+            out.append(e)
+        return out
+
+    def _too_large(self) -> LimitError:
+        hint = "" if self.symbolic else "leave out --exact to see the certified decimals alone, or "
+        return LimitError(f"the exact closed forms of {self.label or 'a value'} are larger than the limit of "
+                          f"{MAX_EXACT_NODES} nodes (numbers, symbols and operations, all entries together): "
+                          f"{hint}ask for fewer steps (--steps, --wrt)")
 
     def rational(self, k: int) -> Fraction | None:
         """Entry ``k`` exactly, when SymPy's closed form is a rational number (only for
@@ -246,12 +296,16 @@ class Node:
 
     def row_dot(self, i: int, values: Sequence[Fraction | None]) -> Fraction | None:
         """Σ_j self[i, j]·values[j] exactly, when that is provable (``values[j]`` None:
-        not rational). By default, when every term is a proven rational."""
-        return self._dot([self.flat(i, j) for j in range(self.shape[1])], values)
+        not rational). By default, when every term is a proven rational, or when every value
+        is the same c and the row's sum is known (c times it: 1ᵀ-style structure, so that
+        dQ·1 = 0 gives dQ·(c, c, …)ᵀ = 0)."""
+        got = self._dot([self.flat(i, j) for j in range(self.shape[1])], values)
+        return got if got is not None else _times(_same_sums(list(values)), lambda: self.row_sum(i))
 
     def col_dot(self, j: int, values: Sequence[Fraction | None]) -> Fraction | None:
-        """Σ_i self[i, j]·values[i] exactly, when that is provable."""
-        return self._dot([self.flat(i, j) for i in range(self.shape[0])], values)
+        """Σ_i self[i, j]·values[i] exactly, when that is provable (as :meth:`row_dot`)."""
+        got = self._dot([self.flat(i, j) for i in range(self.shape[0])], values)
+        return got if got is not None else _times(_same_sums(list(values)), lambda: self.col_sum(j))
 
     def _dot(self, ks: list[int], values: Sequence[Fraction | None]) -> Fraction | None:
         total = Fraction(0)
@@ -271,16 +325,17 @@ class Node:
         return self.entry(i, j)
 
     def is_exact_zero(self, k: int) -> bool:
-        """Prove entry ``k`` exactly 0 from its closed form (bounded: small forms only)."""
+        """Prove entry ``k`` exactly 0 from its closed form (bounded: a closed form of at most
+        ``EXACT_ZERO_MAX_TERMS`` exponentials and ``MAX_EXACT_NODES`` nodes)."""
         q = self.rational(k)
         if q is not None:
             return q == 0
-        if self.terms() > EXACT_CHECK_MAX_TERMS:
+        if self.terms() > EXACT_ZERO_MAX_TERMS:
             return False
         e = self.entry(*self.index(k))
         if e == 0:
             return True
-        if sympy.count_ops(e) > 20000:
+        if expression_size(e, MAX_EXACT_NODES + 1) > MAX_EXACT_NODES:
             return False
         return is_zero(e)
 
@@ -402,6 +457,21 @@ class Node:
                         s = format_rational(q, digits)
                 out[k] = s
         return [out[k] for k in ks]
+
+
+def expression_size(e: sympy.Basic, cap: int) -> int:
+    """Nodes of an expression as a tree (shared subexpressions counted each time they are
+    printed), counting no further than ``cap``.
+
+    >>> expression_size(sympy.exp(2) / (1 + sympy.exp(2)), 100), expression_size(sympy.exp(2) + 1, 2)
+    (9, 2)
+    """
+    n = 0
+    for _ in sympy.preorder_traversal(e):
+        n += 1
+        if n >= cap:
+            break
+    return n
 
 
 def _may_terminate(text: str, digits: int) -> bool:
@@ -526,10 +596,12 @@ class SympyNode(Node):
         self.m = sympy.ImmutableMatrix(m)
         self.shape = (self.m.rows, self.m.cols)
         self.symbolic = bool(self.m.free_symbols)
-        self._exact = self.m
 
     def entry(self, i: int, j: int) -> sympy.Expr:
         return self.m[i, j]
+
+    def build(self) -> sympy.Matrix:
+        return self.m
 
     def _find_infinite(self) -> set[tuple[int, ...]]:
         r, c = self.shape
@@ -615,11 +687,16 @@ class MatMulNode(_Derived):
         super().__init__([a, b] + ([bias] if bias is not None else []))
         self.a, self.b, self.bias = a, b, bias
         self.shape = (a.shape[0], b.shape[1])
+        self._entries: dict[tuple[int, int], sympy.Expr] = {}
+        self._rationals: dict[int, Fraction | None] = {}
 
     def entry(self, i: int, j: int) -> sympy.Expr:
-        total = sympy.Add(*[self.a.entry(i, k) * self.b.entry(k, j) for k in range(self.a.shape[1])])
-        if self.bias is not None:
-            total += self.bias.entry(0, j)
+        total = self._entries.get((i, j))
+        if total is None:  # cached: a product of products would build its factors' entries again
+            total = sympy.Add(*[self.a.entry(i, k) * self.b.entry(k, j) for k in range(self.a.shape[1])])
+            if self.bias is not None:
+                total += self.bias.entry(0, j)
+            self._entries[(i, j)] = total
         return total
 
     def terms(self) -> int:
@@ -627,18 +704,31 @@ class MatMulNode(_Derived):
         return inner if isinstance(self, AttendNode) else inner * self.a.shape[1]
 
     def rational(self, k: int) -> Fraction | None:
-        # a sum of products of proven rationals is rational (whatever SymPy's form says)
+        if k not in self._rationals:  # cached: a product of products asks for whole rows and columns
+            self._rationals[k] = self._rational(k)
+        return self._rationals[k]
+
+    def _rational(self, k: int) -> Fraction | None:
+        # a sum of products of proven rationals is rational (whatever SymPy's form says); or the
+        # structure of one factor decides the product with the other's (rational) row or column
         i, j = self.index(k)
         a, b = self.a, self.b
-        total = Fraction(0)
+        total: Fraction | None = Fraction(0)
         for t in range(a.shape[1]):
             x = a.rational(a.flat(i, t))
             if x == 0:
                 continue
             y = b.rational(b.flat(t, j)) if x is not None else None
             if x is None or y is None:
-                return super().rational(k)
+                total = None
+                break
             total += x * y
+        if total is None:
+            total = a.row_dot(i, [b.rational(b.flat(t, j)) for t in range(a.shape[1])])
+        if total is None:
+            total = b.col_dot(j, [a.rational(a.flat(i, t)) for t in range(a.shape[1])])
+        if total is None:
+            return super().rational(k)
         if self.bias is not None:
             c = self.bias.rational(j)
             if c is None:
@@ -804,7 +894,7 @@ def scale(a: Node, tau: sympy.Expr) -> Node:
         t = fmpq(int(tau.p), int(tau.q))
         return RationalNode(a.shape, lambda: a.mat * t)  # type: ignore[attr-defined]
     if a.symbolic or tau.free_symbols:
-        return SympyNode(a.exact() * tau)
+        return SympyNode(a.build() * tau)
     return ScaleNode(a, tau)
 
 
@@ -1049,7 +1139,7 @@ def attend(p: Node, v: Node) -> Node:
         raise ValueError(f"cannot multiply weights {p.shape} by values {v.shape}")
     if p.symbolic or v.symbolic:
         node = AttendNode(p, v)
-        return SympyNode(node.exact())
+        return SympyNode(node.build())
     return AttendNode(p, v)
 
 
@@ -1151,7 +1241,7 @@ def concat(parts: Sequence[Node]) -> Node:
             return fmpq_mat(rows_)
         return RationalNode((parts[0].shape[0], sum(p.shape[1] for p in parts)), compute)
     if any(p.symbolic for p in parts):
-        return SympyNode(sympy.Matrix.hstack(*[p.exact() for p in parts]))
+        return SympyNode(sympy.Matrix.hstack(*[p.build() for p in parts]))
     return ConcatNode(parts)
 
 
@@ -1260,12 +1350,13 @@ class IntervalNode(Node):
 
 
 class PatchNode(_Derived):
-    """A value with some entries replaced by given rationals (optionally ± a radius):
-    the author's printed numbers in place of the exact ones."""
+    """A value with some entries replaced by given rationals (optionally ± a radius), or by
+    -inf (value None: a masked score as the author printed it): the author's printed numbers in
+    place of the exact ones."""
 
     reads_infinite = True  # passes them through
 
-    def __init__(self, base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> None:
+    def __init__(self, base: Node, patches: dict[tuple[int, int], tuple[Fraction | None, Fraction]]) -> None:
         super().__init__([base])
         self.base = base
         self.patches = dict(patches)
@@ -1275,10 +1366,11 @@ class PatchNode(_Derived):
         p = self.patches.get((i, j))
         if p is None:
             return self.base.entry(i, j)
-        return sympy.Rational(p[0].numerator, p[0].denominator)
+        return NEG_INF if p[0] is None else sympy.Rational(p[0].numerator, p[0].denominator)
 
     def _find_infinite(self) -> set[tuple[int, ...]]:
-        return {ij for ij in self.base.infinite_entries() if ij not in self.patches}
+        return ({ij for ij in self.base.infinite_entries() if ij not in self.patches}
+                | {ij for ij, (v, _) in self.patches.items() if v is None})
 
     def rational(self, k: int) -> Fraction | None:
         p = self.patches.get(self.index(k))  # type: ignore[arg-type]
@@ -1290,20 +1382,25 @@ class PatchNode(_Derived):
         p = self.patches.get((i, j))
         if p is None:
             return self.base.value_key(i, j)
-        return ("patched", i, j) if p[1] else p[0]
+        return "-inf" if p[0] is None else ("patched", i, j) if p[1] else p[0]
 
     def _compute_ball(self, prec: int) -> arb_mat:
         rows_ = self.base.ball_mat(prec).tolist()
         for (i, j), (v, r) in self.patches.items():
-            rows_[i][j] = _interval(v, r, prec)
+            rows_[i][j] = arb.nan() if v is None else _interval(v, r, prec)
         return arb_mat(rows_)
 
 
-def patch(base: Node, patches: dict[tuple[int, int], tuple[Fraction, Fraction]]) -> Node:
-    """``base`` with some entries replaced (value, radius); exact when possible."""
+def patch(base: Node, patches: dict[tuple[int, int], tuple[Fraction | None, Fraction]]) -> Node:
+    """``base`` with some entries replaced (value, radius; value None: -inf); exact when possible.
+
+    >>> m = patch(rational_matrix([[1, 2]]), {(0, 1): (None, Fraction(0))})
+    >>> m.infinite_entries(), softmax(m).decimals(3)
+    ({(0, 1)}, [['1', '0']])
+    """
     if not patches:
         return base
-    if base.is_rational_matrix and all(r == 0 for _, r in patches.values()):
+    if base.is_rational_matrix and all(r == 0 and v is not None for v, r in patches.values()):
         def compute() -> fmpq_mat:
             m = fmpq_mat(base.mat)  # type: ignore[attr-defined]
             for (i, j), (v, _) in patches.items():
@@ -1355,7 +1452,7 @@ def row_sums(a: Node) -> Node:
     if a.is_rational_matrix:
         return matmul(a, ones(a.shape[1], 1))
     if a.symbolic:
-        return SympyNode(RowSumNode(a).exact())
+        return SympyNode(RowSumNode(a).build())
     return RowSumNode(a)
 
 
@@ -1431,7 +1528,7 @@ def normalize(m: Node, how: str = "softmax", axis: str = "keys", masked_rows: st
     if how != "sum":
         raise ValueError(f"unknown normalization {how!r}")
     node = SumNormalizeNode(m if axis == "keys" else transpose(m), masked_rows)
-    out: Node = SympyNode(node.exact()) if m.symbolic else node
+    out: Node = SympyNode(node.build()) if m.symbolic else node
     return out if axis == "keys" else transpose(out)
 
 
@@ -1516,7 +1613,7 @@ def elementwise(op: str, a: Node, b: Node) -> Node:
             return fmpq_mat(rows_)
         return RationalNode(a.shape, compute)  # type: ignore[arg-type]
     if a.symbolic or b.symbolic:
-        return SympyNode(ElementwiseNode(op, a, b).exact())
+        return SympyNode(ElementwiseNode(op, a, b).build())
     return ElementwiseNode(op, a, b)
 
 
@@ -1569,12 +1666,37 @@ def row_dots(a: Node, b: Node) -> Node:
     if a.is_rational_matrix and b.is_rational_matrix:
         return row_sums(elementwise("mul", a, b))
     node = RowDotNode(a, b)
-    return SympyNode(node.exact()) if node.symbolic else node
+    return SympyNode(node.build()) if node.symbolic else node
 
 
 def _softmax_backward(p: Any, dp: Any, d: Any) -> Any:
     """dS_ij = P_ij·(dP_ij − D_i): one formula for exact values and balls."""
     return p * (dp - d)
+
+
+def _softmax_backward_pivoted(p: list[arb], dp: list[arb]) -> list[arb]:
+    """Enclosures of dS_j = P_j·(dP_j − D), D = Σ_k P_k dP_k, on a line whose weights sum to
+    exactly 1, without cancellation. With r the largest weight, D − dP_r = Σ_k P_k (dP_k − dP_r)
+    (as Σ_k P_k = 1), a sum of terms that are each small when P_r is close to 1, so
+
+        dS_j = P_j·((dP_j − dP_r) − Σ_{k≠r} P_k (dP_k − dP_r)),  dS_r = −P_r·Σ_{k≠r} P_k (dP_k − dP_r).
+
+    When a weight is within e^-10000 of 1 (a finite mask value such as -1e9), dP_r and D agree
+    to thousands of digits, and the formula's dP_r − D would need that many bits; here every
+    term keeps its relative precision. (Balls only: the exact value is the formula's.)
+
+    >>> from flint import arb
+    >>> tiny = arb(-10**9).exp()  # a weight e^-1e9 beside one of 1 − e^-1e9
+    >>> ds = _softmax_backward_pivoted([1 - tiny, tiny], [arb(3), arb(5)])
+    >>> ((ds[0] / (-2 * tiny)) - 1).abs_upper() < arb("1e-14")  # −P_0·P_1·(5 − 3), to 14 digits
+    True
+    >>> ((1 - tiny) * (3 - ((1 - tiny) * 3 + tiny * 5))).contains(0)  # the formula at the same precision
+    True
+    """
+    r = max(range(len(p)), key=lambda k: p[k].mid())
+    diff = [dp[k] - dp[r] if k != r else arb(0) for k in range(len(p))]  # dP_r − dP_r is exactly 0
+    shift = sum((p[k] * diff[k] for k in range(len(p)) if k != r), arb(0))
+    return [p[k] * (diff[k] - shift) for k in range(len(p))]
 
 
 class SoftmaxBackwardNode(_Formula):
@@ -1593,6 +1715,7 @@ class SoftmaxBackwardNode(_Formula):
         self.p, self.dp, self.d = p, dp, d
         self.shape = p.shape
         self.per_row = axis == "keys"
+        self._flat: dict[int, bool] = {}
 
     def _row(self, ar: Any, i: int) -> list:
         p, dp = ar.row(self.p, i), ar.row(self.dp, i)
@@ -1604,11 +1727,29 @@ class SoftmaxBackwardNode(_Formula):
     def terms(self) -> int:
         return self.p.terms() + self.dp.terms() + self.d.terms()
 
+    def _compute_ball(self, prec: int) -> arb_mat:
+        """The enclosures of the formula, except on a line (a row; a column for a softmax over
+        queries) whose weights provably sum to 1: there :func:`_softmax_backward_pivoted`, the
+        same values written without the cancellation of dP − D."""
+        out = super()._compute_ball(prec)
+        p, dp = self.p.ball_mat(prec), self.dp.ball_mat(prec)
+        r, c = self.shape
+        with workprec(prec):
+            for n in range(r if self.per_row else c):
+                if (self.p.row_sum(n) if self.per_row else self.p.col_sum(n)) != 1:
+                    continue
+                at = [(n, j) for j in range(c)] if self.per_row else [(i, n) for i in range(r)]
+                for ij, x in zip(at, _softmax_backward_pivoted([p[ij] for ij in at], [dp[ij] for ij in at])):
+                    out[ij] = x
+        return out
+
     def rational(self, k: int) -> Fraction | None:
         w = self.p.rational(k)
         if w == 0:
             return Fraction(0)
         i, j = self.index(k)
+        if self._flat_line(i if self.per_row else j):
+            return Fraction(0)
         x = self.dp.rational(k)
         d = self.d.rational(i if self.per_row else j)
         if x is not None and d is not None:
@@ -1617,6 +1758,26 @@ class SoftmaxBackwardNode(_Formula):
             if w is not None:
                 return _softmax_backward(w, x, d)  # type: ignore[no-any-return]
         return super().rational(k)
+
+    def _line(self, n: int) -> list[int]:
+        """The flat indices of the n-th line along the softmax (a row, or a column)."""
+        if self.per_row:
+            return [self.flat(n, j) for j in range(self.shape[1])]
+        return [self.flat(i, n) for i in range(self.shape[0])]
+
+    def _flat_line(self, n: int) -> bool:
+        """Whether dS is 0 on the whole line: its weights sum to 1 and dP is the same exact value at
+        every weight not proved 0, so D, the weighted mean of dP, is that value and dP − D = 0 (for
+        example a sum loss with a softmax over queries: dP_ij = Σ_l V_jl whatever the query)."""
+        got = self._flat.get(n)
+        if got is None:
+            line = self._line(n)
+            total = self.p.row_sum(n) if self.per_row else self.p.col_sum(n)
+            got = False
+            if total == 1 and self.dp.terms() <= EXACT_CHECK_MAX_TERMS:  # value keys are closed forms: bounded
+                got = len({self.dp.value_key(*self.index(k)) for k in line if self.p.rational(k) != 0}) == 1
+            self._flat[n] = got
+        return got
 
     def _zero_line(self, weight_sum: Fraction | None, line: list[int]) -> Fraction | None:
         if weight_sum == 1:
@@ -1647,7 +1808,7 @@ def softmax_backward(p: Node, dp: Node, axis: str = "keys") -> tuple[Node, Node]
     """
     node = SoftmaxBackwardNode(p, dp, axis)
     if node.symbolic:
-        return SympyNode(node.exact()), node.d
+        return SympyNode(node.build()), node.d
     return node, node.d
 
 

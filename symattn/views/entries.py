@@ -221,6 +221,8 @@ def exact_cells(step: Step, expand: bool = False) -> list:
     node = step.node
     named = node.symbolic and not expand and step.rule is not None and not step.given
     lookup = names(step) if named else None
+    if not named:
+        node.exact()  # bounded: a LimitError past MAX_EXACT_NODES instead of building without end
 
     def cell(*idx: int) -> sympy.Basic:
         if named:
@@ -276,7 +278,8 @@ def show_exact(step: Step, exact: bool | None = None) -> bool:
         return exact
     if rational_step(step):
         return True
-    return step.node.terms() <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
+    return (step.node.terms() <= JSON_EXACT_MAX_KEYS and step.node.size <= JSON_EXACT_MAX_ENTRIES
+            and step.node.exact_fits())
 
 
 def _places(s: str) -> int | None:

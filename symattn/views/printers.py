@@ -141,7 +141,8 @@ class LatexPrinter(_SympyLatex):
 
     printmethod = None  # dispatch by type only: objects' own _latex methods are not used
     _default_settings = dict(_SympyLatex._default_settings, mat_str="bmatrix", mat_delim="",
-                             mul_symbol=None, fold_short_frac=False, max_terms=MAX_TERMS)
+                             mul_symbol=None, fold_short_frac=False, max_terms=MAX_TERMS,
+                             order="none")  # sorting a number's terms evaluates them (minutes)
 
     # numbers and labels
     def _print_Num(self, expr: Num) -> str:
