@@ -168,9 +168,11 @@ def _core(g: Gradient) -> Gradient:
     inputs = {}
     for name in ("Q", "K", "V"):
         node = fwd[name].node
-        if not node.is_rational_matrix:
-            raise SymattnError(f"cannot check d{name}: {name} is not rational")
-        inputs[name] = [[node.rational(node.flat(i, j)) for j in range(node.shape[1])] for i in range(node.shape[0])]
+        if not node.is_rational_matrix and node.symbolic:
+            raise SymattnError(f"cannot check d{name}: {name} has symbols")
+        # exact values: rationals, or closed forms (X + PE with sinusoidal positions)
+        inputs[name] = [[node.rational(node.flat(i, j)) if node.is_rational_matrix else node.entry(i, j)
+                         for j in range(node.shape[1])] for i in range(node.shape[0])]
     for name in ("Wo", "bo"):
         if name in spec.inputs:
             inputs[name] = spec.inputs[name]

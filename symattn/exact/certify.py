@@ -49,7 +49,7 @@ def workprec(bits: int) -> Iterator[None]:
 def to_arb(expr: sympy.Expr, prec: int) -> arb:
     """Enclose a numeric SymPy expression (no free symbols) in an ``arb`` ball.
 
-    Supports rationals, ``+ * ^``, ``exp``, ``log``, ``sqrt``, ``pi`` and ``E``.
+    Supports rationals, ``+ * ^``, ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``Abs``, ``pi`` and ``E``.
 
     >>> to_arb(sympy.sqrt(2) / 2, 64).str(15, radius=False)
     '0.707106781186548'
@@ -103,6 +103,12 @@ def _to_arb(e: sympy.Basic) -> arb:
         return _to_arb(e.args[0]).exp()
     if isinstance(e, sympy.log):
         return _to_arb(e.args[0]).log()
+    if isinstance(e, sympy.sin):  # positional encodings and rotary angles
+        return _to_arb(e.args[0]).sin()
+    if isinstance(e, sympy.cos):
+        return _to_arb(e.args[0]).cos()
+    if isinstance(e, sympy.Abs):
+        return abs(_to_arb(e.args[0]))
     raise CertificationError(f"cannot evaluate {e} numerically")
 
 

@@ -54,7 +54,7 @@ __all__ = [
     "Node", "RationalNode", "SympyNode", "rational_matrix", "matmul", "transpose",
     "scale", "masked", "softmax", "attend", "weighted", "concat", "columns", "rows",
     "IntervalNode", "patch", "row_sums", "row_dots", "col_sums", "total", "normalize", "elementwise", "ones",
-    "softmax_backward", "FullyMaskedRow",
+    "softmax_backward", "FullyMaskedRow", "rotate", "RotateNode", "rotary_scores", "RotaryScoresNode",
 ]
 
 NEG_INF = sympy.S.NegativeInfinity
@@ -1635,3 +1635,92 @@ def softmax_backward(p: Node, dp: Node, axis: str = "keys") -> tuple[Node, Node]
     if node.symbolic:
         return SympyNode(node.exact()), node.d
     return node, node.d
+
+
+# ---------------------------------------------------------------------------------------
+# rotations of coordinate pairs (RoPE; symattn.pipeline.positions)
+
+
+class RotateNode(_Formula):
+    """Each row of ``x`` with its coordinate pairs (a, b) rotated by the row's angles:
+    x'_a = x_a cos φ − x_b sin φ, x'_b = x_b cos φ + x_a sin φ (RoFormer Eq. 34); with
+    ``inverse`` the transposed rotation (by −φ), which carries a gradient back. ``cos`` and
+    ``sin`` are (rows, pairs) values of the angles.
+
+    >>> import sympy
+    >>> c = SympyNode(sympy.Matrix([[sympy.cos(1)]])); s = SympyNode(sympy.Matrix([[sympy.sin(1)]]))
+    >>> r = rotate(rational_matrix([[1, 0]]), c, s, [(0, 1)])
+    >>> r.entry(0, 1), r.decimals(5)
+    (sin(1), [['0.54030', '0.84147']])
+    """
+
+    def __init__(self, x: Node, cos: Node, sin: Node, pairs: Sequence[tuple[int, int]], inverse: bool = False) -> None:
+        super().__init__([x, cos, sin])
+        self.x, self.cos, self.sin, self.pairs, self.inverse = x, cos, sin, list(pairs), inverse
+        self.shape = x.shape
+
+    def terms(self) -> int:
+        return 2 * self.x.terms()
+
+    def _row(self, ar: Any, i: int) -> list:
+        x, c, s = ar.row(self.x, i), ar.row(self.cos, i), ar.row(self.sin, i)
+        out = list(x)
+        for k, (a, b) in enumerate(self.pairs):
+            if self.inverse:
+                out[a] = x[a] * c[k] + x[b] * s[k]
+                out[b] = x[b] * c[k] - x[a] * s[k]
+            else:
+                out[a] = x[a] * c[k] - x[b] * s[k]
+                out[b] = x[b] * c[k] + x[a] * s[k]
+        return out
+
+    def rational(self, k: int) -> Fraction | None:
+        return None
+
+
+def rotate(x: Node, cos: Node, sin: Node, pairs: Sequence[tuple[int, int]], inverse: bool = False) -> Node:
+    """Rotate the coordinate pairs of each row of ``x`` (:class:`RotateNode`)."""
+    node = RotateNode(x, cos, sin, pairs, inverse)
+    return SympyNode(node.exact()) if node.symbolic else node
+
+
+class RotaryScoresNode(MatMulNode):
+    """Scores of rotated queries and keys, ``rotate(Q)·rotate(K)ᵀ``, whose exact entries are
+    written in relative form (RoFormer Eq. 16): (R_m q)ᵀ(R_n k) = qᵀ R_{n−m} k, a sum over the
+    pairs (a, b) of (q_a k_a + q_b k_b)·cos Δ + (q_b k_a − q_a k_b)·sin Δ with Δ = (n − m)·θ. So
+    s = qᵀk exactly when m = n, and each entry shows that it depends on the offset only. The
+    balls are those of the product (python-flint's matrix product).
+
+    >>> import sympy
+    >>> q, k = rational_matrix([[1, 2]]), rational_matrix([[3, 4], [1, 0]])
+    >>> ang_q, ang_k = sympy.Matrix([[5]]), sympy.Matrix([[5], [7]])
+    >>> c = lambda a: SympyNode(a.applyfunc(sympy.cos)); s = lambda a: SympyNode(a.applyfunc(sympy.sin))
+    >>> S = rotary_scores(q, k, ang_q, ang_k, [(0, 1)], rotate(q, c(ang_q), s(ang_q), [(0, 1)]),
+    ...                   rotate(k, c(ang_k), s(ang_k), [(0, 1)]))
+    >>> S.entry(0, 0), S.entry(0, 1), S.decimals(6)
+    (11, cos(2) + 2*sin(2), [['11', '1.40245']])
+    """
+
+    def __init__(self, q: Node, k: Node, ang_q: sympy.MatrixBase, ang_k: sympy.MatrixBase,
+                 pairs: Sequence[tuple[int, int]], q_rot: Node, k_rot: Node) -> None:
+        super().__init__(q_rot, transpose(k_rot))
+        self.q, self.k, self.ang_q, self.ang_k, self.pairs = q, k, ang_q, ang_k, list(pairs)
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        total = sympy.Integer(0)
+        for p, (a, b) in enumerate(self.pairs):
+            qa, qb, ka, kb = self.q.entry(i, a), self.q.entry(i, b), self.k.entry(j, a), self.k.entry(j, b)
+            delta = self.ang_k[j, p] - self.ang_q[i, p]
+            total += (qa * ka + qb * kb) * sympy.cos(delta) + (qb * ka - qa * kb) * sympy.sin(delta)
+        return total
+
+    def rational(self, k: int) -> Fraction | None:
+        e = self.entry(*self.index(k))
+        return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
+
+
+def rotary_scores(q: Node, k: Node, ang_q: sympy.MatrixBase, ang_k: sympy.MatrixBase,
+                  pairs: Sequence[tuple[int, int]], q_rot: Node, k_rot: Node) -> Node:
+    """``q_rot·k_rotᵀ`` with exact entries in relative form (:class:`RotaryScoresNode`)."""
+    node = RotaryScoresNode(q, k, ang_q, ang_k, pairs, q_rot, k_rot)
+    return SympyNode(sympy.Matrix(node.shape[0], node.shape[1], node.entry)) if node.symbolic else node

@@ -62,6 +62,15 @@ class Convention:
     heads: int = 1
     query: str | int | None = None
     d_k: int | None = None  # needed to resolve 1/sqrt(d_k) when starting from scores
+    # positions (issue 13; symattn.pipeline.positions): none | sinusoidal | rope, and ALiBi
+    positions: str = "none"
+    position_base: sympy.Expr = sympy.Integer(10000)
+    rope_style: str = "interleaved"
+    rope_base: sympy.Expr = sympy.Integer(10000)
+    position_ids: list | None = None  # exact numbers or symbols, one per query (default 0..n-1)
+    key_position_ids: list | None = None  # one per key (cross-attention)
+    alibi: bool = False
+    alibi_slopes: list | None = None  # one per head; None with alibi: the official geometric rule
 
     def scale_value(self, **dims: int | None) -> sympy.Expr:
         """The scale with the example's dimensions substituted (before temperature)."""
@@ -102,7 +111,29 @@ class Convention:
             "normalization": self.normalization,
             "heads": self.heads,
             "query": self.query,
+            **self.position_echo(),
         }
+
+    def position_echo(self) -> dict:
+        """The position conventions, only when the example uses them (other outputs stay as they were)."""
+        out: dict = {}
+        if self.positions != "none":
+            out["positions"] = self.positions
+            if self.positions == "sinusoidal":
+                out["position_base"] = str(self.position_base)
+            else:
+                out["rope_style"] = self.rope_style
+                out["rope_base"] = str(self.rope_base)
+        if self.positions != "none" or self.alibi:
+            if self.position_ids is not None:
+                out["position_ids"] = [str(p) for p in self.position_ids]
+            if self.key_position_ids is not None:
+                out["key_position_ids"] = [str(p) for p in self.key_position_ids]
+        if self.alibi:
+            out["alibi"] = True
+            if self.alibi_slopes is not None:
+                out["alibi_slopes"] = [str(m) for m in self.alibi_slopes]
+        return out
 
 
 @functools.lru_cache(maxsize=64)

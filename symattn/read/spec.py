@@ -35,6 +35,7 @@ from ..limits import MAX_DIM, MAX_HEADS, MAX_SYMBOLIC_DIM, MAX_TEXT, MAX_TOKENS
 from .conventions import AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention, allowed_pattern
 from .latex_numbers import looks_like_latex, parse_latex
 from .numbers import did_you_mean, exact_number, parse_expression
+from .positions import POSITION_KEYS, check_positions, read_positions
 
 __all__ = ["Spec", "load", "loads", "from_dict", "example_path", "list_examples", "EXAMPLES_DIR",
            "GivenMatrix", "read_matrix", "load_matrix"]
@@ -48,7 +49,7 @@ TOP_KEYS = ("title", "description", "tokens", "key_tokens", "inputs", "conventio
             "inputs_rounded")
 INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", "K", "V", "scores")
 CONVENTION_KEYS = ("layout", "scale", "temperature", "mask", "bias", "mask_value", "masked_rows",
-                   "softmax_axis", "normalization", "heads", "query", "d_k")
+                   "softmax_axis", "normalization", "heads", "query", "d_k") + POSITION_KEYS
 VECTOR_KEYS = ("bq", "bk", "bv", "bo")
 
 
@@ -504,6 +505,7 @@ class _Validator:
             spec.stage = "claims"
             return spec
         self.shapes(spec)
+        check_positions(self, spec)
         self.masks(spec, mask_raw, bias_raw)
         spec.symbolic = self.symbolic
         if self.symbolic:
@@ -599,6 +601,7 @@ class _Validator:
         conv.d_k = dk
         bias_raw = c.get("bias")
         conv.has_bias = bias_raw is not None
+        read_positions(self, c, conv)
         return conv, mask_raw, bias_raw
 
     def shapes(self, s: Spec) -> None:

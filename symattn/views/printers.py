@@ -287,6 +287,9 @@ class LatexPrinter(_SympyLatex):
     def _print_Given(self, expr: sympy.Basic) -> str:
         return r"%s \text{ (given)}" % self._print(expr.arg)
 
+    def _print_Rotary(self, expr: sympy.Basic) -> str:
+        return r"\operatorname{RoPE}%s\left(%s\right)" % ("^{\top}" if expr.transposed else "", self._print(expr.arg))
+
     def _print_RowSum(self, expr: sympy.Basic) -> str:
         return r"\operatorname{rowsum}\left(%s\right)" % self._print(expr.args[0])
 
@@ -641,6 +644,12 @@ class TextPrinter(_SympyStr):
 
     def _print_Given(self, expr: sympy.Basic) -> str:
         return "%s (given)" % self._print(expr.arg)
+
+    def _print_Rotary(self, expr: sympy.Basic) -> str:
+        return "RoPE%s(%s)" % ("ᵀ" if expr.transposed else "", self._print(expr.arg))
+
+    def _print_Abs(self, expr: sympy.Basic) -> str:
+        return "|%s|" % self._print(expr.args[0])
 
     def _print_RowSum(self, expr: sympy.Basic) -> str:
         return "rowsum(%s)" % self._print(expr.args[0])
