@@ -336,6 +336,15 @@ IDENTITIES: dict[str, Callable[[], Proof]] = {
 }
 
 
+def _register_positions() -> None:
+    from .proofs_positions import POSITION_IDENTITIES  # sinusoidal, RoPE, ALiBi (issue 13)
+
+    IDENTITIES.update(POSITION_IDENTITIES)  # type: ignore[arg-type]
+
+
+_register_positions()
+
+
 def prove(name: str) -> Proof:
     """The proof of one identity (see :data:`IDENTITIES`)."""
     fn = IDENTITIES.get(name)

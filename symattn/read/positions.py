@@ -17,7 +17,7 @@ Every bad value gets one line naming the file and the field:
 >>> loads('[inputs]\\nQ = [[1, 2, 3]]\\nK = [[1, 0, 0]]\\nV = [[1]]\\n[convention]\\npositions = "rope"\\n')
 Traceback (most recent call last):
 ...
-symattn.errors.SpecError: <string>, line 6, convention.positions: RoPE rotates pairs of coordinates, so the key width per head must be even; got d_k = 3
+symattn.errors.SpecError: <string>:6: convention.positions: RoPE rotates pairs of coordinates, so the key width per head must be even; got d_k = 3
 """
 
 from __future__ import annotations

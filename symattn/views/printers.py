@@ -388,7 +388,7 @@ _SUB = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈
 _SUP = dict(zip("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"))
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "lambda": "λ", "mu": "μ",
           "pi": "π", "sigma": "σ", "tau": "τ", "theta": "θ", "phi": "φ", "Sigma": "Σ", "Pi": "Π", "Delta": "Δ",
-          "ell": "ℓ"}
+          "ell": "ℓ", "omega": "ω"}
 _MODIFIERS = {"tilde": "\u0303", "hat": "\u0302", "bar": "\u0304", "dot": "\u0307"}
 
 
