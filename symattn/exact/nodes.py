@@ -1675,7 +1675,8 @@ class RotateNode(_Formula):
         return out
 
     def rational(self, k: int) -> Fraction | None:
-        return None
+        e = self.entry(*self.index(k))  # cos(0) = 1: a token at position 0 is not turned
+        return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
 
 
 def rotate(x: Node, cos: Node, sin: Node, pairs: Sequence[tuple[int, int]], inverse: bool = False) -> Node:

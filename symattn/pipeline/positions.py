@@ -221,7 +221,11 @@ def rope(b: Any, h: Any) -> None:
         h.extra[name + "_parts"] = (node, ang, value, value is b.step(h.name(name + "_rot")).row_node)
         setattr(h, name.lower(), value)
     (q, qa, qr, q_own), (k, ka, kr, k_own) = h.extra["Q_parts"], h.extra["K_parts"]
-    if q_own and k_own:  # not replaced by a page's printed numbers (check's local judgment)
+    symbolic_positions = any(getattr(p, "free_symbols", None) for p in qids + key_positions(spec))
+    if symbolic_positions and q_own and k_own:
+        # symbolic positions: the scores in relative form, qᵀ R_(n−m) k, which shows that they
+        # depend on the offset only. (Numeric examples keep the product form, whose exact gradient
+        # checks need no trigonometric identities; symattn prove rope-relative proves the two equal.)
         h.extra["scores"] = V.rotary_scores(q, k, qa, ka, pairs, qr, kr)
 
 
