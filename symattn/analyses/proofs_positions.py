@@ -53,9 +53,7 @@ def _vec(name: str, d: int) -> sympy.Matrix:
     return sympy.Matrix(sympy.symbols(f"{name}_1:{d + 1}", real=True))
 
 
-def _rope_relative() -> "object":
-    from .proofs import Proof
-
+def _rope_relative() -> tuple:
     checks = []
     for style in ("interleaved", "half"):
         th = _thetas(2)
@@ -76,7 +74,7 @@ def _rope_relative() -> "object":
                    "can fail)", not _zero_trig((rope_matrix(_m, th, "interleaved") * q).dot(k) - q.dot(k))))
     R = sympy.Function("R")
     qs, ks = sympy.symbols("q k")
-    return Proof("rope-relative", "RoPE scores depend only on the offset n − m",
+    return ("rope-relative", "RoPE scores depend only on the offset n − m",
                  [sympy.Eq(times(sympy.Transpose(sympy.MatrixSymbol("R_m", 2, 2) * sympy.MatrixSymbol("q", 2, 1)),
                                  sympy.MatrixSymbol("R_n", 2, 2) * sympy.MatrixSymbol("k", 2, 1)),
                            sympy.MatrixSymbol("q", 2, 1).T * sympy.MatrixSymbol("R_{n-m}", 2, 2)
@@ -90,9 +88,7 @@ def _rope_relative() -> "object":
                  checks)
 
 
-def _rope_norm() -> "object":
-    from .proofs import Proof
-
+def _rope_norm() -> tuple:
     checks = []
     for style in ("interleaved", "half"):
         th = _thetas(2)
@@ -101,16 +97,14 @@ def _rope_norm() -> "object":
         checks.append((f"‖R_m x‖² − ‖x‖² = 0 for symbolic m, θ, x (d = 4, {style})",
                        _zero_trig((R * x).dot(R * x) - x.dot(x))))
         checks.append((f"R_mᵀ R_m = I ({style})", all(_zero_trig(e) for e in R.T * R - sympy.eye(4))))
-    return Proof("rope-norm", "RoPE preserves lengths: R_m is orthogonal",
+    return ("rope-norm", "RoPE preserves lengths: R_m is orthogonal",
                  [sympy.Eq(sympy.MatrixSymbol("R_m", 2, 2).T * sympy.MatrixSymbol("R_m", 2, 2), sympy.Identity(2),
                            evaluate=False)],
                  [([sympy.Eq(sympy.cos(_m * _theta[_i]) ** 2 + sympy.sin(_m * _theta[_i]) ** 2, 1, evaluate=False)],
                    ["each 2×2 block is a rotation"])], checks)
 
 
-def _rope_styles() -> "object":
-    from .proofs import Proof
-
+def _rope_styles() -> tuple:
     checks = []
     for d in (4, 6, 8):
         th = _thetas(d // 2)
@@ -127,7 +121,7 @@ def _rope_styles() -> "object":
     mixed = (rope_matrix(_m, th, "half") * q).dot(rope_matrix(_n, th, "interleaved") * k)
     checks.append(("q in the half style against k in the interleaved style gives other scores (the check can fail)",
                    not _zero_trig(same - mixed)))
-    return Proof("rope-styles", "The half (rotate_half) style is the interleaved style with coordinates permuted",
+    return ("rope-styles", "The half (rotate_half) style is the interleaved style with coordinates permuted",
                  [sympy.Eq(sympy.MatrixSymbol("R^half_m", 2, 2),
                            sympy.MatrixSymbol("P", 2, 2).T * sympy.MatrixSymbol("R^int_m", 2, 2)
                            * sympy.MatrixSymbol("P", 2, 2), evaluate=False),
@@ -138,9 +132,7 @@ def _rope_styles() -> "object":
                  checks)
 
 
-def _pe_shift() -> "object":
-    from .proofs import Proof
-
+def _pe_shift() -> tuple:
     w = list(sympy.symbols("omega_1:3", positive=True))
 
     def pe(pos: sympy.Expr) -> sympy.Matrix:
@@ -159,7 +151,7 @@ def _pe_shift() -> "object":
               ("shifting p by k is not the identity (the check can fail)",
                not all(_zero_trig(e) for e in pe(_p + _k) - pe(_p)))]
     PE = sympy.IndexedBase(sympy.Symbol("PE"))
-    return Proof("pe-shift", "Sinusoidal encodings: a shift is a fixed rotation, and dot products see only p − q",
+    return ("pe-shift", "Sinusoidal encodings: a shift is a fixed rotation, and dot products see only p − q",
                  [sympy.Eq(PE[_p + _k], sympy.MatrixSymbol("M_k", 2, 2) * sympy.MatrixSymbol("PE_p", 2, 1),
                            evaluate=False), " with M_k block rotations by k·ωᵢ, and ",
                   sympy.Eq(sympy.Symbol("PE_p·PE_q"), sympy.Sum(sympy.cos((_p - _q) * _omega[_i]), (_i, 0, sympy.Symbol("d/2-1"))),
@@ -173,9 +165,7 @@ def _pe_shift() -> "object":
                  checks)
 
 
-def _alibi_shift() -> "object":
-    from .proofs import Proof
-
+def _alibi_shift() -> tuple:
     n = 4
     m = sympy.Symbol("m", positive=True)
     checks = []
@@ -192,7 +182,7 @@ def _alibi_shift() -> "object":
     checks.append(("without the causal mask the two forms differ (the check can fail)",
                    not all(is_zero(x / sum(full) - y / sum(row)) for x, y in zip(full, row))))
     j = sympy.Symbol("j", integer=True)
-    return Proof("alibi-shift", "ALiBi on the causal support: the row-constant form m·j gives the same weights",
+    return ("alibi-shift", "ALiBi on the causal support: the row-constant form m·j gives the same weights",
                  [sympy.Eq(sympy.Function("softmax")(sympy.Symbol("s_ij") - m * sympy.Abs(_i - j)),
                            sympy.Function("softmax")(sympy.Symbol("s_ij") + m * j), evaluate=False),
                   " for j ≤ i"],
@@ -201,9 +191,7 @@ def _alibi_shift() -> "object":
                  checks)
 
 
-def _alibi_slopes_proof() -> "object":
-    from .proofs import Proof
-
+def _alibi_slopes_proof() -> tuple:
     two = sympy.Integer(2)
     checks = [("8 heads: 1/2, 1/4, …, 1/256", alibi_slopes(8) == [two ** -k for k in range(1, 9)])]
     for n in (1, 2, 4, 16, 32):
@@ -218,7 +206,7 @@ def _alibi_slopes_proof() -> "object":
                    not all(sympy.simplify(a - two ** sympy.Rational(-8 * (k + 1), 12)) == 0
                            for k, a in enumerate(alibi_slopes(12)))))
     nn, kk = sympy.symbols("n k", positive=True, integer=True)
-    return Proof("alibi-slopes", "ALiBi's slopes (the official get_slopes rule)",
+    return ("alibi-slopes", "ALiBi's slopes (the official get_slopes rule)",
                  [sympy.Eq(sympy.Symbol("m_k"), two ** (-8 * kk / nn), evaluate=False),
                   " for n heads, n a power of 2; otherwise the closest power of 2 below n, then every other slope "
                   "of twice as many heads"],
@@ -227,7 +215,9 @@ def _alibi_slopes_proof() -> "object":
                  checks)
 
 
-POSITION_IDENTITIES: dict[str, Callable[[], object]] = {
+#: name -> the fields of a :class:`symattn.analyses.proofs.Proof` (name, title, statement, argument, checks);
+#: proofs.py registers them (this module does not import it: no cycle)
+POSITION_IDENTITIES: dict[str, Callable[[], tuple]] = {
     "pe-shift": _pe_shift,
     "rope-relative": _rope_relative,
     "rope-norm": _rope_norm,
