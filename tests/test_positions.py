@@ -458,3 +458,21 @@ def test_json_echoes_the_position_conventions(name):
     conv = json.loads(r.stdout)["convention"]
     assert conv.get("positions", "none") in ("rope", "sinusoidal", "none")
     assert ("alibi" in conv) == (name == "alibi_causal")
+
+
+@pytest.mark.parametrize("name,step,rows,cols", [("sinusoidal_positions", "pe", 3, 4), ("rope_rotary", "Q_rot", 3, 4),
+                                                 ("alibi_causal", "alibi", 4, 4)])
+def test_heatmaps_of_position_steps(name, step, rows, cols, tmp_path):
+    from symattn.views.heatmap import heatmap
+
+    d = sa.derive(sa.load(name).unfocused())
+    h = heatmap(d, step)
+    p = h.panels[0]
+    assert (len(p.rows), len(p.cols)) == (rows, cols)
+    first = d[p.step].decimals(3)
+    assert [[c.text for c in r] for r in p.cells] == first
+    if step == "pe":
+        assert "columns: dimensions" in h.caption and p.cells[0][1].text == "1"
+    out = tmp_path / "h.svg"
+    r = run("plot", name, "--step", step, "-o", str(out))
+    assert r.returncode == 0 and out.read_text().startswith("<?xml"), r.stderr

@@ -9,7 +9,8 @@ from ..errors import SymattnError
 from .args import DEFAULT_EXAMPLE, digits_arg as _digits
 from .output import write_output
 
-STEP_CHOICES = ("weights", "scores", "scaled", "masked", "dP", "dS", "dB", "dscores")
+STEP_CHOICES = ("weights", "scores", "scaled", "masked", "dP", "dS", "dB", "dscores",
+                "pe", "embedded", "Q_rot", "K_rot", "alibi", "biased")  # positions (issue 13)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the picture to write (atomically); its suffix picks the format: .png, .svg or .pdf")
     p.add_argument("--step", default="weights", choices=STEP_CHOICES, metavar="STEP",
                    help=f"what to draw: {', '.join(STEP_CHOICES)} (default weights); dP, dS, dB and dscores "
-                        "come from the backward pass")
+                        "come from the backward pass; pe, embedded, Q_rot and K_rot are tokens × dimensions")
     p.add_argument("--head", type=_digits, help="one head of a multi-head example (1-based; default: every head)")
     p.add_argument("--query", help="one query row only: a token name or a 1-based index (default: every query)")
     p.add_argument("--digits", type=_digits, default=3,

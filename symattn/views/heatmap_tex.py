@@ -35,6 +35,12 @@ STEPS_TEX = {
     "dS": r"gradient $dS = \partial L / \partial \tilde S$",
     "dB": r"gradient $dB = \partial L / \partial B$",
     "dscores": r"gradient $\partial L / \partial S$",
+    "pe": r"sinusoidal positional encoding $PE$",
+    "embedded": r"inputs plus positions $X + PE$",
+    "Q_rot": r"rotated queries $\operatorname{RoPE}(Q)$",
+    "K_rot": r"rotated keys $\operatorname{RoPE}(K)$",
+    "alibi": r"ALiBi bias $-m\,|i - j|$",
+    "biased": r"scores with the ALiBi bias",
 }
 
 
