@@ -476,3 +476,34 @@ def test_heatmaps_of_position_steps(name, step, rows, cols, tmp_path):
     out = tmp_path / "h.svg"
     r = run("plot", name, "--step", step, "-o", str(out))
     assert r.returncode == 0 and out.read_text().startswith("<?xml"), r.stderr
+
+
+def _page(conv_page: dict, steps: tuple[str, ...], digits: int = 4) -> str:
+    """A page written with ``conv_page`` whose file says plain RoPE (interleaved, base 10000, from 0)."""
+    inputs = {"Q": [[1, 0, 1, 0], [0, 1, 1, 0], [1, 0, 1, 0]], "K": [[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 0, 0]],
+              "V": [[1, 0], [0, 1], [1, 1]]}
+    d = sa.derive(from_dict({"inputs": inputs, "convention": {"positions": "rope", **conv_page}}))
+    lines = ['tokens = ["x", "y", "z"]', "[inputs]"] + [f"{k} = {v}" for k, v in inputs.items()]
+    lines += ["[convention]", 'positions = "rope"', "[claims]"]
+    lines += [f"{s} = {str(d[s].decimals(digits)).replace(chr(39), '')}" for s in steps]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("conv_page,steps,expected", [
+    ({"rope_style": "half"}, ("weights", "output"), "the half RoPE style"),
+    ({"rope_base": 100}, ("Q_rot", "weights"), "RoPE base 100 instead of 10000"),
+    ({"position_ids": [1, 2, 3]}, ("Q_rot", "K_rot"), "positions counted from 1 instead of 0"),
+])
+def test_check_diagnoses_the_rope_convention(conv_page, steps, expected, tmp_path):
+    f = tmp_path / "page.toml"
+    f.write_text(_page(conv_page, steps), encoding="utf-8")
+    r = run("check", str(f))
+    assert r.returncode == 1, r.stderr  # the page disagrees with the file's convention ...
+    assert expected in r.stdout  # ... and the diagnosis names the one that explains it
+
+
+def test_check_accepts_the_right_rope_page(tmp_path):
+    f = tmp_path / "page.toml"
+    f.write_text(_page({}, ("Q_rot", "K_rot", "scores", "weights", "output")), encoding="utf-8")
+    r = run("check", str(f))
+    assert r.returncode == 0, r.stdout

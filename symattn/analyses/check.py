@@ -34,6 +34,7 @@ from ..limits import MAX_VERDICT_PRECISION_BITS
 from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation, Step
 from ..read.numbers import did_you_mean, exact_number
+from ..read.positions import position_alternatives
 from ..read.spec import Spec, from_dict, printed_ulp
 
 __all__ = ["Claim", "Report", "check", "VERDICTS"]
@@ -758,6 +759,7 @@ def _alternatives(spec: Spec) -> list[tuple[str, dict]]:
                         {"mask": other}))
     elif spec.n_queries == spec.n_keys and spec.n_queries > 1:
         out.append(("a causal mask", {"mask": "causal"}))
+    out += position_alternatives(spec)  # RoPE style and base, position offsets (issue 13)
     # a few pairs: no scaling together with the other slips
     if scale != "none":
         for label, change in list(out):
@@ -770,6 +772,8 @@ def _alt_spec(spec: Spec, change: dict) -> Spec | None:
     raw = copy.deepcopy(spec.raw)
     conv = raw.setdefault("convention", {})
     conv.update(change)
+    for k in [k for k, v in change.items() if v is None]:  # a change to None removes the key
+        conv.pop(k, None)
     conv.pop("query", None)
     if "bias" in conv and change.get("mask") == "none":
         conv.pop("bias")

@@ -30,7 +30,7 @@ import sympy
 from ..limits import MAX_POSITION, MAX_POSITION_BASE
 from .numbers import did_you_mean
 
-__all__ = ["POSITIONS", "ROPE_STYLES", "POSITION_KEYS", "read_positions", "check_positions"]
+__all__ = ["POSITIONS", "ROPE_STYLES", "POSITION_KEYS", "read_positions", "check_positions", "position_alternatives"]
 
 POSITIONS = {"none": "no positional information (attention is permutation-equivariant)",
              "sinusoidal": "sinusoidal encodings added to X (Vaswani et al. 2017, §3.5)",
@@ -148,3 +148,49 @@ def check_positions(v: Any, s: Any) -> None:
     if conv.alibi_slopes is not None and len(conv.alibi_slopes) != conv.heads:
         raise v.err("convention.alibi_slopes", f"expected {conv.heads} slopes (one per head), "
                                                f"got {len(conv.alibi_slopes)}")
+
+
+def position_alternatives(spec: Any) -> list[tuple[str, dict]]:
+    """(description, convention changes) for the usual slips with positions, for the checker's
+    convention diagnosis: the other RoPE style, another base, positions counted from 1 (or 0),
+    the encoding or ALiBi left out. A change to ``None`` removes a key."""
+    conv = spec.convention
+    out: list[tuple[str, dict]] = []
+    raw = spec.raw.get("convention", {}) if isinstance(spec.raw, dict) else {}
+
+    def shifted(by: int) -> dict:
+        ids = conv.position_ids or [sympy.Integer(i) for i in range(spec.n_queries)]
+        change: dict = {"position_ids": [int(p) + by if p.is_Integer else str(p + by) for p in ids]}
+        if conv.key_position_ids is not None or spec.n_keys != spec.n_queries or "X_kv" in spec.inputs:
+            kids = conv.key_position_ids or [sympy.Integer(j) for j in range(spec.n_keys)]
+            change["key_position_ids"] = [int(p) + by if p.is_Integer else str(p + by) for p in kids]
+        return change
+
+    ids = conv.position_ids or []
+    numeric = not any(getattr(p, "free_symbols", None) for p in ids)
+    if conv.positions == "rope":
+        other = "half" if conv.rope_style == "interleaved" else "interleaved"
+        what = "rotate_half, GPT-NeoX/LLaMA/Hugging Face" if other == "half" else "RoFormer's pairs"
+        out.append((f"the {other} RoPE style ({what})", {"rope_style": other}))
+        for base in (10000, 500000, 1000000, 100):
+            if sympy.Integer(base) != conv.rope_base:
+                out.append((f"RoPE base {base} instead of {conv.rope_base}", {"rope_base": base}))
+    if conv.positions == "sinusoidal":
+        for base in (10000, 100, 1000):
+            if sympy.Integer(base) != conv.position_base:
+                out.append((f"base {base} instead of {conv.position_base}", {"position_base": base}))
+    if conv.positions != "none" or conv.alibi:
+        if numeric:
+            out.append(("positions counted from 1 instead of 0" if not ids or ids[0] == 0 else
+                        "positions shifted by +1", shifted(1)))
+            if ids and all(p.is_Integer and p >= 1 for p in ids):
+                out.append(("positions counted from 0 instead of 1", shifted(-1)))
+    if conv.positions != "none":
+        out.append(("no positional encoding", {"positions": "none", **{k: None for k in
+                    ("rope_style", "rope_base", "position_base") if k in raw},
+                    **({} if conv.alibi else {k: None for k in ("position_ids", "key_position_ids") if k in raw})}))
+    if conv.alibi:
+        out.append(("no ALiBi bias", {"alibi": None, "alibi_slopes": None,
+                                      **({} if conv.positions != "none" else
+                                         {k: None for k in ("position_ids", "key_position_ids") if k in raw})}))
+    return out
