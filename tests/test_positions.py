@@ -507,3 +507,14 @@ def test_check_accepts_the_right_rope_page(tmp_path):
     f.write_text(_page({}, ("Q_rot", "K_rot", "scores", "weights", "output")), encoding="utf-8")
     r = run("check", str(f))
     assert r.returncode == 0, r.stdout
+
+
+def test_irrational_slope_is_exact_and_certified():
+    d = sa.derive(alibi_spec(1, "none", slopes=["sqrt(2)/2"]))
+    assert d["alibi"].exact[0, 3] == -3 * sympy.sqrt(2) / 2
+    with mpmath.workdps(60):
+        m = mpmath.sqrt(2) / 2
+        bias = [[-m * abs(i - j) for j in range(4)] for i in range(4)]
+        w, o = attention_ref(mat(QA), mat(KA), mat(VA), mpmath.mpf(1) / 2, bias)
+    assert_digits(d["alibi"], bias)
+    assert_digits(d["output"], o)

@@ -54,7 +54,7 @@ __all__ = [
     "Node", "RationalNode", "SympyNode", "rational_matrix", "matmul", "transpose",
     "scale", "masked", "softmax", "attend", "weighted", "concat", "columns", "rows",
     "IntervalNode", "patch", "row_sums", "row_dots", "col_sums", "total", "normalize", "elementwise", "ones",
-    "softmax_backward", "FullyMaskedRow", "rotate", "RotateNode", "rotary_scores", "RotaryScoresNode",
+    "softmax_backward", "FullyMaskedRow", "rotate", "RotateNode", "rotary_scores", "RotaryScoresNode", "trig_table", "TrigTableNode", "distance_bias", "DistanceBiasNode",
 ]
 
 NEG_INF = sympy.S.NegativeInfinity
@@ -1702,12 +1702,30 @@ class RotaryScoresNode(MatMulNode):
     (11, cos(2) + 2*sin(2), [['11', '1.40245']])
     """
 
-    def __init__(self, q: Node, k: Node, ang_q: sympy.MatrixBase, ang_k: sympy.MatrixBase,
-                 pairs: Sequence[tuple[int, int]], q_rot: Node, k_rot: Node) -> None:
+    def __init__(self, q: Node, k: Node, ang_q: Any, ang_k: Any, pairs: Sequence[tuple[int, int]], q_rot: Node,
+                 k_rot: Node, relative: bool = True) -> None:
         super().__init__(q_rot, transpose(k_rot))
         self.q, self.k, self.ang_q, self.ang_k, self.pairs = q, k, ang_q, ang_k, list(pairs)
+        self.relative = relative
+
+    def _offsets(self, i: int, j: int) -> tuple:
+        ids_q, ids_k = getattr(self.ang_q, "ids", None), getattr(self.ang_k, "ids", None)
+        if ids_q is not None and ids_k is not None:  # angles p·θ with θ > 0: the position offset decides
+            off = ids_k[j] - ids_q[i]
+            return (off,) * len(self.pairs)
+        return tuple(self.ang_k[j, p] - self.ang_q[i, p] for p in range(len(self.pairs)))
+
+    def value_key(self, i: int, j: int) -> object:
+        # equal query and key rows at equal offsets have equal scores (cheap: no closed form is built)
+        if self.q.is_rational_matrix and self.k.is_rational_matrix:
+            w = self.q.shape[1]
+            return (tuple(self.q.rational(self.q.flat(i, c)) for c in range(w)),
+                    tuple(self.k.rational(self.k.flat(j, c)) for c in range(w)), self._offsets(i, j))
+        return self.entry(i, j)
 
     def entry(self, i: int, j: int) -> sympy.Expr:
+        if not self.relative:
+            return super().entry(i, j)
         total = sympy.Integer(0)
         for p, (a, b) in enumerate(self.pairs):
             qa, qb, ka, kb = self.q.entry(i, a), self.q.entry(i, b), self.k.entry(j, a), self.k.entry(j, b)
@@ -1716,12 +1734,130 @@ class RotaryScoresNode(MatMulNode):
         return total
 
     def rational(self, k: int) -> Fraction | None:
-        e = self.entry(*self.index(k))
-        return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
+        # a pair contributes (q_a k_a + q_b k_b) at offset 0 and 0 when both coefficients vanish; any other
+        # term is a nonzero combination of cos and sin of a nonzero algebraic angle: not known rational
+        if not (self.q.is_rational_matrix and self.k.is_rational_matrix):
+            e = self.entry(*self.index(k))
+            return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
+        i, j = self.index(k)
+        total = Fraction(0)
+        for (a, b), delta in zip(self.pairs, self._offsets(i, j)):
+            qa, qb = self.q.rational(self.q.flat(i, a)), self.q.rational(self.q.flat(i, b))
+            ka, kb = self.k.rational(self.k.flat(j, a)), self.k.rational(self.k.flat(j, b))
+            ca, cs = qa * ka + qb * kb, qb * ka - qa * kb  # type: ignore[operator]
+            if delta == 0:
+                total += ca
+            elif ca != 0 or cs != 0:
+                return None
+        return total
 
 
-def rotary_scores(q: Node, k: Node, ang_q: sympy.MatrixBase, ang_k: sympy.MatrixBase,
-                  pairs: Sequence[tuple[int, int]], q_rot: Node, k_rot: Node) -> Node:
-    """``q_rot·k_rotᵀ`` with exact entries in relative form (:class:`RotaryScoresNode`)."""
-    node = RotaryScoresNode(q, k, ang_q, ang_k, pairs, q_rot, k_rot)
+def rotary_scores(q: Node, k: Node, ang_q: Any, ang_k: Any, pairs: Sequence[tuple[int, int]], q_rot: Node,
+                  k_rot: Node, relative: bool = True) -> Node:
+    """``q_rot·k_rotᵀ``, with exact entries in relative form (or, with ``relative`` False, the product
+    form) and cheap exact tie keys (:class:`RotaryScoresNode`)."""
+    node = RotaryScoresNode(q, k, ang_q, ang_k, pairs, q_rot, k_rot, relative)
     return SympyNode(sympy.Matrix(node.shape[0], node.shape[1], node.entry)) if node.symbolic else node
+
+
+class TrigTableNode(Node):
+    """A table of sines and cosines of positions times frequencies, p·base^(−2i/d): RoPE's cos and
+    sin tables (``kind`` "cos" or "sin", one column per pair i) or the sinusoidal encoding (``kind``
+    "pe": columns sin, cos, sin, cos, …). Exact entries are built lazily (SymPy ``sin(1/100)``);
+    balls come straight from arb (no SymPy), so long sequences stay fast.
+
+    >>> t = trig_table([0, 1], 4, 10000, "pe")
+    >>> t.entry(1, 2), t.decimals(4)
+    (sin(1/100), [['0', '1', '0', '1'], ['0.8415', '0.5403', '0.01000', '1.000']])
+    """
+
+    def __init__(self, ids: Sequence[Any], d: int, base: Any, kind: str) -> None:
+        super().__init__()
+        self.ids = [sympy.sympify(p) if not isinstance(p, sympy.Basic) else p for p in ids]  # validated numbers
+        self.d, self.base, self.kind = d, sympy.Integer(base) if isinstance(base, int) else base, kind
+        self.shape = (len(self.ids), d if kind == "pe" else d // 2)
+        self.symbolic = any(p.free_symbols for p in self.ids) or bool(getattr(self.base, "free_symbols", None))
+        self._cache: dict[tuple[int, int], sympy.Expr] = {}
+
+    def _pair(self, j: int) -> tuple[int, str]:
+        if self.kind == "pe":
+            return j // 2, "sin" if j % 2 == 0 else "cos"
+        return j, self.kind
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        e = self._cache.get((i, j))
+        if e is None:
+            k, fn = self._pair(j)
+            arg = self.ids[i] * self.base ** sympy.Rational(-2 * k, self.d)
+            e = self._cache[(i, j)] = (sympy.sin if fn == "sin" else sympy.cos)(arg)
+        return e
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        if self.ids[i] == 0:  # sin 0 = 0, cos 0 = 1; every other entry is transcendental (Lindemann)
+            return Fraction(0 if self._pair(j)[1] == "sin" else 1)
+        return None
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        with workprec(prec):
+            b = to_arb(self.base, prec)
+            pos = [to_arb(p, prec) for p in self.ids]
+            pairs = self.d // 2
+            freq = [(b.log() * arb(fmpq(-2 * k, self.d))).exp() if k else arb(1) for k in range(pairs)]
+            rows = []
+            for p in pos:
+                row = []
+                for j in range(self.shape[1]):
+                    k, fn = self._pair(j)
+                    x = p * freq[k]
+                    row.append(x.sin() if fn == "sin" else x.cos())
+                rows.append(row)
+            return arb_mat(rows)
+
+
+def trig_table(ids: Sequence[Any], d: int, base: Any, kind: str) -> Node:
+    """A :class:`TrigTableNode` (a SymPy matrix when the positions are symbols)."""
+    node = TrigTableNode(ids, d, base, kind)
+    return SympyNode(sympy.Matrix(node.shape[0], node.shape[1], node.entry)) if node.symbolic else node
+
+
+class DistanceBiasNode(Node):
+    """ALiBi's bias −m·|pᵢ − pⱼ| for a slope m that is not rational (e.g. √2/2 for 12 heads): exact entries
+    built lazily, balls from arb. (A rational slope gives a rational matrix: :func:`distance_bias`.)"""
+
+    def __init__(self, slope: sympy.Expr, qpos: Sequence[Any], kpos: Sequence[Any]) -> None:
+        super().__init__()
+        self.slope, self.qpos, self.kpos = slope, list(qpos), list(kpos)
+        self.shape = (len(self.qpos), len(self.kpos))
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        return -self.slope * sympy.Abs(self.qpos[i] - self.kpos[j])
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        return Fraction(0) if self.qpos[i] == self.kpos[j] else None
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        with workprec(prec):
+            m = to_arb(self.slope, prec)
+            return arb_mat([[-m * abs(to_arb(p - q, prec)) for q in self.kpos] for p in self.qpos])
+
+
+def distance_bias(slope: Any, qpos: Sequence[Any], kpos: Sequence[Any]) -> Node:
+    """−m·|pᵢ − pⱼ|: rational when the slope and positions are; symbolic when any is a symbol.
+
+    >>> distance_bias(sympy.Rational(1, 2), [0, 1], [0, 1, 2]).exact()
+    Matrix([
+    [   0, -1/2,   -1],
+    [-1/2,    0, -1/2]])
+    """
+    exprs = [sympy.sympify(x) for x in (slope, *qpos, *kpos)]  # validated numbers or symbols
+    if any(e.free_symbols for e in exprs):
+        return SympyNode(sympy.Matrix(len(qpos), len(kpos), lambda i, j: -exprs[0] * sympy.Abs(
+            exprs[1 + i] - exprs[1 + len(qpos) + j])))
+    if all(e.is_Rational for e in exprs):
+        m = Fraction(int(exprs[0].p), int(exprs[0].q))
+        fq = [Fraction(int(e.p), int(e.q)) for e in exprs[1:1 + len(qpos)]]
+        fk = [Fraction(int(e.p), int(e.q)) for e in exprs[1 + len(qpos):]]
+        return rational_matrix([[-m * abs(p - q) for q in fk] for p in fq])
+    return DistanceBiasNode(exprs[0], exprs[1:1 + len(qpos)], exprs[1 + len(qpos):])
