@@ -518,3 +518,24 @@ def test_irrational_slope_is_exact_and_certified():
         w, o = attention_ref(mat(QA), mat(KA), mat(VA), mpmath.mpf(1) / 2, bias)
     assert_digits(d["alibi"], bias)
     assert_digits(d["output"], o)
+
+
+def test_published_pe_table_verdicts_agree_with_mpmath(tmp_path):
+    """The MachineLearningMastery table (base 100, d = 4, 8 decimals): check's verdicts are those of an
+    independent recomputation (|printed − mpmath| ≤ half a unit of the last printed digit), and one
+    corrupted digit is found."""
+    spec = sa.load("pe_table_gentle_intro")
+    printed = spec.claims["pe"]
+    with mpmath.workdps(40):
+        ref = sinusoid_ref([0, 1, 2, 3], 4, mpmath.mpf(100))
+        independent = [[abs(mpmath.mpf(str(x)) - ref[i][j]) <= mpmath.mpf("0.5e-8") for j, x in enumerate(r)]
+                       for i, r in enumerate(printed)]
+    report = sa.check(spec)
+    verdicts = {(c.row, c.col): c.ok for c in report.claims}
+    assert all(all(r) for r in independent) and all(verdicts.values()) and len(verdicts) == 16
+    text = (ROOT / "symattn" / "examples" / "pe_table_gentle_intro.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("0.19866933", "0.19866993"), encoding="utf-8")
+    r = sa.check(sa.load(str(bad)))
+    wrong = [c for c in r.claims if not c.ok]
+    assert len(wrong) == 1 and wrong[0].index == (2, 2)
