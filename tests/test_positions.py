@@ -539,3 +539,22 @@ def test_published_pe_table_verdicts_agree_with_mpmath(tmp_path):
     r = sa.check(sa.load(str(bad)))
     wrong = [c for c in r.claims if not c.ok]
     assert len(wrong) == 1 and wrong[0].index == (2, 2)
+
+
+@pytest.mark.parametrize("pos", [{"positions": "rope", "rope_style": "half"}, {"positions": "sinusoidal"},
+                                 {"alibi": True, "heads": 2}], ids=["rope", "sinusoidal", "alibi"])
+def test_every_layout_gives_the_same_attention_and_gradients_check_numerically(pos):
+    x = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]
+    w = [[1, 0], [0, 1], [1, 0], [0, 1]]
+    t = lambda m: [list(c) for c in zip(*m)]  # noqa: E731
+    outs = {}
+    for lay in ("row", "torch", "column"):
+        spec = from_dict({"inputs": {"X": x if lay != "column" else t(x), "Wq": w if lay == "row" else t(w),
+                                     "Wk": w if lay == "row" else t(w), "Wv": w if lay == "row" else t(w)},
+                          "convention": {"layout": lay, **pos}})
+        d = sa.derive(spec)
+        o = d["output"].decimals(20)
+        outs[lay] = o if lay != "column" else [list(r) for r in zip(*o)]
+        results = verify(sa.grad(d), wrt=["X", "Wq", "Q", "K"], method="numeric")
+        assert all(r.ok for r in results), [(r.wrt, r.detail) for r in results]
+    assert outs["row"] == outs["torch"] == outs["column"]
