@@ -77,3 +77,7 @@ MAX_PAGE_TEXT = 2_000_000
 MAX_PAGE_SCAN = 50_000_000
 #: worked examples imported from one page
 MAX_PAGE_EXAMPLES = 50
+#: |position| of a position id (sinusoidal encodings, RoPE, ALiBi); symbols are allowed too
+MAX_POSITION = 10**6
+#: the base of a sinusoidal encoding or of RoPE's frequencies: 1 < base ≤ this
+MAX_POSITION_BASE = 10**12

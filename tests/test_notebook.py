@@ -33,7 +33,7 @@ def test_walkthrough_notebook_runs_and_shows_heatmaps(tmp_path):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     svgs = [o for o in outputs if "image/svg+xml" in o.get("data", {})]
-    assert len(svgs) == 3  # the weights, dS, and the two heads
+    assert len(svgs) == 4  # the weights, dS, the two heads, and RoPE's scores by offset
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     assert html and "<svg" in html[0] and "$$" in html[0]  # the derivation: heatmap and steps
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")

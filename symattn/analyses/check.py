@@ -34,6 +34,7 @@ from ..limits import MAX_VERDICT_PRECISION_BITS
 from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation, Step
 from ..read.numbers import did_you_mean, exact_number
+from ..read.positions import position_alternatives
 from ..read.spec import Spec, from_dict, printed_ulp
 from .scores_check import alternatives as score_alternatives
 
@@ -790,6 +791,7 @@ def _alternatives(spec: Spec) -> list[tuple[str, dict]]:
     from .check_structure import alternatives as structure_alternatives
 
     out += structure_alternatives(spec)  # sliding windows: left out, off by one
+    out += position_alternatives(spec)  # RoPE style and base, position offsets (issue 13)
     # a few pairs: no scaling together with the other slips
     if scale != "none":
         for label, change in list(out):
@@ -802,6 +804,8 @@ def _alt_spec(spec: Spec, change: dict) -> Spec | None:
     raw = copy.deepcopy(spec.raw)
     conv = raw.setdefault("convention", {})
     conv.update(change)
+    for k in [k for k, v in change.items() if v is None]:  # a change to None removes the key
+        conv.pop(k, None)
     conv.pop("query", None)
     if "bias" in conv and change.get("mask") == "none":
         conv.pop("bias")

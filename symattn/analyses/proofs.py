@@ -7,7 +7,7 @@ or a property SymPy decides. ``symattn prove NAME`` prints one; ``--list`` lists
 >>> p = prove("rows-sum-to-one")
 >>> p.holds
 True
->>> {"block-merge", "convex-hull", "dk-sums-to-zero"} <= set(IDENTITIES)
+>>> {"block-merge", "convex-hull", "dk-sums-to-zero", "rope-relative"} <= set(IDENTITIES)
 True
 """
 
@@ -314,6 +314,16 @@ IDENTITIES: dict[str, Callable[[], Proof]] = {
 }
 IDENTITIES.update({k: (lambda f=f: f(Proof)) for k, f in proofs_scores.IDENTITIES.items()})  # issue 13: scores
 IDENTITIES.update(_structure_identities)  # GQA, sliding windows, KV-cache decoding
+
+
+def _register_positions() -> None:
+    from .proofs_positions import POSITION_IDENTITIES  # sinusoidal, RoPE, ALiBi (issue 13)
+
+    for name, fields in POSITION_IDENTITIES.items():
+        IDENTITIES[name] = lambda fields=fields: Proof(*fields())
+
+
+_register_positions()
 
 
 def prove(name: str) -> Proof:

@@ -144,7 +144,9 @@ def _central(g: Gradient, names: list[str], prec: int = 400) -> list[Verificatio
         ok = True
         for i, j in sample:
             x = m[i][j]
-            # a rational, or an exact irrational number (sqrt(2)): moved by ±h exactly either way
+            # a rational, or an exact closed form without symbols (Q from X + PE), moved by ±h exactly
+            if not isinstance(x, Fraction) and (not isinstance(x, sympy.Expr) or x.free_symbols):
+                raise SymattnError("central differences need numeric inputs")
             step_h = h if isinstance(x, Fraction) else sympy.Rational(h.numerator, h.denominator)
             losses = []
             for sign in (1, -1):
@@ -180,6 +182,8 @@ def _core(g: Gradient) -> Gradient:
     inputs = {}
     for name in ("Q", "K", "V"):
         node = fwd[name].node  # as the file would hold it (in its layout)
+        if not node.is_rational_matrix and node.symbolic:
+            raise SymattnError(f"cannot check d{name}: {name} has symbols")
         inputs[name] = [[_exact_entry(node, i, j) for j in range(node.shape[1])] for i in range(node.shape[0])]
     for name in ("Wo", "bo"):
         if name in spec.inputs:

@@ -10,7 +10,7 @@ from .args import DEFAULT_EXAMPLE, digits_arg as _digits
 from .output import write_output
 
 STEP_CHOICES = ("weights", "scores", "scaled", "masked", "dP", "dS", "dB", "dscores", "energies", "dE", "dA",
-                "window")
+                "window", "pe", "embedded", "Q_rot", "K_rot", "alibi", "biased")  # variants (issue 13)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--step", default="weights", choices=STEP_CHOICES, metavar="STEP",
                    help=f"what to draw: {', '.join(STEP_CHOICES)} (default weights); dP, dS, dB and dscores "
                         "come from the backward pass; energies (additive score), dE and dA (linear attention) for the "
-                        "score variants")
+                        "score variants; pe, embedded, Q_rot and K_rot are tokens × dimensions")
     p.add_argument("--head", type=_digits, help="one head of a multi-head example (1-based; default: every head)")
     p.add_argument("--query", help="one query row only: a token name or a 1-based index (default: every query)")
     p.add_argument("--digits", type=_digits, default=3,

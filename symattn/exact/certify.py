@@ -49,7 +49,7 @@ def workprec(bits: int) -> Iterator[None]:
 def to_arb(expr: sympy.Expr, prec: int) -> arb:
     """Enclose a numeric SymPy expression (no free symbols) in an ``arb`` ball.
 
-    Supports rationals, ``+ * ^``, ``exp``, ``log``, ``tanh``, ``sqrt``, ``pi`` and ``E``.
+    Supports rationals, ``+ * ^``, ``exp``, ``log``, ``tanh``, ``sqrt``, ``sin``, ``cos``, ``Abs``, ``pi`` and ``E``.
 
     >>> to_arb(sympy.sqrt(2) / 2, 64).str(15, radius=False)
     '0.707106781186548'
@@ -105,6 +105,12 @@ def _to_arb(e: sympy.Basic) -> arb:
         return _to_arb(e.args[0]).log()
     if isinstance(e, sympy.tanh):  # additive attention (Bahdanau): tanh = (e^{2x} − 1)/(e^{2x} + 1)
         return _to_arb(e.args[0]).tanh()
+    if isinstance(e, sympy.sin):  # positional encodings and rotary angles
+        return _to_arb(e.args[0]).sin()
+    if isinstance(e, sympy.cos):
+        return _to_arb(e.args[0]).cos()
+    if isinstance(e, sympy.Abs):
+        return abs(_to_arb(e.args[0]))
     raise CertificationError(f"cannot evaluate {e} numerically")
 
 

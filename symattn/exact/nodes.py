@@ -58,6 +58,7 @@ __all__ = [
     # score variants (issue 13)
     "pair_sums", "energies", "additive_grad", "elu_plus_one", "feature_map", "feature_map_derivative", "row_divide", "row_normalize",
     "prefix_state", "row_contract", "lower_ones",
+    "rotate", "RotateNode", "rotary_scores", "RotaryScoresNode", "trig_table", "TrigTableNode", "distance_bias", "DistanceBiasNode",
 ]
 
 NEG_INF = sympy.S.NegativeInfinity
@@ -2187,3 +2188,226 @@ def row_contract(x: Node, state: Node) -> Node:
 def lower_ones(n: int, m: int) -> RationalNode:
     """The causal pattern as 0/1: entry (i, j) is 1 when j ≤ i."""
     return RationalNode((n, m), lambda: fmpq_mat(n, m, [1 if j <= i else 0 for i in range(n) for j in range(m)]))
+# rotations of coordinate pairs (RoPE; symattn.pipeline.positions)
+
+
+class RotateNode(_Formula):
+    """Each row of ``x`` with its coordinate pairs (a, b) rotated by the row's angles:
+    x'_a = x_a cos φ − x_b sin φ, x'_b = x_b cos φ + x_a sin φ (RoFormer Eq. 34); with
+    ``inverse`` the transposed rotation (by −φ), which carries a gradient back. ``cos`` and
+    ``sin`` are (rows, pairs) values of the angles.
+
+    >>> import sympy
+    >>> c = SympyNode(sympy.Matrix([[sympy.cos(1)]])); s = SympyNode(sympy.Matrix([[sympy.sin(1)]]))
+    >>> r = rotate(rational_matrix([[1, 0]]), c, s, [(0, 1)])
+    >>> r.entry(0, 1), r.decimals(5)
+    (sin(1), [['0.54030', '0.84147']])
+    """
+
+    def __init__(self, x: Node, cos: Node, sin: Node, pairs: Sequence[tuple[int, int]], inverse: bool = False) -> None:
+        super().__init__([x, cos, sin])
+        self.x, self.cos, self.sin, self.pairs, self.inverse = x, cos, sin, list(pairs), inverse
+        self.shape = x.shape
+
+    def terms(self) -> int:
+        return 2 * self.x.terms()
+
+    def _row(self, ar: Any, i: int) -> list:
+        x, c, s = ar.row(self.x, i), ar.row(self.cos, i), ar.row(self.sin, i)
+        out = list(x)
+        for k, (a, b) in enumerate(self.pairs):
+            if self.inverse:
+                out[a] = x[a] * c[k] + x[b] * s[k]
+                out[b] = x[b] * c[k] - x[a] * s[k]
+            else:
+                out[a] = x[a] * c[k] - x[b] * s[k]
+                out[b] = x[b] * c[k] + x[a] * s[k]
+        return out
+
+    def rational(self, k: int) -> Fraction | None:
+        e = self.entry(*self.index(k))  # cos(0) = 1: a token at position 0 is not turned
+        return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
+
+
+def rotate(x: Node, cos: Node, sin: Node, pairs: Sequence[tuple[int, int]], inverse: bool = False) -> Node:
+    """Rotate the coordinate pairs of each row of ``x`` (:class:`RotateNode`)."""
+    node = RotateNode(x, cos, sin, pairs, inverse)
+    return SympyNode(node.exact()) if node.symbolic else node
+
+
+class RotaryScoresNode(MatMulNode):
+    """Scores of rotated queries and keys, ``rotate(Q)·rotate(K)ᵀ``, whose exact entries are
+    written in relative form (RoFormer Eq. 16): (R_m q)ᵀ(R_n k) = qᵀ R_{n−m} k, a sum over the
+    pairs (a, b) of (q_a k_a + q_b k_b)·cos Δ + (q_b k_a − q_a k_b)·sin Δ with Δ = (n − m)·θ. So
+    s = qᵀk exactly when m = n, and each entry shows that it depends on the offset only. The
+    balls are those of the product (python-flint's matrix product).
+
+    >>> import sympy
+    >>> q, k = rational_matrix([[1, 2]]), rational_matrix([[3, 4], [1, 0]])
+    >>> ang_q, ang_k = sympy.Matrix([[5]]), sympy.Matrix([[5], [7]])
+    >>> c = lambda a: SympyNode(a.applyfunc(sympy.cos)); s = lambda a: SympyNode(a.applyfunc(sympy.sin))
+    >>> S = rotary_scores(q, k, ang_q, ang_k, [(0, 1)], rotate(q, c(ang_q), s(ang_q), [(0, 1)]),
+    ...                   rotate(k, c(ang_k), s(ang_k), [(0, 1)]))
+    >>> S.entry(0, 0), S.entry(0, 1), S.decimals(6)
+    (11, cos(2) + 2*sin(2), [['11', '1.40245']])
+    """
+
+    def __init__(self, q: Node, k: Node, ang_q: Any, ang_k: Any, pairs: Sequence[tuple[int, int]], q_rot: Node,
+                 k_rot: Node, relative: bool = True) -> None:
+        super().__init__(q_rot, transpose(k_rot))
+        self.q, self.k, self.ang_q, self.ang_k, self.pairs = q, k, ang_q, ang_k, list(pairs)
+        self.relative = relative
+
+    def _offsets(self, i: int, j: int) -> tuple:
+        ids_q, ids_k = getattr(self.ang_q, "ids", None), getattr(self.ang_k, "ids", None)
+        if ids_q is not None and ids_k is not None:  # angles p·θ with θ > 0: the position offset decides
+            off = ids_k[j] - ids_q[i]
+            return (off,) * len(self.pairs)
+        return tuple(self.ang_k[j, p] - self.ang_q[i, p] for p in range(len(self.pairs)))
+
+    def value_key(self, i: int, j: int) -> object:
+        # equal query and key rows at equal offsets have equal scores (cheap: no closed form is built)
+        if self.q.is_rational_matrix and self.k.is_rational_matrix:
+            w = self.q.shape[1]
+            return (tuple(self.q.rational(self.q.flat(i, c)) for c in range(w)),
+                    tuple(self.k.rational(self.k.flat(j, c)) for c in range(w)), self._offsets(i, j))
+        return self.entry(i, j)
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        if not self.relative:
+            return super().entry(i, j)
+        total = sympy.Integer(0)
+        for p, (a, b) in enumerate(self.pairs):
+            qa, qb, ka, kb = self.q.entry(i, a), self.q.entry(i, b), self.k.entry(j, a), self.k.entry(j, b)
+            delta = self.ang_k[j, p] - self.ang_q[i, p]
+            total += (qa * ka + qb * kb) * sympy.cos(delta) + (qb * ka - qa * kb) * sympy.sin(delta)
+        return total
+
+    def rational(self, k: int) -> Fraction | None:
+        # a pair contributes (q_a k_a + q_b k_b) at offset 0 and 0 when both coefficients vanish; any other
+        # term is a nonzero combination of cos and sin of a nonzero algebraic angle: not known rational
+        if not (self.q.is_rational_matrix and self.k.is_rational_matrix):
+            e = self.entry(*self.index(k))
+            return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
+        i, j = self.index(k)
+        total = Fraction(0)
+        for (a, b), delta in zip(self.pairs, self._offsets(i, j)):
+            qa, qb = self.q.rational(self.q.flat(i, a)), self.q.rational(self.q.flat(i, b))
+            ka, kb = self.k.rational(self.k.flat(j, a)), self.k.rational(self.k.flat(j, b))
+            ca, cs = qa * ka + qb * kb, qb * ka - qa * kb  # type: ignore[operator]
+            if delta == 0:
+                total += ca
+            elif ca != 0 or cs != 0:
+                return None
+        return total
+
+
+def rotary_scores(q: Node, k: Node, ang_q: Any, ang_k: Any, pairs: Sequence[tuple[int, int]], q_rot: Node,
+                  k_rot: Node, relative: bool = True) -> Node:
+    """``q_rot·k_rotᵀ``, with exact entries in relative form (or, with ``relative`` False, the product
+    form) and cheap exact tie keys (:class:`RotaryScoresNode`)."""
+    node = RotaryScoresNode(q, k, ang_q, ang_k, pairs, q_rot, k_rot, relative)
+    return SympyNode(sympy.Matrix(node.shape[0], node.shape[1], node.entry)) if node.symbolic else node
+
+
+class TrigTableNode(Node):
+    """A table of sines and cosines of positions times frequencies, p·base^(−2i/d): RoPE's cos and
+    sin tables (``kind`` "cos" or "sin", one column per pair i) or the sinusoidal encoding (``kind``
+    "pe": columns sin, cos, sin, cos, …). Exact entries are built lazily (SymPy ``sin(1/100)``);
+    balls come straight from arb (no SymPy), so long sequences stay fast.
+
+    >>> t = trig_table([0, 1], 4, 10000, "pe")
+    >>> t.entry(1, 2), t.decimals(4)
+    (sin(1/100), [['0', '1', '0', '1'], ['0.8415', '0.5403', '0.01000', '1.000']])
+    """
+
+    def __init__(self, ids: Sequence[Any], d: int, base: Any, kind: str) -> None:
+        super().__init__()
+        self.ids = [sympy.sympify(p) if not isinstance(p, sympy.Basic) else p for p in ids]  # validated numbers
+        self.d, self.base, self.kind = d, sympy.Integer(base) if isinstance(base, int) else base, kind
+        self.shape = (len(self.ids), d if kind == "pe" else d // 2)
+        self.symbolic = any(p.free_symbols for p in self.ids) or bool(getattr(self.base, "free_symbols", None))
+        self._cache: dict[tuple[int, int], sympy.Expr] = {}
+
+    def _pair(self, j: int) -> tuple[int, str]:
+        if self.kind == "pe":
+            return j // 2, "sin" if j % 2 == 0 else "cos"
+        return j, self.kind
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        e = self._cache.get((i, j))
+        if e is None:
+            k, fn = self._pair(j)
+            arg = self.ids[i] * self.base ** sympy.Rational(-2 * k, self.d)
+            e = self._cache[(i, j)] = (sympy.sin if fn == "sin" else sympy.cos)(arg)
+        return e
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        if self.ids[i] == 0:  # sin 0 = 0, cos 0 = 1; every other entry is transcendental (Lindemann)
+            return Fraction(0 if self._pair(j)[1] == "sin" else 1)
+        return None
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        with workprec(prec):
+            b = to_arb(self.base, prec)
+            pos = [to_arb(p, prec) for p in self.ids]
+            pairs = self.d // 2
+            freq = [(b.log() * arb(fmpq(-2 * k, self.d))).exp() if k else arb(1) for k in range(pairs)]
+            rows = []
+            for p in pos:
+                row = []
+                for j in range(self.shape[1]):
+                    k, fn = self._pair(j)
+                    x = p * freq[k]
+                    row.append(x.sin() if fn == "sin" else x.cos())
+                rows.append(row)
+            return arb_mat(rows)
+
+
+def trig_table(ids: Sequence[Any], d: int, base: Any, kind: str) -> Node:
+    """A :class:`TrigTableNode` (a SymPy matrix when the positions are symbols)."""
+    node = TrigTableNode(ids, d, base, kind)
+    return SympyNode(sympy.Matrix(node.shape[0], node.shape[1], node.entry)) if node.symbolic else node
+
+
+class DistanceBiasNode(Node):
+    """ALiBi's bias −m·|pᵢ − pⱼ| for a slope m that is not rational (e.g. √2/2 for 12 heads): exact entries
+    built lazily, balls from arb. (A rational slope gives a rational matrix: :func:`distance_bias`.)"""
+
+    def __init__(self, slope: sympy.Expr, qpos: Sequence[Any], kpos: Sequence[Any]) -> None:
+        super().__init__()
+        self.slope, self.qpos, self.kpos = slope, list(qpos), list(kpos)
+        self.shape = (len(self.qpos), len(self.kpos))
+
+    def entry(self, i: int, j: int) -> sympy.Expr:
+        return -self.slope * sympy.Abs(self.qpos[i] - self.kpos[j])
+
+    def rational(self, k: int) -> Fraction | None:
+        i, j = self.index(k)
+        return Fraction(0) if self.qpos[i] == self.kpos[j] else None
+
+    def _compute_ball(self, prec: int) -> arb_mat:
+        with workprec(prec):
+            m = to_arb(self.slope, prec)
+            return arb_mat([[-m * abs(to_arb(p - q, prec)) for q in self.kpos] for p in self.qpos])
+
+
+def distance_bias(slope: Any, qpos: Sequence[Any], kpos: Sequence[Any]) -> Node:
+    """−m·|pᵢ − pⱼ|: rational when the slope and positions are; symbolic when any is a symbol.
+
+    >>> distance_bias(sympy.Rational(1, 2), [0, 1], [0, 1, 2]).exact()
+    Matrix([
+    [   0, -1/2,   -1],
+    [-1/2,    0, -1/2]])
+    """
+    exprs = [sympy.sympify(x) for x in (slope, *qpos, *kpos)]  # validated numbers or symbols
+    if any(e.free_symbols for e in exprs):
+        return SympyNode(sympy.Matrix(len(qpos), len(kpos), lambda i, j: -exprs[0] * sympy.Abs(
+            exprs[1 + i] - exprs[1 + len(qpos) + j])))
+    if all(e.is_Rational for e in exprs):
+        m = Fraction(int(exprs[0].p), int(exprs[0].q))
+        fq = [Fraction(int(e.p), int(e.q)) for e in exprs[1:1 + len(qpos)]]
+        fk = [Fraction(int(e.p), int(e.q)) for e in exprs[1 + len(qpos):]]
+        return rational_matrix([[-m * abs(p - q) for q in fk] for p in fq])
+    return DistanceBiasNode(exprs[0], exprs[1:1 + len(qpos)], exprs[1 + len(qpos):])

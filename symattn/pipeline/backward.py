@@ -36,6 +36,7 @@ from ..errors import OptionError, SymattnError
 from ..exact import nodes as V
 from ..read.numbers import did_you_mean
 from ..read.spec import GivenMatrix, read_matrix
+from . import positions as PS
 from . import rules as R
 from . import scores as variant_scores
 from .forward import Builder, input_node, num_labels
@@ -291,8 +292,9 @@ def _through_scores(b: Backward, h: HeadGrad, tgt: str) -> V.Node | None:
         return None
     other = "K" if tgt == "Q" else "Q"
     tau = b.tau(h.prefix)
-    tst, ost, dst = b.fwd(h.name(tgt)), b.fwd(h.name(other)), b.step(h.name("dS"))
-    dY, dS, M = h.sym("d" + tgt), h.sym("dS"), h.sym(other)
+    rot = "_rot" if h.name(tgt + "_rot") in b.d else ""  # RoPE: the gradient of the rotated Q, K first
+    tst, ost, dst = b.fwd(h.name(tgt + rot)), b.fwd(h.name(other + rot)), b.step(h.name("dS"))
+    dY, dS, M = matrix("d" + tst.symbol.name), h.sym("dS"), ost.symbol
     ds_t = tgt == "K"  # dK uses dSᵀ (row layout)
     if not b.col:
         ops = {"A": b.op(dst, dS.T if ds_t else dS, transpose=ds_t), "B": b.op(ost, M)}
@@ -302,10 +304,11 @@ def _through_scores(b: Backward, h: HeadGrad, tgt: str) -> V.Node | None:
         rhs = TAU * M * (dS if ds_t else dS.T)
     # the inner index runs over the other operand's tokens (row form): keys for dQ, queries for dK
     ds_row = V.transpose(h.dS) if ds_t else h.dS
-    return b.add(h.name("d" + tgt), f"gradient of the {'queries' if tgt == 'Q' else 'keys'}",
+    return b.add(h.name("d" + tgt + rot), f"gradient of the {'queries' if tgt == 'Q' else 'keys'}"
+                 + (" (rotated)" if rot else ""),
                  sympy.Eq(dY, rhs, evaluate=False), V.scale(V.matmul(ds_row, ost.value), tau), like=tst,
                  operands=ops, rule=R.product("A", "B", ost.value.shape[0], factor=tau),
-                 symbol=dY, entry_name=h.entry("d" + tgt))
+                 symbol=dY, entry_name=h.entry("d" + tgt) + ("^rot" if rot else ""))
 
 
 def grad_queries(b: Backward, h: HeadGrad) -> None:
@@ -336,7 +339,7 @@ def grad_scale(b: Backward, h: HeadGrad) -> None:
 #: the gradient steps of one head, in order; a variant adds its own (e.g. through RoPE)
 HEAD_GRADIENTS: list[Callable[[Backward, HeadGrad], None]] = [
     grad_values, grad_weights, grad_rowsums, grad_scores, grad_bias, grad_given_scores, grad_queries, grad_keys,
-    grad_scale]
+    PS.grad_rope, grad_scale]
 
 
 def run_head(b: Backward, h: HeadGrad) -> HeadGrad:
@@ -487,10 +490,17 @@ def projection_grads(b: Backward, tgt: str, src: str, dY: V.Node) -> tuple[str, 
     dyst = b.step("d" + tgt)
     X = matrix("X" if src == "X" else "X_kv")
     dYs, dW = matrix("d" + tgt), matrix(f"dW^{tgt}")
-    x_row = b.inputs.input(src)
+    emb = PS.embedded_forward(b, src)  # X + PE with sinusoidal positions
+    x_row = b.inputs.input(src) if emb is None else emb[0]
     node = V.matmul(V.transpose(x_row), dY)  # row form (d_in, d_out)
     xw = b.inputs.written[src]
-    if lay == "row":
+    if emb is not None:
+        X, labels, dims = emb[1], spec_labels(b, src), num_labels(x_row.shape[1])
+        ops = {"row": {"A": Operand(X.T, V.transpose(x_row), dims, labels, transposed=True), "B": b.op(dyst, dYs)},
+               "torch": {"A": b.op(dyst, dYs.T, transpose=True), "B": Operand(X, x_row, labels, dims)},
+               "column": {"A": b.op(dyst, dYs), "B": Operand(X.T, x_row, labels, dims, transposed=True)}}[lay]
+        rhs = {"row": X.T * dYs, "torch": dYs.T * X, "column": dYs * X.T}[lay]
+    elif lay == "row":
         ops = {"A": Operand(X.T, V.transpose(xw), num_labels(xw.shape[1]), spec_labels(b, src), given=True,
                             transposed=True), "B": b.op(dyst, dYs)}
         rhs = X.T * dYs
@@ -545,10 +555,15 @@ def input_grads(b: Backward, parts: list[tuple[str, V.Node] | None], kv: str) ->
 
         sym = matrix(name)
         assert node is not None
+        pe = PS.embedded_forward(b, "X" if name == "dX" else "X_kv")
+        if pe is not None:  # X + PE: the gradient reaches X through the sum unchanged
+            name, sym = name + "_embedded", matrix(name + "^pe")
         b.add(name, title, sympy.Eq(sym, sympy.MatAdd(*terms, evaluate=False) if len(terms) > 1 else terms[0],
                                     evaluate=False), node, rows=labels, cols=num_labels(node.shape[1]),
               tokens_as_columns=b.col, operands=ops,
               rule=_row_rule(rule) if b.col else rule, symbol=sym, entry_name=name)
+        if pe is not None:
+            PS.grad_embedded(b, name)
 
 
 def _row_rule(rule: Rule) -> Rule:

@@ -32,6 +32,7 @@ from ..errors import SymattnError
 from ..exact import nodes as V
 from ..limits import WEIGHTED_DEFAULT_MAX
 from ..read.spec import Matrix, Spec
+from . import positions as PS
 from . import rules as R
 from . import scores as variant_scores
 from .notation import TAU, TEMPERATURE, D_K, Concat, Columns, Given, MatrixSoftmax, matrix
@@ -119,6 +120,7 @@ class Builder:
         else:
             self.rows = list(range(spec.n_queries))
         self.q_labels = [self.q_all[i] for i in self.rows]
+        self.embedded: dict[str, V.Node] = {}  # X + PE (sinusoidal positions), read by the projections
 
     # -- inputs --
     def leaf(self, name: str, m: Matrix) -> V.Node:
@@ -196,6 +198,7 @@ class Builder:
             v = projection(self, "V", kv_src, None, self.k_labels, "values") if has_v else None
             run_head(self, Head("", None, None, None, v, spec.d_k))
         else:
+            PS.embed(self)
             q = projection(self, "Q", "X", self.rows, self.q_labels, "queries")
             k = projection(self, "K", kv_src, None, self.k_labels, "keys")
             v = projection(self, "V", kv_src, None, self.k_labels, "values")
@@ -240,13 +243,15 @@ def projection(b: Builder, tgt: str, src: str, rows: list[int] | None, labels: l
                      operands={"Y": op}, rule=R.given("Y"), tokens_as_columns=True, symbol=Y,
                      entry_name=ENTRY[tgt], given=True)
     w, bname = f"W{tgt.lower()}", f"b{tgt.lower()}"
-    x = b.input(src)
-    if rows is not None:
+    emb = PS.embedded_input(b, src, rows, labels)  # X + PE with sinusoidal positions
+    x = b.input(src) if emb is None else emb[0]
+    if rows is not None and emb is None:
         x = V.rows(x, rows)
     bias = b.written.get(bname)
     node = V.matmul(x, b.input(w), bias)
-    rhs, (s1, s2) = _projection_formula(b.layout, tgt, "X" if src == "X" else "X_kv", w, bias is not None, 0, 0)
-    xo = b.input_operand(src, matrix("X" if src == "X" else "X_kv"), rows, labels)
+    src_name = ("X" if src == "X" else "X_kv") + ("" if emb is None else "^pe")
+    rhs, (s1, s2) = _projection_formula(b.layout, tgt, src_name, w, bias is not None, 0, 0)
+    xo = b.input_operand(src, matrix(src_name), rows, labels) if emb is None else emb[1]
     if b.layout == "row":
         a, c = xo, b.input_operand(w, s2)
     elif b.layout == "torch":
@@ -278,15 +283,17 @@ def scores(b: Builder, h: Head) -> None:
                          rule=R.given("S"), symbol=S, entry_name=h.entry("scores"), given=True)
         h.logits_step = h.name("scores")
         return
-    Q, K = matrix(h.sym("Q")), matrix(h.sym("K"))
+    (qs, Q), (ks, K) = (PS.rotated(h, "Q", h.name("Q"), matrix(h.sym("Q"))),
+                        PS.rotated(h, "K", h.name("K"), matrix(h.sym("K"))))  # rotated with RoPE
     if not b.col:
-        ops = {"A": b.operand(h.name("Q"), Q), "B": b.operand(h.name("K"), K.T, transpose=True)}
+        ops = {"A": b.operand(qs, Q), "B": b.operand(ks, K.T, transpose=True)}
         rhs = Q * K.T
     else:
-        ops = {"A": b.operand(h.name("Q"), Q.T, transpose=True), "B": b.operand(h.name("K"), K)}
+        ops = {"A": b.operand(qs, Q.T, transpose=True), "B": b.operand(ks, K)}
         rhs = Q.T * K
     h.logits = b.add(h.name("scores"), "scores (query · key)", sympy.Eq(S, rhs, evaluate=False),
-                     V.matmul(h.q, V.transpose(h.k)), qn, kn, operands=ops, rule=R.product("A", "B", h.q.shape[1]),
+                     h.extra.get("scores") or V.matmul(h.q, V.transpose(h.k)), qn, kn, operands=ops,  # RoPE: relative form
+                     rule=R.product("A", "B", h.q.shape[1]),
                      symbol=S, entry_name=h.entry("scores"))
     h.logits_step = h.name("scores")
 
@@ -446,7 +453,8 @@ def output(b: Builder, h: Head) -> None:
 
 
 #: the steps of one head, in order; a variant inserts or replaces step functions here
-HEAD_STEPS: list[Callable[[Builder, Head], None]] = [scores, scaled, masked, weights, weighted, output]
+HEAD_STEPS: list[Callable[[Builder, Head], None]] = [PS.rope, scores, scaled, PS.alibi, masked, weights, weighted,
+                                                    output]
 
 
 def run_head(b: Builder, h: Head, steps: Sequence[Callable[[Builder, Head], None]] | None = None) -> Head:

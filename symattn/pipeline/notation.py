@@ -30,7 +30,7 @@ import sympy
 from sympy.core.function import ArgumentIndexError
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-__all__ = ["Softmax", "Sigmoid", "MatrixSoftmax", "Given", "RowSum", "ColSum", "Concat", "Columns", "Inner",
+__all__ = ["Softmax", "Sigmoid", "MatrixSoftmax", "Given", "Rotary", "RowSum", "ColSum", "Concat", "Columns", "Inner",
            "SquaredNorm", "Partial", "Label", "Num", "RowOver", "Dots", "Chain", "Continued", "SoftmaxEntry", "Diag",
            "Elem", "Hull", "SumIn", "Dot", "Masked", "Ones", "matrix", "entry", "entry_base",
            "TAU", "TEMPERATURE", "D_K"]
@@ -157,6 +157,18 @@ class MatrixSoftmax(_MatrixFunction):
 
 class Given(_MatrixFunction):
     """A matrix as given in the example file (no formula)."""
+
+
+class Rotary(_MatrixFunction):
+    """RoPE applied to each row (token) of a matrix: its coordinate pairs turned by the token's
+    angles m·θᵢ; ``transposed`` turns them back (the gradient's path)."""
+
+    def __new__(cls, arg: sympy.Basic, transposed: object = False) -> "Rotary":
+        return super().__new__(cls, arg, sympy.true if bool(transposed) else sympy.false)
+
+    @property
+    def transposed(self) -> bool:
+        return bool(self.args[1])
 
 
 class RowSum(MatrixExpr):

@@ -90,6 +90,15 @@ class Convention:
         """``off`` in a window i + off − left ≤ j ≤ i + off + right: n_keys − n_queries with the
         bottom-right causal mask, else 0 (the window is aligned like the causal mask)."""
         return n_keys - n_queries if self.mask == "causal_bottom_right" else 0
+    # positions (issue 13; symattn.pipeline.positions): none | sinusoidal | rope, and ALiBi
+    positions: str = "none"
+    position_base: sympy.Expr = sympy.Integer(10000)
+    rope_style: str = "interleaved"
+    rope_base: sympy.Expr = sympy.Integer(10000)
+    position_ids: list | None = None  # exact numbers or symbols, one per query (default 0..n-1)
+    key_position_ids: list | None = None  # one per key (cross-attention)
+    alibi: bool = False
+    alibi_slopes: list | None = None  # one per head; None with alibi: the official geometric rule
 
     def scale_value(self, **dims: int | None) -> sympy.Expr:
         """The scale with the example's dimensions substituted (before temperature)."""
@@ -136,6 +145,7 @@ class Convention:
             **({"kv_heads": self.kv_heads} if self.kv_heads is not None else {}),
             **({"kv_order": self.kv_order} if self.kv_order != "interleave" else {}),
             **({"window": [_inf_text(w) for w in self.window]} if self.window is not None else {}),
+            **self.position_echo(),
         }
         if self.score != "dot":  # echoed only for the variants (issue 13)
             out["score"] = self.score
@@ -159,6 +169,27 @@ def window_pattern(window: tuple[int | None, int | None], off: int, n_queries: i
     left, right = window
     return {(i, j) for i in range(n_queries) for j in range(n_keys)
             if (left is None or j >= i + off - left) and (right is None or j <= i + off + right)}
+
+    def position_echo(self) -> dict:
+        """The position conventions, only when the example uses them (other outputs stay as they were)."""
+        out: dict = {}
+        if self.positions != "none":
+            out["positions"] = self.positions
+            if self.positions == "sinusoidal":
+                out["position_base"] = str(self.position_base)
+            else:
+                out["rope_style"] = self.rope_style
+                out["rope_base"] = str(self.rope_base)
+        if self.positions != "none" or self.alibi:
+            if self.position_ids is not None:
+                out["position_ids"] = [str(p) for p in self.position_ids]
+            if self.key_position_ids is not None:
+                out["key_position_ids"] = [str(p) for p in self.key_position_ids]
+        if self.alibi:
+            out["alibi"] = True
+            if self.alibi_slopes is not None:
+                out["alibi_slopes"] = [str(m) for m in self.alibi_slopes]
+        return out
 
 
 @functools.lru_cache(maxsize=64)

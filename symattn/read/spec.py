@@ -37,6 +37,7 @@ from .conventions import (AXES, LAYOUTS, MASKED_ROWS, NORMALIZATIONS, Convention
 from .latex_numbers import ParseBudget, looks_like_latex, parse_latex
 from .numbers import did_you_mean, exact_number, parse_expression
 from .scores_spec import SCORE_CONVENTION_KEYS, SCORE_INPUTS, score_convention, score_shapes, weight_transposed
+from .positions import POSITION_KEYS, check_positions, read_positions
 
 __all__ = ["Spec", "load", "loads", "from_dict", "example_path", "list_examples", "EXAMPLES_DIR",
            "GivenMatrix", "read_matrix", "load_matrix"]
@@ -52,7 +53,7 @@ INPUT_KEYS = ("X", "X_kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo", "Q", 
               "K_cache", "V_cache") + SCORE_INPUTS
 CONVENTION_KEYS = ("layout", "scale", "temperature", "mask", "bias", "mask_value", "masked_rows",
                    "softmax_axis", "normalization", "heads", "query", "d_k", "kv_heads", "kv_order",
-                   "window") + SCORE_CONVENTION_KEYS
+                   "window") + SCORE_CONVENTION_KEYS + POSITION_KEYS
 VECTOR_KEYS = ("bq", "bk", "bv", "bo", "va")
 
 
@@ -227,7 +228,8 @@ def example_path(name: str) -> Path | None:
 def list_examples() -> list[tuple[str, str]]:
     """Built-in examples as (name, title), sorted by name.
 
-    >>> "fox_jumps" in [n for n, _ in list_examples()]
+    >>> names = [n for n, _ in list_examples()]
+    >>> "fox_jumps" in names and names == sorted(names)
     True
     """
     out = []
@@ -549,6 +551,7 @@ class _Validator:
             spec.stage = "claims"
             return spec
         self.shapes(spec)
+        check_positions(self, spec)
         self.masks(spec, mask_raw, bias_raw)
         spec.symbolic = self.symbolic
         if self.symbolic:
@@ -637,6 +640,7 @@ class _Validator:
         from .structure import read_structure
 
         read_structure(self.err, c, conv)
+        read_positions(self, c, conv)
         return conv, mask_raw, bias_raw
 
     def shapes(self, s: Spec) -> None:

@@ -115,6 +115,7 @@ def summary(d: Derivation | None, convention: dict | None = None) -> list[Item]:
         items.append(Item("decode", ["decoded token by token"],
                           ["decoded token by token from a KV cache; each decoded row is checked against the causal "
                            "full pass"]))
+    items += _positions(c)
     if c.get("query") is not None:
         items.append(Item("query", [f"query {c['query']}"], [f"one query row: {c['query']}"]))
     if c.get("loss"):
@@ -131,3 +132,26 @@ def digits_line(digits: int) -> str:
     """What the decimals are."""
     return (f"decimals: {digits} significant digits, each one certified (round to nearest); "
             "terminating exact values are printed exactly")
+
+
+def _positions(c: dict) -> list[Item]:
+    """Sinusoidal encodings, RoPE and ALiBi (issue 13), when the example uses them."""
+    out = []
+    ids = f"; positions {', '.join(c['position_ids'])}" if c.get("position_ids") else ""
+    kids = f"; key positions {', '.join(c['key_position_ids'])}" if c.get("key_position_ids") else ""
+    if c.get("positions") == "sinusoidal":
+        out.append(Item("positions", [f"sinusoidal positions (base {c['position_base']})"],
+                        [f"sinusoidal positional encodings added to X (Vaswani et al. §3.5), base {c['position_base']}"
+                         + ids + kids]))
+    elif c.get("positions") == "rope":
+        out.append(Item("positions", [f"RoPE {c['rope_style']} (base {c['rope_base']})"],
+                        [f"rotary position embeddings (RoPE), {c['rope_style']} pairs"
+                         + (" (rotate_half)" if c["rope_style"] == "half" else " (RoFormer)")
+                         + f", base {c['rope_base']}, on queries and keys only" + ids + kids]))
+    if c.get("alibi"):
+        slopes = c.get("alibi_slopes")
+        out.append(Item("alibi", ["ALiBi" + (f" (slopes {', '.join(slopes)})" if slopes else "")],
+                        ["ALiBi: the bias −m·|i − j| added to the scaled scores, slopes "
+                         + (", ".join(slopes) if slopes else "by the official get_slopes rule")
+                         + ("" if c.get("positions") not in (None, "none") else ids + kids)]))
+    return out

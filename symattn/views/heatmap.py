@@ -50,7 +50,18 @@ STEPS = {
     "dE": "gradient dE (energies)",
     "dA": "gradient dA (linear scores)",
     "window": "sliding-window mask (1 = visible)",
+    # positions (issue 13): tokens × dimensions, and the ALiBi bias
+    "pe": "sinusoidal positional encoding PE",
+    "embedded": "inputs plus positions X + PE",
+    "Q_rot": "rotated queries RoPE(Q)",
+    "K_rot": "rotated keys RoPE(K)",
+    "alibi": "ALiBi bias −m·|i − j|",
+    "biased": "scores with the ALiBi bias",
 }
+#: steps whose rows are tokens and columns dimensions (not queries × keys)
+TOKEN_STEPS = ("pe", "embedded", "Q_rot", "K_rot")
+#: steps shared by every head
+SHARED_STEPS = ("pe", "embedded")
 #: steps whose masked cells are drawn masked (from the mask on; scores before it are real numbers)
 MASKED_STEPS = ("masked", "weights", "dP", "dS", "dB", "dscores", "dA", "window")
 #: gradient steps: the backward pass draws them
@@ -143,7 +154,7 @@ def _step_names(d: Derivation, step: str, head: int | None) -> list[tuple[str, s
     if head is not None and not 1 <= head <= heads:
         raise SymattnError(f"--head: this example has {heads} head{'s' if heads != 1 else ''}, "
                            f"so the head is 1{'' if heads == 1 else f' to {heads}'}, got {head}")
-    if heads == 1 or step == "window":  # the window is one step for every head
+    if heads == 1 or step in SHARED_STEPS or step == "window":  # one step for every head
         return [(step, "")]
     chosen = [head] if head is not None else list(range(1, heads + 1))
     return [(f"head{h}.{step}", f"head {h}") for h in chosen]
@@ -152,6 +163,8 @@ def _step_names(d: Derivation, step: str, head: int | None) -> list[tuple[str, s
 def _query_rows(d: Derivation, st: Step) -> list[int]:
     """Rows of the full queries × keys matrix that the step shows (all, or the focus query)."""
     n = d.spec.n_queries
+    if st.name.split(".")[-1] in TOKEN_STEPS:
+        return list(range(st.shape[0]))
     if st.shape[0] == n:
         return list(range(n))
     if d.query is not None and st.shape[0] == 1:
@@ -209,7 +222,10 @@ def heatmap(d: Derivation, step: str = "weights", head: int | None = None, digit
               for (st, grid), (_, title) in zip(raw, names)]
     annotated = max(n_rows, n_cols) <= HEATMAP_ANNOTATE_MAX
     example = getattr(d, "forward", d).title
-    return Heatmap(f"{example}: {STEPS[step]}", _caption(d, scale, annotated, digits, bool(blocked)), step,
+    caption = _caption(d, scale, annotated, digits, bool(blocked))
+    if step in TOKEN_STEPS:
+        caption = caption.replace("rows: queries; columns: keys", "rows: tokens (by position); columns: dimensions")
+    return Heatmap(f"{example}: {STEPS[step]}", caption, step,
                    example, _bar_label(step), panels, scale, annotated, digits)
 
 

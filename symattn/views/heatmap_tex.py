@@ -39,6 +39,12 @@ STEPS_TEX = {
     "energies": r"energies $e_{ij} = v_a^{\top} \tanh(W_a q_i + U_a k_j)$",
     "dE": r"gradient $dE = \partial L / \partial E$",
     "dA": r"gradient $dA$ of the linear scores $\phi(q_i) \cdot \phi(k_j)$",
+    "pe": r"sinusoidal positional encoding $PE$",
+    "embedded": r"inputs plus positions $X + PE$",
+    "Q_rot": r"rotated queries $\operatorname{RoPE}(Q)$",
+    "K_rot": r"rotated keys $\operatorname{RoPE}(K)$",
+    "alibi": r"ALiBi bias $-m\,|i - j|$",
+    "biased": r"scores with the ALiBi bias",
 }
 
 

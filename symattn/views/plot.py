@@ -20,7 +20,7 @@ import io
 import textwrap
 
 from ..errors import SymattnError
-from .heatmap import MASKED_FILL, MASKED_HATCH, Heatmap, heatmap
+from .heatmap import TOKEN_STEPS, MASKED_FILL, MASKED_HATCH, Heatmap, heatmap
 
 __all__ = ["FORMATS", "figure", "figure_bytes", "heatmap", "svg"]
 
@@ -120,9 +120,10 @@ def _draw(h: Heatmap):  # noqa: ANN202
         ax.tick_params(length=0)
         for side in ax.spines.values():
             side.set_visible(False)
+        tokens = h.step in TOKEN_STEPS  # positions: tokens × dimensions
         if k == 0:
-            ax.set_ylabel("queries")
-        ax.set_xlabel("keys")
+            ax.set_ylabel("tokens" if tokens else "queries")
+        ax.set_xlabel("dimensions" if tokens else "keys")
         ax.xaxis.set_label_position("top")
         if p.title:
             ax.set_title(p.title, fontsize=10, pad=top_pad * 72 - 4)

@@ -288,6 +288,9 @@ class LatexPrinter(_SympyLatex):
     def _print_Given(self, expr: sympy.Basic) -> str:
         return r"%s \text{ (given)}" % self._print(expr.arg)
 
+    def _print_Rotary(self, expr: sympy.Basic) -> str:
+        return r"\operatorname{RoPE}%s\left(%s\right)" % ("^{\top}" if expr.transposed else "", self._print(expr.arg))
+
     def _print_RowSum(self, expr: sympy.Basic) -> str:
         return r"\operatorname{rowsum}\left(%s\right)" % self._print(expr.args[0])
 
@@ -386,7 +389,7 @@ _SUB = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈
 _SUP = dict(zip("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"))
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "lambda": "λ", "mu": "μ",
           "pi": "π", "sigma": "σ", "tau": "τ", "theta": "θ", "phi": "φ", "Sigma": "Σ", "Pi": "Π", "Delta": "Δ",
-          "ell": "ℓ"}
+          "ell": "ℓ", "omega": "ω"}
 _MODIFIERS = {"tilde": "\u0303", "hat": "\u0302", "bar": "\u0304", "dot": "\u0307"}
 
 
@@ -646,6 +649,12 @@ class TextPrinter(_SympyStr):
 
     def _print_Given(self, expr: sympy.Basic) -> str:
         return "%s (given)" % self._print(expr.arg)
+
+    def _print_Rotary(self, expr: sympy.Basic) -> str:
+        return "RoPE%s(%s)" % ("ᵀ" if expr.transposed else "", self._print(expr.arg))
+
+    def _print_Abs(self, expr: sympy.Basic) -> str:
+        return "|%s|" % self._print(expr.args[0])
 
     def _print_RowSum(self, expr: sympy.Basic) -> str:
         return "rowsum(%s)" % self._print(expr.args[0])
