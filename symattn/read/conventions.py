@@ -153,23 +153,6 @@ class Convention:
                 out["feature_map"] = self.feature_map
         return out
 
-
-def _inf_text(w: int | None) -> int | str:
-    return "inf" if w is None else w
-
-
-def window_pattern(window: tuple[int | None, int | None], off: int, n_queries: int,
-                   n_keys: int) -> set[tuple[int, int]]:
-    """The (query, key) pairs inside a sliding window: i + off − left ≤ j ≤ i + off + right
-    (None = no limit on that side).
-
-    >>> sorted(window_pattern((1, 0), 0, 3, 3))
-    [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
-    """
-    left, right = window
-    return {(i, j) for i in range(n_queries) for j in range(n_keys)
-            if (left is None or j >= i + off - left) and (right is None or j <= i + off + right)}
-
     def position_echo(self) -> dict:
         """The position conventions, only when the example uses them (other outputs stay as they were)."""
         out: dict = {}
@@ -191,6 +174,22 @@ def window_pattern(window: tuple[int | None, int | None], off: int, n_queries: i
                 out["alibi_slopes"] = [str(m) for m in self.alibi_slopes]
         return out
 
+
+def _inf_text(w: int | None) -> int | str:
+    return "inf" if w is None else w
+
+
+def window_pattern(window: tuple[int | None, int | None], off: int, n_queries: int,
+                   n_keys: int) -> set[tuple[int, int]]:
+    """The (query, key) pairs inside a sliding window: i + off − left ≤ j ≤ i + off + right
+    (None = no limit on that side).
+
+    >>> sorted(window_pattern((1, 0), 0, 3, 3))
+    [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
+    """
+    left, right = window
+    return {(i, j) for i in range(n_queries) for j in range(n_keys)
+            if (left is None or j >= i + off - left) and (right is None or j <= i + off + right)}
 
 @functools.lru_cache(maxsize=64)
 def _tau_text(scale_text: str, scale_expr: sympy.Expr | None, temperature: sympy.Expr,
