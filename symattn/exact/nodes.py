@@ -2266,12 +2266,18 @@ class RotaryScoresNode(MatMulNode):
         return tuple(self.ang_k[j, p] - self.ang_q[i, p] for p in range(len(self.pairs)))
 
     def value_key(self, i: int, j: int) -> object:
-        # equal query and key rows at equal offsets have equal scores (cheap: no closed form is built)
+        # equal query and key rows at equal offsets have equal scores (cheap: no closed form is built;
+        # each row's tuple is made once, not once per score)
         if self.q.is_rational_matrix and self.k.is_rational_matrix:
-            w = self.q.shape[1]
-            return (tuple(self.q.rational(self.q.flat(i, c)) for c in range(w)),
-                    tuple(self.k.rational(self.k.flat(j, c)) for c in range(w)), self._offsets(i, j))
+            return self._row_key(self.q, "_q_keys", i), self._row_key(self.k, "_k_keys", j), self._offsets(i, j)
         return self.entry(i, j)
+
+    def _row_key(self, node: Node, cache: str, r: int) -> tuple:
+        keys = self.__dict__.setdefault(cache, {})
+        got = keys.get(r)
+        if got is None:
+            got = keys[r] = tuple(node.rational(node.flat(r, c)) for c in range(node.shape[1]))
+        return got
 
     def entry(self, i: int, j: int) -> sympy.Expr:
         if not self.relative:
