@@ -54,7 +54,7 @@ __all__ = [
     "Node", "RationalNode", "SympyNode", "rational_matrix", "matmul", "transpose",
     "scale", "masked", "softmax", "attend", "weighted", "concat", "columns", "rows",
     "IntervalNode", "patch", "row_sums", "row_dots", "col_sums", "total", "normalize", "elementwise", "ones",
-    "softmax_backward", "FullyMaskedRow",
+    "softmax_backward", "FullyMaskedRow", "as_exact",
     # score variants (issue 13)
     "pair_sums", "energies", "additive_grad", "elu_plus_one", "feature_map", "feature_map_derivative", "row_divide", "row_normalize",
     "prefix_state", "row_contract", "lower_ones",
@@ -71,6 +71,20 @@ def _frac(q: fmpq) -> Fraction:
 
 def _rat(q: fmpq) -> sympy.Rational:
     return sympy.Rational(int(q.p), int(q.q))
+
+
+def as_exact(x: Any) -> sympy.Expr:
+    """A validated number (int, Fraction, or a SymPy number or symbol) as a SymPy expression,
+    without parsing anything: a string is refused.
+
+    >>> as_exact(Fraction(1, 3)), as_exact(7), as_exact(sympy.Symbol("m"))
+    (1/3, 7, m)
+    """
+    if isinstance(x, sympy.Basic):
+        return x
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+        raise TypeError(f"expected an exact number, got {type(x).__name__}")
+    return sympy.Integer(x) if isinstance(x, int) else sympy.Rational(x.numerator, x.denominator)
 
 
 # ---------------------------------------------------------------------------------------
@@ -2329,7 +2343,7 @@ class TrigTableNode(Node):
 
     def __init__(self, ids: Sequence[Any], d: int, base: Any, kind: str) -> None:
         super().__init__()
-        self.ids = [sympy.sympify(p) if not isinstance(p, sympy.Basic) else p for p in ids]  # validated numbers
+        self.ids = [as_exact(p) for p in ids]  # validated numbers
         self.d, self.base, self.kind = d, sympy.Integer(base) if isinstance(base, int) else base, kind
         self.shape = (len(self.ids), d if kind == "pe" else d // 2)
         self.symbolic = any(p.free_symbols for p in self.ids) or bool(getattr(self.base, "free_symbols", None))
@@ -2407,7 +2421,7 @@ def distance_bias(slope: Any, qpos: Sequence[Any], kpos: Sequence[Any]) -> Node:
     [   0, -1/2,   -1],
     [-1/2,    0, -1/2]])
     """
-    exprs = [sympy.sympify(x) for x in (slope, *qpos, *kpos)]  # validated numbers or symbols
+    exprs = [as_exact(x) for x in (slope, *qpos, *kpos)]  # validated numbers or symbols
     if any(e.free_symbols for e in exprs):
         return SympyNode(sympy.Matrix(len(qpos), len(kpos), lambda i, j: -exprs[0] * sympy.Abs(
             exprs[1 + i] - exprs[1 + len(qpos) + j])))

@@ -48,7 +48,7 @@ def frequencies(d: int, base: Any) -> list[sympy.Expr]:
     >>> frequencies(4, 10000)
     [1, 1/100]
     """
-    b = sympy.sympify(base) if not isinstance(base, sympy.Basic) else base  # base is a validated number
+    b = V.as_exact(base)  # base is a validated number
     return [b ** sympy.Rational(-2 * i, d) for i in range(d // 2)]
 
 
