@@ -1,40 +1,13 @@
 """Grouped-query attention and sliding windows against PyTorch SDPA in float64 (``enable_gqa=True``,
 boolean window masks, ``is_causal``, and the bottom-right causal bias), forward and autograd, to 1e-12."""
 
-import os
 import random
-from fractions import Fraction
 
-import numpy as np
 import pytest
 
 import symattn as sa
 
-torch = __import__("torch") if os.environ.get("SYMATTN_TORCH") == "required" else pytest.importorskip("torch")
-F = torch.nn.functional
-REL = 1e-12
-
-
-def rmat(rng, r, c):
-    return [[Fraction(rng.randint(-15, 15), 10) for _ in range(c)] for _ in range(r)]
-
-
-def text(m):
-    return [[str(x) for x in r] for r in m]
-
-
-def t64(m, grad=False):
-    return torch.tensor([[float(x) for x in r] for r in m], dtype=torch.float64, requires_grad=grad)
-
-
-def dec(step, digits=25):
-    return np.array(step.decimals(digits), dtype=object).astype(float)
-
-
-def close(ours, theirs):
-    theirs = theirs.detach().numpy() if hasattr(theirs, "detach") else np.asarray(theirs)
-    err = np.max(np.abs(ours - theirs) / np.maximum(1.0, np.abs(theirs)))
-    assert err <= REL, err
+from torch_helpers import F, close, dec, rmat, t64, text, torch
 
 
 def heads_view(x, n_heads):  # (seq, heads·d) -> (1, heads, seq, d)
