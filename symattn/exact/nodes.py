@@ -2281,17 +2281,29 @@ class RotaryScoresNode(MatMulNode):
 
     def value_key(self, i: int, j: int) -> object:
         # equal query and key rows at equal offsets have equal scores (cheap: no closed form is built;
-        # each row's tuple is made once, not once per score)
+        # each distinct row gets a small number once, so a key is three small values)
         if self.q.is_rational_matrix and self.k.is_rational_matrix:
-            return self._row_key(self.q, "_q_keys", i), self._row_key(self.k, "_k_keys", j), self._offsets(i, j)
+            pos = self._positions()
+            off = pos[1][j] - pos[0][i] if pos is not None else self._offsets(i, j)
+            return self._row_id(self.q, "_q_ids", i), self._row_id(self.k, "_k_ids", j), off
         return self.entry(i, j)
 
-    def _row_key(self, node: Node, cache: str, r: int) -> tuple:
-        keys = self.__dict__.setdefault(cache, {})
-        got = keys.get(r)
-        if got is None:
-            got = keys[r] = tuple(node.rational(node.flat(r, c)) for c in range(node.shape[1]))
-        return got
+    def _positions(self) -> tuple[list, list] | None:
+        """The query and key positions as Python numbers when the angles are p·θ (else None)."""
+        if "_pos" not in self.__dict__:
+            ids_q, ids_k = getattr(self.ang_q, "ids", None), getattr(self.ang_k, "ids", None)
+            conv = (lambda p: Fraction(int(p.p), int(p.q)) if getattr(p, "is_Rational", False) else p)
+            self._pos = None if ids_q is None or ids_k is None else ([conv(p) for p in ids_q], [conv(p) for p in ids_k])
+        return self._pos
+
+    def _row_id(self, node: Node, cache: str, r: int) -> int:
+        ids = self.__dict__.get(cache)
+        if ids is None:  # rows with equal entries share a number
+            seen: dict[tuple, int] = {}
+            ids = self.__dict__[cache] = [
+                seen.setdefault(tuple(node.rational(node.flat(row, c)) for c in range(node.shape[1])), len(seen))
+                for row in range(node.shape[0])]
+        return ids[r]
 
     def entry(self, i: int, j: int) -> sympy.Expr:
         if not self.relative:
