@@ -452,3 +452,15 @@ def test_every_entry_of_cross_attention_is_the_steps_value():
                 assert abs(got - want) <= sympy.Float("1e-25") * max(1, abs(want)), (st.name, idx, text(e))
             checked += 1
     assert checked > 300
+
+
+def test_a_negative_number_after_a_minus_sign_is_parenthesized():
+    # dS = P∘(dP − D): with D < 0 the written-out entry read "10 − −21" (seen on a grad example)
+    from symattn.pipeline import rules as R
+    from symattn.pipeline.notation import Num
+
+    e = R.minus(Num("10"), Num("-21.0000"))
+    assert text(e) == "10 − (−21.0000)"
+    assert latex(e) == r"10 - \left(-21.0000\right)"
+    assert text(R.minus(Num("10"), Num("21"))) == "10 − 21"
+    assert text(R.plus(Num("-10"), Num("21"))) == "−10 + 21"

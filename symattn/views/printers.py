@@ -200,12 +200,14 @@ class LatexPrinter(_SympyLatex):
                 continue
             neg, term = _split_sign(terms[k])
             out += ("-" if neg else "") if n == 0 else (" - " if neg else " + ")
-            out += self._add_term(term)
+            out += self._add_term(term, first=n == 0)
         return out
 
-    def _add_term(self, term: sympy.Basic) -> str:
+    def _add_term(self, term: sympy.Basic, first: bool = False) -> str:
         tex = self._print(term)
-        return r"\left(%s\right)" % tex if self._needs_add_brackets(term) else tex
+        # a negative number after + or −: 1.21 - \left(-1.35\right), never 1.21 - -1.35
+        wrap = self._needs_add_brackets(term) or (not first and tex.lstrip().startswith("-"))
+        return r"\left(%s\right)" % tex if wrap else tex
 
     def _print_Mul(self, expr: sympy.Mul) -> str:
         if not _written(expr):
@@ -527,8 +529,8 @@ class TextPrinter(_SympyStr):
                 continue
             neg, term = _split_sign(terms[k])
             t = self._print(term)
-            if precedence(term) <= PRECEDENCE["Add"] and not isinstance(term, Num):
-                t = "(%s)" % t
+            if precedence(term) <= PRECEDENCE["Add"] and not isinstance(term, Num) or n > 0 and t.startswith("−"):
+                t = "(%s)" % t  # 1.21 − (−1.35), never 1.21 − −1.35
             out += ("−" if neg else "") + t if n == 0 else (" − " if neg else " + ") + t
         return out
 
