@@ -1136,7 +1136,7 @@ class _Importer:
 
         placer = place_all(spec, d)
         # conventions decided by values when the page is silent
-        if "scale" not in conv:
+        if "scale" not in conv and not (conv.get("score") and conv["score"].value == "linear"):
             choice = placer.choose_scale(self.spec_data(ex_inputs, tokens, key_tokens, conv))
             conv["scale"] = choice
             if choice.value != spec.convention.scale_text:
@@ -1203,6 +1203,8 @@ class _Importer:
             by_family.setdefault(e.family, []).append(e)
         for family, evs in by_family.items():
             trial = dict(conv)
+            if family == "linear":  # linear attention has no scale: what the page says of one is not it
+                trial.pop("scale", None)
             for e in evs:
                 trial[e.key] = Choice(e.value, f"the page says so: {e.text!r}", where=e.where)
             try:
@@ -1211,6 +1213,8 @@ class _Importer:
                 notes.append(Note("info", f"the page names {family} ({evs[0].text!r}) but its inputs do not "
                                           f"fit it ({_short(err)}); this draft leaves it out", evs[0].where))
                 continue
+            if family == "linear":
+                conv.pop("scale", None)
             conv.update({k: v for k, v in trial.items() if k not in conv})
 
     def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
