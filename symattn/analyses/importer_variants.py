@@ -79,10 +79,15 @@ RULES: tuple[Rule, ...] = (
                                           r"rotat\w*\s+(?:each|every|consecutive|adjacent)\s+pair")),
     Rule("rope", "positions", "rope", _r(r"\brotary\s+(?:position(?:al)?\s+)?(?:embedding|encoding)s?|\bRoPE\b"),
          strong=False),
-    Rule("rope", "rope_style", "half", _r(r"rotate_half|apply_rotary_pos_emb|GPT-?NeoX|\bLLaMA\b|Hugging\s*Face|"
-                                           r"i\s*\+\s*d\s*/\s*2|(?:first|second)\s+half|half[- ]split|non-?interleaved")),
-    Rule("rope", "rope_style", "interleaved", _r(r"view_as_complex|torch\.polar|complex\s+(?:number|multiplication)|"
-                                                  r"RoFormer|interleav|(?:consecutive|adjacent)\s+pairs|"
+    # the style: what the code calls first (Meta's LLaMA code multiplies complex pairs; Hugging Face's
+    # LLaMA calls rotate_half), then what the words say
+    Rule("rope", "rope_style", "half", _r(r"rotate_half|apply_rotary_pos_emb"), code_only=True),
+    Rule("rope", "rope_style", "interleaved", _r(r"view_as_complex|torch\.polar|freqs_cis"), code_only=True),
+    Rule("rope", "rope_style", "half", _r(r"rotate_half|GPT-?NeoX|Hugging\s*Face|\bLLaMA\b|"
+                                           r"i\s*\+\s*d\s*/\s*2|(?:first|second)\s+half|half[- ]split|"
+                                           r"non-?interleaved")),
+    Rule("rope", "rope_style", "interleaved", _r(r"complex\s+(?:number|multiplication)|RoFormer|interleav|"
+                                                  r"(?:consecutive|adjacent)\s+pairs|"
                                                   r"\(\s*x_?\{?1\}?\s*,\s*x_?\{?2\}?\s*\)")),
     Rule("rope", "rope_base", _int, _r(r"(?:rope_theta|rope_base|theta|base)\s*[=:]\s*(\d[\d_]*)(?:\.0)?\b|"
                                         r"\bbase\s+(?:of\s+)?(\d[\d,]*)\b|" + _BASE_FORMULA)),
@@ -111,7 +116,7 @@ RULES: tuple[Rule, ...] = (
     Rule("additive", "score", "additive", _r(r"\bBahdanau\b|additive\s+attention|additive\s+score"), strong=False),
     Rule("general", "score", "general",
          _r(r"(?:q|h_?t|s_?t|h)\s*_?\{?i?\}?\s*(?:\^\s*\{?\s*(?:T|\\top|⊤)\s*\}?|ᵀ)\s*(?:\\cdot|·)?\s*W_?\{?a\}?\s*"
-            r"(?:\\cdot|·)?\s*(?:\\bar\{?h|\\overline\{?h|k|h_?s|\bar)|"
+            r"(?:\\cdot|·)?\s*(?:\\bar\s*\{?\s*h|\\overline\s*\{?\s*h|k|h_?s)|"
             r"q\s*@\s*(?:self\.)?W_?a\s*@\s*k|Luong(?:'s)?\s+(?:\"|“)?general")),
     Rule("general", "score", "general", _r(r"\bgeneral\s+(?:score|attention)|multiplicative\s+attention"),
          strong=False),
