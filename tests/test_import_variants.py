@@ -181,3 +181,18 @@ def test_a_page_that_names_bahdanau_without_its_weights_leaves_the_score_out():
     spec, notes = sa.import_page(page, format="markdown")
     assert spec.convention.score == "dot"
     assert any(n.kind == "info" and "additive" in n.text and "leaves it out" in n.text for n in notes.notes)
+
+
+_ROOT = Path(__file__).resolve().parent.parent
+_SEEDS = next((p for p in (_ROOT.parent / "shared" / "seeds", _ROOT / "shared" / "seeds") if p.is_dir()), None)
+
+
+@pytest.mark.skipif(_SEEDS is None, reason="the seed pages (../shared/seeds) are not beside this checkout")
+def test_the_seed_that_mentions_positional_encoding_in_passing_gets_no_positions():
+    page = (_SEEDS / "004_188c77765dbd8ce2.txt").read_text(encoding="utf-8")
+    assert "positional encoding" in page and "positionally-encoded" in page
+    from symattn.read.pages import read_page
+
+    assert variant_evidence(read_page(page, "text").lines) == []
+    with pytest.raises(sa.SymattnError, match="no worked example"):  # and it has no example to set them on
+        sa.import_examples(page, format="text")
