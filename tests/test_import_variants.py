@@ -196,3 +196,28 @@ def test_the_seed_that_mentions_positional_encoding_in_passing_gets_no_positions
     assert variant_evidence(read_page(page, "text").lines) == []
     with pytest.raises(sa.SymattnError, match="no worked example"):  # and it has no example to set them on
         sa.import_examples(page, format="text")
+
+
+def test_a_notebook_with_rotate_half_imports_the_half_style():
+    from decimal import Decimal
+
+    # rope_rotary's numbers in the half style (Hugging Face's rotate_half), worked in a notebook
+    spec, _ = sa.import_page((PAGES / "rope_half.ipynb").read_text(encoding="utf-8"), format="notebook")
+    want = sa.from_dict({**_data("rope_rotary"), "convention": {**_data("rope_rotary")["convention"],
+                                                                "rope_style": "half"}}, "half.toml")
+    assert inputs_of(spec) == inputs_of(want)
+    assert convention_of(spec) == convention_of(want)
+    report = sa.check(spec)
+    assert len(report.claims) == 15 and all(c.verdict == "correct" for c in report.claims)
+    # read in the other style, the same printed weights are wrong
+    other = sa.from_dict({**_data("rope_rotary"), "claims": {"weights": {"x": [Decimal("0.4352"), Decimal("0.2271"), Decimal("0.3378")]}}}, "inter.toml")
+    assert [c.verdict for c in sa.check(other).claims] == ["wrong"] * 3
+
+
+def _data(builtin: str) -> dict:
+    import tomllib
+    from decimal import Decimal
+
+    from symattn.read.spec import example_path
+
+    return tomllib.loads(example_path(builtin).read_text(encoding="utf-8"), parse_float=Decimal)
