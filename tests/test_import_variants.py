@@ -221,3 +221,12 @@ def _data(builtin: str) -> dict:
     from symattn.read.spec import example_path
 
     return tomllib.loads(example_path(builtin).read_text(encoding="utf-8"), parse_float=Decimal)
+
+
+def test_multi_query_words_on_a_one_head_page_set_nothing():
+    page = ("Unlike multi-query attention, each head here has its own keys.\n\n"
+            "```python\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\n```\n\n"
+            "Weights: [[0.7311, 0.2689], [0.2689, 0.7311]]\n")
+    spec, _ = sa.import_page(page, format="markdown")
+    assert (spec.convention.heads, spec.convention.kv_heads) == (1, None)
+    assert [c.verdict for c in sa.check(spec).claims] == ["correct"] * 4  # e/(e + 1) = 0.7311 (4 d.p.)

@@ -1202,6 +1202,8 @@ class _Importer:
         for e in found:
             by_family.setdefault(e.family, []).append(e)
         for family, evs in by_family.items():
+            if family == "gqa" and not (conv.get("heads") and conv["heads"].value > 1):
+                continue  # key/value heads say nothing about one head
             trial = dict(conv)
             if family == "linear":  # linear attention has no scale: what the page says of one is not it
                 trial.pop("scale", None)
