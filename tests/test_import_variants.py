@@ -230,3 +230,26 @@ def test_multi_query_words_on_a_one_head_page_set_nothing():
     spec, _ = sa.import_page(page, format="markdown")
     assert (spec.convention.heads, spec.convention.kv_heads) == (1, None)
     assert [c.verdict for c in sa.check(spec).claims] == ["correct"] * 4  # e/(e + 1) = 0.7311 (4 d.p.)
+
+
+_QKV = ("```python\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\n{extra}```\n\n"
+        "Weights: [[0.7311, 0.2689], [0.2689, 0.7311]]\n")
+_ADDITIVE = "# Additive attention\n\n$$e_{ij} = v_a^T \\tanh(W_a q_i + U_a k_j)$$\n\n"
+_WA, _UA, _VA = "W_a = [[1, 0], [0, 1]]\n", "U_a = [[1, 0], [0, 1]]\n", "v_a = [1, 1]\n"
+
+
+@pytest.mark.parametrize("head,extra,score,inputs,note", [
+    # the page's own words decide; printed weights alone suggest the score they are the inputs of
+    ("", _WA, "general", ["Q", "K", "V", "Wa"], 'score = "general": the page prints Wa, the input of the general score'),
+    ("", _WA + _UA + _VA, "additive", ["Q", "K", "V", "Wa", "Ua", "va"], "the inputs of the additive score"),
+    # U_a without v_a is no score: the draft leaves both weights out and says so
+    ("", _WA + _UA, "dot", ["Q", "K", "V"], "Ua is printed (U_a), but the score of this example does not use it"),
+    # a page that names the additive score but gives no U_a is not read as another score
+    (_ADDITIVE, _WA, "dot", ["Q", "K", "V"], "needs Wa, Ua, va); this draft leaves it out"),
+    (_ADDITIVE, _WA + _UA + _VA, "additive", ["Q", "K", "V", "Wa", "Ua", "va"], 'score = "additive": the page says so'),
+])
+def test_score_weights_and_the_score_they_belong_to(head, extra, score, inputs, note):
+    spec, notes = sa.import_page(head + _QKV.format(extra=extra), format="markdown")
+    assert spec.convention.score == score
+    assert list(spec.inputs) == inputs
+    assert any(note in n.text for n in notes.notes), [n.text for n in notes.notes]

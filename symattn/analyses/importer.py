@@ -1218,6 +1218,35 @@ class _Importer:
             if family == "linear":
                 conv.pop("scale", None)
             conv.update({k: v for k, v in trial.items() if k not in conv})
+        named = any(e.key == "score" for e in found)
+        self.score_inputs(ex_inputs, tokens, key_tokens, conv, notes, guess_score=not named)
+
+    def score_inputs(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
+                     conv: dict[str, Choice], notes: list[Note], guess_score: bool = True) -> None:
+        """W_a, U_a, v_a printed on a page that does not name its score: the score they are the
+        inputs of (all three: additive; W_a alone: Luong's general), else left out of the draft."""
+        have = [k for k in SCORE_INPUT_NAMES if k in ex_inputs]
+        if not have:
+            return
+        if "score" not in conv and guess_score:
+            guess = "additive" if len(have) == 3 else "general" if have == ["Wa"] else None
+            if guess is not None:
+                trial = dict(conv, score=Choice(guess, f"the page prints {', '.join(have)}, the "
+                                                f"input{'s' if len(have) > 1 else ''} of the {guess} score",
+                                                assumed=True))
+                try:
+                    derive(from_dict(self.spec_data(ex_inputs, tokens, key_tokens, trial),
+                                     self.page.source).unfocused())
+                    conv["score"] = trial["score"]
+                    return
+                except SymattnError:
+                    pass
+        used = {"additive": SCORE_INPUT_NAMES, "general": ("Wa",)}.get(conv["score"].value if "score" in conv else "", ())
+        for k in have:
+            if k not in used:
+                g = ex_inputs.pop(k)
+                notes.append(Note("info", f"{k} is printed ({g.label.strip() or k}), but the score of this example "
+                                          "does not use it; it is left out of the draft", g.where[0] if g.where else ""))
 
     def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
                   conv: dict[str, Choice]) -> dict:
