@@ -49,7 +49,8 @@ def inputs_of(spec) -> dict[str, list[list[Fraction]]]:
 def convention_of(spec) -> dict:
     c = spec.convention
     return {"layout": c.layout, "scale": c.scale_text.replace(" ", ""), "query": c.query, "mask": c.mask,
-            "softmax_axis": c.softmax_axis}
+            "softmax_axis": c.softmax_axis, "heads": c.heads, "kv_heads": c.kv_heads, "window": c.window,
+            "score": c.score, "feature_map": c.feature_map if c.score == "linear" else None, **c.position_echo()}
 
 
 def verdicts(report) -> set[tuple]:

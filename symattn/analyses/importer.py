@@ -45,8 +45,9 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_structure import window_evidence
+from .importer_variants import variant_evidence
 from .importer_items import Collected, Item, collect, split_glued
-from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, is_transposed, step_of_ident, step_of_text
+from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, step_of_ident, step_of_text
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -62,6 +63,8 @@ _MAX_VALUE_ENTRIES = 20_000  # entries of a derivation compared with printed num
 _FAMILIES = {"scores": ("scores", "scaled", "masked"), "scaled": ("scores", "scaled", "masked"),
              "masked": ("scores", "scaled", "masked")}
 
+#: what a page calls scores is the energies step of an additive example (it has no scores step)
+_STEP_ALIASES = {"scores": ("energies",)}
 
 # ---------------------------------------------------------------------------------------
 # results
@@ -1054,6 +1057,9 @@ class _Importer:
                     source_items[k] = inputs[k]
         for k, it in given.items():
             source_items[k] = it
+        for k in SCORE_INPUT_NAMES:  # W_a, U_a, v_a: inputs of the score whatever the stage
+            if k in inputs and stage != "scores":
+                source_items[k] = inputs[k]
         for k, it in source_items.items():
             rows = it.rows
             q = source_items.get("Q")
@@ -1105,6 +1111,7 @@ class _Importer:
                 f"narrower if the numbers say so): {win[2]!r}"), assumed=not win[3], where=win[1])
             if not win[3] and "mask" not in conv:
                 conv["mask"] = Choice("causal", "a sliding window of tokens is causal", assumed=True)
+        self.variants(seg, stage, ex_inputs, tokens, key_tokens, conv, notes)
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         try:
             spec = from_dict(data, self.page.source)
@@ -1129,7 +1136,7 @@ class _Importer:
 
         placer = place_all(spec, d)
         # conventions decided by values when the page is silent
-        if "scale" not in conv:
+        if "scale" not in conv and not (conv.get("score") and conv["score"].value == "linear"):
             choice = placer.choose_scale(self.spec_data(ex_inputs, tokens, key_tokens, conv))
             conv["scale"] = choice
             if choice.value != spec.convention.scale_text:
@@ -1181,6 +1188,65 @@ class _Importer:
             else:
                 ex.notes.append(Note("found", f"{key} = {_show(ch.value)}: {ch.reason}"))
         return ex, ""
+
+    def variants(self, seg: _Segment, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
+                 key_tokens: list[str] | None, conv: dict[str, Choice], notes: list[Note]) -> None:
+        """The variants the page states (positions, score, ALiBi, key/value heads), each kept only
+        when the draft still derives with it (a page that names Bahdanau but prints no v_a)."""
+        lines = self.page.lines
+        found = variant_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or \
+            variant_evidence(lines[: seg.last + 1])
+        if stage == "scores":  # the page starts from its scores: positions and score forms are behind it
+            found = [e for e in found if e.key in ("alibi",)]
+        by_family: dict[str, list] = {}
+        for e in found:
+            by_family.setdefault(e.family, []).append(e)
+        for family, evs in by_family.items():
+            if family == "gqa" and not (conv.get("heads") and conv["heads"].value > 1):
+                continue  # key/value heads say nothing about one head
+            trial = dict(conv)
+            if family == "linear":  # linear attention has no scale: what the page says of one is not it
+                trial.pop("scale", None)
+            for e in evs:
+                trial[e.key] = Choice(e.value, f"the page says so: {e.text!r}", where=e.where)
+            try:
+                derive(from_dict(self.spec_data(ex_inputs, tokens, key_tokens, trial), self.page.source).unfocused())
+            except SymattnError as err:
+                notes.append(Note("info", f"the page names {family} ({evs[0].text!r}) but its inputs do not "
+                                          f"fit it ({_short(err)}); this draft leaves it out", evs[0].where))
+                continue
+            if family == "linear":
+                conv.pop("scale", None)
+            conv.update({k: v for k, v in trial.items() if k not in conv})
+        named = any(e.key == "score" for e in found)
+        self.score_inputs(ex_inputs, tokens, key_tokens, conv, notes, guess_score=not named)
+
+    def score_inputs(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
+                     conv: dict[str, Choice], notes: list[Note], guess_score: bool = True) -> None:
+        """W_a, U_a, v_a printed on a page that does not name its score: the score they are the
+        inputs of (all three: additive; W_a alone: Luong's general), else left out of the draft."""
+        have = [k for k in SCORE_INPUT_NAMES if k in ex_inputs]
+        if not have:
+            return
+        if "score" not in conv and guess_score:
+            guess = "additive" if len(have) == 3 else "general" if have == ["Wa"] else None
+            if guess is not None:
+                trial = dict(conv, score=Choice(guess, f"the page prints {', '.join(have)}, the "
+                                                f"input{'s' if len(have) > 1 else ''} of the {guess} score",
+                                                assumed=True))
+                try:
+                    derive(from_dict(self.spec_data(ex_inputs, tokens, key_tokens, trial),
+                                     self.page.source).unfocused())
+                    conv["score"] = trial["score"]
+                    return
+                except SymattnError:
+                    pass
+        used = {"additive": SCORE_INPUT_NAMES, "general": ("Wa",)}.get(conv["score"].value if "score" in conv else "", ())
+        for k in have:
+            if k not in used:
+                g = ex_inputs.pop(k)
+                notes.append(Note("info", f"{k} is printed ({g.label.strip() or k}), but the score of this example "
+                                          "does not use it; it is left out of the draft", g.where[0] if g.where else ""))
 
     def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
                   conv: dict[str, Choice]) -> dict:
@@ -1820,6 +1886,7 @@ class _Placer:
         st = it.step
         if st is None:
             return None
+        st = next((a for a in _STEP_ALIASES.get(st, ()) if st not in self.steps and a in self.steps), st)
         if self.heads > 1 and it.head is not None and f"head{it.head}.{st}" in self.steps:
             return f"head{it.head}.{st}"
         if st in self.steps:

@@ -710,6 +710,7 @@ class _Collector:
                     it.row_labels, it.col_labels = it.col_labels, None
                     it.rows = [list(r) for r in zip(*it.rows)]
                     it.where = [it.where[0]] * len(it.rows)
+                it.head = head_of(ctx) or self.heading_head(t.start)  # "Head 2 weights:", a heading "Head 2"
                 self.items.append(it)
                 return
         # all numbers: a matrix with a header of tokens

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["STEP_NAMES", "KEYS_AND_VALUES", "grad_of", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
-           "INPUT_NAMES", "clean_label"]
+           "INPUT_NAMES", "SCORE_INPUT_NAMES", "clean_label"]
 
 #: symattn's names for what a page prints, in pipeline order
 STEP_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "Q", "K", "V", "scores", "scaled", "masked",
@@ -25,7 +25,9 @@ STEP_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "Q", "K", "V", "sco
 #: not a step: a matrix that is both the keys and the values (a decoder attending to encoder states)
 KEYS_AND_VALUES = "KV"
 #: names that are inputs of an example that starts from X
-INPUT_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv")
+INPUT_NAMES = ("X", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "Wa", "Ua", "va")
+#: the inputs of a score variant (Luong's general W_a; Bahdanau's W_a, U_a, v_a)
+SCORE_INPUT_NAMES = ("Wa", "Ua", "va")
 
 _IDENTS = {
     "X": ("x", "inputs", "input", "embeddings", "embedding", "emb", "embs", "e", "wordembeddings", "encodings",
@@ -39,6 +41,7 @@ _IDENTS = {
     "Wv": ("wv", "wvalue", "valueweights", "valueweight", "weightsvalue", "weightvalue", "vweights", "vweight",
            "valuew", "valueproj", "vproj"),
     "Wo": ("wo", "woutput", "wout", "outputweights", "outproj", "oproj"),
+    "Wa": ("wa", "wattn", "walign"), "Ua": ("ua", "uattn", "ualign"), "va": ("va", "vattn", "valign"),
     "bq": ("bq", "bquery"), "bk": ("bk", "bkey"), "bv": ("bv", "bvalue"),
     "Q": ("q", "queries", "query", "querys", "qmatrix", "querymatrix", "queryvectors", "queryvector", "qs",
           "dechiddenstate", "decoderhiddenstate", "decoderstate", "dechidden", "decoderhidden", "decstate"),
