@@ -189,13 +189,16 @@ def linear_features(b: Any, h: Any) -> None:
             sympy.Eq(sym, sympy.Function("phi")(ysym), evaluate=False), val, labels, _labels(node.shape[1]),
             operands={"X": b.operand(h.name(src), ysym)}, rule=rule, tokens_as_columns=True, symbol=sym,
             entry_name=f"phi_{src.lower()}",
-            notes=[FEATURE_NOTE[fm]])
+            notes=[feature_note(fm)])
 
 
-_X = sympy.Symbol("x", real=True)
-FEATURE_NOTE = {"elu+1": ["φ = elu(x) + 1: ", _X + 1, " for x > 0, ", sympy.exp(_X),
-                          " for x ≤ 0 (Katharopoulos et al. 2020)"],
-                "identity": ["φ = the identity (no feature map): the normaliser may be 0 or negative"]}
+def feature_note(fm: str) -> list:
+    """The note under a feature-map step (built when needed: a SymPy sum at import time would make
+    SymPy import its tensor and combinatorics modules for every command)."""
+    if fm == "identity":
+        return ["φ = the identity (no feature map): the normaliser may be 0 or negative"]
+    x = sympy.Symbol("x", real=True)
+    return ["φ = elu(x) + 1: ", x + 1, " for x > 0, ", sympy.exp(x), " for x ≤ 0 (Katharopoulos et al. 2020)"]
 _ZERO_WHY = (": linear attention's normaliser φ(qᵢ)·Σⱼ φ(kⱼ) is 0 for this query, so its output is undefined "
              '(the identity feature map allows it; feature_map = "elu+1" keeps every normaliser positive)')
 
