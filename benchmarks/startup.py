@@ -69,6 +69,10 @@ def run_once(cmd: list[str]) -> tuple[float, float]:
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
+    # with PYTHONDONTWRITEBYTECODE set, a module changed since its .pyc was written is compiled from
+    # source on every run (about 0.3 s for symattn's modules): the warm-up run writes the bytecode a
+    # user's installation has
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
