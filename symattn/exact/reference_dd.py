@@ -221,6 +221,39 @@ def dd_product(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) \
 
 # ------------------------------------------------------------------------------------------- scores
 
+def _scaled_exactly(q: np.ndarray, tau_h: float, tau_l: float) -> Optional[np.ndarray]:
+    """τ·q when every product q_il·τ is a float64 exactly (τ = tau_h, a float scale), else None.
+
+    TwoProd's error term is exact when no product comes near underflow (every nonzero |q·τ| at
+    least 2⁻⁹⁶⁰ here), so an all-zero error term proves each product exact. float32 inputs times a
+    float32 scale (24 + 24 significant bits) always pass.
+
+    >>> q = np.array([[0.75, -3.0]], dtype=np.float32).astype(np.float64)
+    >>> _scaled_exactly(q, float(np.float32(0.1)), 0.0) is not None, _scaled_exactly(q, 0.1, 2.0 ** -60)
+    (True, None)
+    """
+    if tau_l != 0.0 or not np.isfinite(tau_h) or q.size == 0:
+        return None
+    p, e = two_prod(q, np.full_like(q, tau_h))
+    a = np.abs(p)
+    if np.all(e == 0.0) and np.all(np.isfinite(p)) and np.all((a == 0.0) == (q == 0.0)) \
+            and np.all((a == 0.0) | (a >= 2.0 ** -960)):
+        return p
+    return None
+
+
+def _split_scores(q: np.ndarray, kside) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q·kᵀ as hi + lo (the exact part q_hi·k_hiᵀ and the rest, added by TwoSum) and the per-row
+    bound γ_2d(‖q_hi‖‖k_lo‖ + ‖q_lo‖‖k‖) of the rest's GEMM."""
+    d = q.shape[1]
+    qh, ql = split_rows(q, kside.w)
+    a = qh @ kside.hi                                       # exact
+    rest = np.concatenate([qh, ql], axis=1) @ kside.right   # error ≤ γ_2d(‖qh‖‖k_lo‖ + ‖ql‖‖k‖)
+    err_rest = gamma(2 * d) * (_norms_up(qh) * kside.lo_norm + _norms_up(ql) * kside.norm) * (1 + 4 * U)
+    sh, sl = two_sum(a, rest)
+    return sh, sl, err_rest
+
+
 def dd_scores(q: np.ndarray, kside, tau_h: float, tau_l: float, add_h: Optional[np.ndarray],
               add_l: Optional[np.ndarray], allowed: Optional[np.ndarray], ref: Optional[np.ndarray]) \
         -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -228,16 +261,18 @@ def dd_scores(q: np.ndarray, kside, tau_h: float, tau_l: float, add_h: Optional[
     bound. τ = tau_h + tau_l (exactly, or within 2⁻¹⁰⁶ relative for 1/√d). Without ``ref`` the
     row maximum of the high parts is used (any reference works: it cancels in every result);
     ``dd_scores.last_ref`` holds it, and rows with no allowed key get 0."""
-    d = q.shape[1]
-    qh, ql = split_rows(q, kside.w)
-    a = qh @ kside.hi                                       # exact
-    rest = np.concatenate([qh, ql], axis=1) @ kside.right   # error ≤ γ_2d(‖qh‖‖k_lo‖ + ‖ql‖‖k‖)
-    err_rest = gamma(2 * d) * (_norms_up(qh) * kside.lo_norm + _norms_up(ql) * kside.norm) * (1 + 4 * U)
-    sh, sl = two_sum(a, rest)
-    ph, pe = two_prod(sh, np.full_like(sh, tau_h))
-    pl = pe + (sl * tau_h + sh * tau_l)
-    err = abs(tau_h) * err_rest * (1 + 2.0 ** -50) + 4 * U * np.abs(pl).max(axis=1, initial=0.0) \
-        + 2.0 ** -100 * np.abs(ph).max(axis=1, initial=0.0)
+    scaled = _scaled_exactly(q, tau_h, tau_l)
+    if scaled is not None:
+        # τ·q is exact, so the split product of τ·q and k is already τ·q·kᵀ: no TwoProd pass over
+        # the scores; hi + lo = a + rest exactly (TwoSum), off only by the rest's γ_2d bound
+        ph, pl, err_rest = _split_scores(scaled, kside)
+        err = err_rest * (1 + 2.0 ** -50)
+    else:
+        sh, sl, err_rest = _split_scores(q, kside)
+        ph, pe = two_prod(sh, np.full_like(sh, tau_h))
+        pl = pe + (sl * tau_h + sh * tau_l)
+        err = abs(tau_h) * err_rest * (1 + 2.0 ** -50) + 4 * U * np.abs(pl).max(axis=1, initial=0.0) \
+            + 2.0 ** -100 * np.abs(ph).max(axis=1, initial=0.0)
     if add_h is not None:
         fin = np.isfinite(add_h)
         hh, he = two_sum(ph, np.where(fin, add_h, 0.0))
@@ -265,12 +300,7 @@ def dd_scores(q: np.ndarray, kside, tau_h: float, tau_l: float, add_h: Optional[
 def dd_split_product(q: np.ndarray, side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """q·kᵀ as a double-float (the exact part and the rest of the split product, added without
     rounding) and a per-row absolute error bound (the rest's γ_2d bound)."""
-    d = q.shape[1]
-    qh, ql = split_rows(q, side.w)
-    a = qh @ side.hi
-    rest = np.concatenate([qh, ql], axis=1) @ side.right
-    err = gamma(2 * d) * (_norms_up(qh) * side.lo_norm + _norms_up(ql) * side.norm) * (1 + 4 * U)
-    h, lo = two_sum(a, rest)
+    h, lo, err = _split_scores(q, side)
     return h, lo, err * SAFETY + FLOOR
 
 
@@ -325,8 +355,6 @@ class RowsDD:
         m = self.eh.shape[1]
         self.m = m
         self.eps = SAFETY * (DD_EXP_RHO + xerr + xerr * xerr) * (1 + DD_EXP_RHO)
-        #: |e − e_exact| ≤ e_err (entrywise)
-        self.e_err = (self.eps[:, None] * np.abs(self.eh) * (1 + 4 * U) + 2.0 ** -999)
         lh, ll, lb = dd_rowsum(self.eh, self.el)
         self.lh, self.ll = lh, ll
         self.l_err = SAFETY * (lb + self.eps * (np.abs(lh) + np.abs(ll)) * (1 + 4 * U) + m * 2.0 ** -999)
@@ -346,9 +374,15 @@ class RowsDD:
         self.dh, self.dl = dh, dl
         self.d_err = np.where(lo > 0, SAFETY * (dc + prop), np.inf)
 
+    def e_err(self, cols: Optional[np.ndarray] = None) -> np.ndarray:
+        """|e − e_exact| ≤ e_err entrywise, on key columns ``cols`` (all when None): formed only
+        where asked (the dK/dV pass needs a few columns of an n × n block)."""
+        eh = self.eh if cols is None else self.eh[:, cols]
+        return self.eps[:, None] * np.abs(eh) * (1 + 4 * U) + 2.0 ** -999
+
     def output(self, v: np.ndarray, vt_side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """O = (Σ_j e_j v_j)/L as a double-float with an absolute error bound (entrywise)."""
-        nh, nl, nb = dd_matmul(self.eh, self.el, self.e_err, v, vt_side)
+        nh, nl, nb = dd_matmul(self.eh, self.el, self.e_err(), v, vt_side)
         oh, ol, oc = dd_div(nh, nl, self.lh[:, None] + 0 * nh, self.ll[:, None] + 0 * nh)
         lo = (self.lh * (1 - 2.0 ** -50) - self.l_err)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -359,7 +393,7 @@ class RowsDD:
                                                              np.ndarray, np.ndarray]:
         """(P_h, P_l, P_err, dS_h, dS_l, dS_err) on key columns ``cols`` (all when None)."""
         sel = slice(None) if cols is None else cols
-        eh, el, ee = self.eh[:, sel], self.el[:, sel], self.e_err[:, sel]
+        eh, el, ee = self.eh[:, sel], self.el[:, sel], self.e_err(cols)
         L = lambda a: a[:, None]  # noqa: E731
         ph, pl, pc = dd_div(eh, el, L(self.lh) + 0 * eh, L(self.ll) + 0 * eh)
         lo = L(self.lh * (1 - 2.0 ** -50) - self.l_err)
