@@ -63,11 +63,12 @@ def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hi, a - hi
 
 
-def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """p + e = a·b exactly (Dekker), barring underflow."""
+def two_prod(a: np.ndarray, b: np.ndarray, b_split: Optional[tuple] = None) -> tuple[np.ndarray, np.ndarray]:
+    """p + e = a·b exactly (Dekker), barring underflow. ``b_split`` may hold ``_split(b)`` made
+    once (a constant or a table): the same operations, so the same result."""
     p = a * b
     ah, al = _split(a)
-    bh, bl = _split(b)
+    bh, bl = _split(b) if b_split is None else b_split
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     return p, e
 
@@ -93,6 +94,8 @@ def _constants() -> tuple[float, float, float, float, np.ndarray, np.ndarray]:
 
 
 _INV, _C1, _C2, _C3, _TH, _TL = _constants()
+_C2_SPLIT = _split(np.array(_C2))
+_TH_SPLIT = _split(_TH)
 _COEF = [1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720]
 _XMIN = -700.0
 
@@ -161,7 +164,7 @@ def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarra
     j = ki & 255
     big = (ki - j) >> 8
     a, b = two_sum(xh, -(k * _C1))
-    c, d = two_prod(k, np.full_like(k, _C2))
+    c, d = two_prod(k, _C2, _C2_SPLIT)
     rh, e = two_sum(a, -c)
     rl = (((e + b) + xl) - d) - k * _C3
     p = _COEF[-1] * rh
@@ -172,7 +175,7 @@ def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarra
     t = s2 + (rl + (q + rl * (rh + q)))
     e1, e2 = fast_two_sum(s1, t)
     th, tl = _TH[j], _TL[j]
-    ph, pe = two_prod(th, e1)
+    ph, pe = two_prod(e1, th, (_TH_SPLIT[0][j], _TH_SPLIT[1][j]))   # the same exact error term either way
     pl = pe + (th * e2 + tl * e1)
     oh, ol = fast_two_sum(ph, pl)
     oh = np.ldexp(oh, big)
