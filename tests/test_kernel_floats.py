@@ -209,3 +209,26 @@ def test_double_float_scores_are_within_their_bound_on_both_routes(case):
             got = Fraction(xh[i, j]) + Fraction(xl[i, j]) + Fraction(ref[i])
             assert abs(got - exact) <= Fraction(err[i]), (case, i, j)
     assert float(err.max()) < 2.0 ** -60            # the tier is meant to be about 2⁻⁶⁰ of the scale or better
+
+
+def test_double_float_matmul_over_a_long_row_is_within_its_bound_and_far_below_float64():
+    """dd_matmul over an inner length of 4096 (a whole row of keys, as the dQ and O tiers use it),
+    against exact rational dot products; with cancellation (terms of both signs summing near 0) its
+    bound must stay about 2⁻⁵⁷ of max|a|·max|r|, far below float64's 2⁻⁴⁰ or so at this length."""
+    from symattn.exact import reference_dd as dd
+
+    rng = np.random.default_rng(12)
+    n = 4096
+    ah = rng.standard_normal((3, n)) * np.exp(rng.uniform(-3, 0, (3, n)))
+    al = ah * rng.uniform(-1, 1, (3, n)) * 2.0 ** -54
+    a_err = np.abs(ah) * 2.0 ** -70
+    r = rng.standard_normal((n, 4)).astype(np.float32).astype(np.float64)
+    h, lo, err = dd.dd_matmul(ah, al, a_err, r)
+    for i in range(3):
+        for c in range(4):
+            exact = sum(Fraction(x) * Fraction(y) for x, y in zip(ah[i].tolist(), r[:, c].tolist())) \
+                + sum(Fraction(x) * Fraction(y) for x, y in zip(al[i].tolist(), r[:, c].tolist()))
+            got = Fraction(h[i, c]) + Fraction(lo[i, c])
+            assert abs(got - exact) <= Fraction(err[i, c])
+    scale = np.abs(ah).max() * np.abs(r).max()
+    assert float((err - np.abs(a_err) @ np.abs(r)).max()) < 2.0 ** -55 * scale

@@ -33,7 +33,7 @@ import numpy as np
 from flint import arb
 
 from .reference_exact import workprec as _prec
-from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, split_rows
+from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, make_side, split_rows
 
 __all__ = ["two_sum", "fast_two_sum", "two_prod", "dd_exp", "DD_EXP_RHO", "dd_scores", "dd_rowsum", "dd_product",
            "dd_split_product"]
@@ -325,12 +325,52 @@ def dd_div(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) -> tu
         return q1, q2, 8 * U * np.abs(q2) + 2.0 ** -100 * np.abs(q1) + FLOOR
 
 
-def dd_matmul(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side) \
+#: inner length of the pieces :func:`dd_matmul` adds by TwoSum (see there)
+DD_PIECE = 64
+
+
+def dd_matmul(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side=None) \
         -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A)·right with A = a_h + a_l (entrywise within ``a_err``) and ``right`` exact floats; ``side``
-    is ``make_side(right.T)``. The high parts go through the split product (exact part and a rest
-    within about 2⁻⁶⁰ of the scale), the low parts through a plain product (error γ_n·|a_l||right|,
-    far below), the entry errors through |a_err|·|right|."""
+    """(A)·right with A = a_h + a_l (entrywise within ``a_err``) and ``right`` exact floats, as a
+    double-float with an entrywise error bound; ``side`` may hold ``make_side(right.T)``.
+
+    The split product's rest is bounded by γ_2m(‖a_hi‖‖r_lo‖ + ‖a_lo‖‖r‖) over an inner length m,
+    about 2m·u·2⁻ʷ·m·max|a|·max|r|: over a whole row of n = 4096 keys (w = 20) that is only 2⁻⁴⁸ of
+    max|a|·max|r|, no better than float64 once the sum cancels. So the inner dimension is cut into
+    pieces of :data:`DD_PIECE` (w = 23), each a split product, and the pieces are added by TwoSum
+    (exact) with their low parts in float64 (two roundings each, bounded by u·|result| each):
+    about 2⁻⁵⁷ of max|a|·max|r| at n = 4096.
+
+    >>> a = np.full((1, 200), 0.1); r = np.full((200, 1), 3.0)
+    >>> h, lo, err = dd_matmul(a, np.zeros_like(a), np.zeros_like(a), r)
+    >>> bool(abs(float(h[0, 0]) + float(lo[0, 0]) - 200 * 0.1 * 3.0) < 1e-12), bool(err[0, 0] < 2.0 ** -50)
+    (True, True)
+    """
+    n = ah.shape[1]
+    if n <= DD_PIECE:
+        return _dd_matmul_piece(ah, al, a_err, right,
+                                side if side is not None else make_side(np.ascontiguousarray(right.T)))
+    sh = sl = sb = None
+    for s0 in range(0, n, DD_PIECE):
+        cut = slice(s0, s0 + DD_PIECE)
+        r = right[cut]
+        h, lo, b = _dd_matmul_piece(ah[:, cut], al[:, cut], a_err[:, cut], r, make_side(np.ascontiguousarray(r.T)))
+        if sh is None:
+            sh, sl, sb = h, lo, b
+            continue
+        sh, e = two_sum(sh, h)       # exact
+        t1 = lo + sl                 # |error| ≤ u·|t1|
+        sl = e + t1                  # |error| ≤ u·|sl|
+        sb = sb + b + SAFETY * 2 * U * (np.abs(t1) + np.abs(sl))
+    sh, sl = two_sum(sh, sl)
+    return sh, sl, sb
+
+
+def _dd_matmul_piece(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One piece of :func:`dd_matmul`. The high parts go through the split product (exact part
+    and the bounded rest), the low parts through a plain product (error γ_m·|a_l||right|, far
+    below), the entry errors through |a_err|·|right|."""
     n = ah.shape[1]
     h, l, err_rows = dd_split_product(ah, side)
     absr = np.abs(right)
