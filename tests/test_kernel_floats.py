@@ -177,3 +177,58 @@ def test_the_double_float_exponential_is_within_its_proven_bound():
     assert s[0] == 1.0 and e[0] == 2.0 ** -60
     p, e = dd.two_prod(np.array([1.0 + 2.0 ** -30]), np.array([1.0 + 2.0 ** -30]))
     assert p[0] + 0 == 1.0 + 2.0 ** -29 and e[0] == 2.0 ** -60
+
+
+@pytest.mark.parametrize("case", ["float32 scale", "1/sqrt(d) as a double-float", "float64 inputs", "tiny entries"])
+def test_double_float_scores_are_within_their_bound_on_both_routes(case):
+    """τ·q·kᵀ in the double-float tier, against exact rational products: the route that folds an
+    exactly representable τ·q into the split product, and the TwoProd route it falls back to
+    (τ with a low part, products that do not fit a double, entries near underflow)."""
+    from symattn.exact import reference_dd as dd
+
+    rng = np.random.default_rng(11)
+    q = rng.standard_normal((6, 16)).astype(np.float32).astype(np.float64)
+    k = rng.standard_normal((9, 16)).astype(np.float32).astype(np.float64)
+    tau_h, tau_l = float(np.float32(0.25 * 1.1)), 0.0
+    if case == "1/sqrt(d) as a double-float":
+        tau_h, tau_l = 0.25, 2.0 ** -58
+    elif case == "float64 inputs":
+        q = rng.standard_normal((6, 16))
+        tau_h = 0.1
+    elif case == "tiny entries":
+        q[0, 3] = 2.0 ** -1000
+    folded = dd._scaled_exactly(q, tau_h, tau_l) is not None
+    assert folded == (case == "float32 scale")
+    kside = rf.make_side(k)
+    xh, xl, err = dd.dd_scores(q, kside, tau_h, tau_l, None, None, None, None)
+    ref = dd.dd_scores.last_ref
+    tau = Fraction(tau_h) + Fraction(tau_l)
+    for i in range(q.shape[0]):
+        for j in range(k.shape[0]):
+            exact = tau * sum(Fraction(a) * Fraction(b) for a, b in zip(q[i].tolist(), k[j].tolist()))
+            got = Fraction(xh[i, j]) + Fraction(xl[i, j]) + Fraction(ref[i])
+            assert abs(got - exact) <= Fraction(err[i]), (case, i, j)
+    assert float(err.max()) < 2.0 ** -60            # the tier is meant to be about 2⁻⁶⁰ of the scale or better
+
+
+def test_double_float_matmul_over_a_long_row_is_within_its_bound_and_far_below_float64():
+    """dd_matmul over an inner length of 4096 (a whole row of keys, as the dQ and O tiers use it),
+    against exact rational dot products; with cancellation (terms of both signs summing near 0) its
+    bound must stay about 2⁻⁵⁷ of max|a|·max|r|, far below float64's 2⁻⁴⁰ or so at this length."""
+    from symattn.exact import reference_dd as dd
+
+    rng = np.random.default_rng(12)
+    n = 4096
+    ah = rng.standard_normal((3, n)) * np.exp(rng.uniform(-3, 0, (3, n)))
+    al = ah * rng.uniform(-1, 1, (3, n)) * 2.0 ** -54
+    a_err = np.abs(ah) * 2.0 ** -70
+    r = rng.standard_normal((n, 4)).astype(np.float32).astype(np.float64)
+    h, lo, err = dd.dd_matmul(ah, al, a_err, r)
+    for i in range(3):
+        for c in range(4):
+            exact = sum(Fraction(x) * Fraction(y) for x, y in zip(ah[i].tolist(), r[:, c].tolist())) \
+                + sum(Fraction(x) * Fraction(y) for x, y in zip(al[i].tolist(), r[:, c].tolist()))
+            got = Fraction(h[i, c]) + Fraction(lo[i, c])
+            assert abs(got - exact) <= Fraction(err[i, c])
+    scale = np.abs(ah).max() * np.abs(r).max()
+    assert float((err - np.abs(a_err) @ np.abs(r)).max()) < 2.0 ** -55 * scale

@@ -679,10 +679,6 @@ def _dd_dq(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[int, float
     from . import reference_dd as dd
 
     kside, vside = P.sides(b, g)
-    key = ("kT-side", b, g)
-    if key not in P._exact:
-        P._exact[key] = rf.make_side(np.ascontiguousarray(P.k[b, g].T))
-    kts = P._exact[key]
     tau_h, tau_l = _tau_dd(P.tau)
     rows = np.array(sorted(pend), dtype=np.int64)
     stats["dQ.double_float_rows"] += len(rows)
@@ -693,7 +689,7 @@ def _dd_dq(P: Problem, b: int, h: int, g: int, r0: int, refs: Mapping[int, float
         ref = np.array([refs[int(r)] for r in rr])
         blk = dd.RowsDD(P.q[b, h][rr], P.do[b, h][rr], kside, vside, tau_h, tau_l, add_h, add_l, allowed, ref)
         _, _, _, sh, sl, se = blk.ds()
-        hh, ll, bb = dd.dd_matmul(sh, sl, se, P.k[b, g], kts)
+        hh, ll, bb = dd.dd_matmul(sh, sl, se, P.k[b, g])
         ph, pe = dd.two_prod(hh, np.full_like(hh, tau_h))
         pl = pe + (ll * tau_h + hh * tau_l)
         value = ph + pl
@@ -830,8 +826,7 @@ def solve_kv_dd(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1: i
             dead = ~blk.live           # fully masked rows take no part (their dS and P are 0)
             for a_ in (ph, pl, pe, sh, sl, se):
                 a_[dead] = 0.0
-            parts = {"dk": dd.dd_matmul(sh.T, sl.T, se.T, q, rf.make_side(np.ascontiguousarray(q.T))),
-                     "dv": dd.dd_matmul(ph.T, pl.T, pe.T, do, rf.make_side(np.ascontiguousarray(do.T)))}
+            parts = {"dk": dd.dd_matmul(sh.T, sl.T, se.T, q), "dv": dd.dd_matmul(ph.T, pl.T, pe.T, do)}
             for name, (hh, ll, bb) in parts.items():
                 if name not in acc:
                     acc[name] = [hh, ll, bb]

@@ -33,7 +33,7 @@ import numpy as np
 from flint import arb
 
 from .reference_exact import workprec as _prec
-from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, split_rows
+from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, make_side, split_rows
 
 __all__ = ["two_sum", "fast_two_sum", "two_prod", "dd_exp", "DD_EXP_RHO", "dd_scores", "dd_rowsum", "dd_product",
            "dd_split_product"]
@@ -63,11 +63,12 @@ def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hi, a - hi
 
 
-def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """p + e = a·b exactly (Dekker), barring underflow."""
+def two_prod(a: np.ndarray, b: np.ndarray, b_split: Optional[tuple] = None) -> tuple[np.ndarray, np.ndarray]:
+    """p + e = a·b exactly (Dekker), barring underflow. ``b_split`` may hold ``_split(b)`` made
+    once (a constant or a table): the same operations, so the same result."""
     p = a * b
     ah, al = _split(a)
-    bh, bl = _split(b)
+    bh, bl = _split(b) if b_split is None else b_split
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     return p, e
 
@@ -93,6 +94,8 @@ def _constants() -> tuple[float, float, float, float, np.ndarray, np.ndarray]:
 
 
 _INV, _C1, _C2, _C3, _TH, _TL = _constants()
+_C2_SPLIT = _split(np.array(_C2))
+_TH_SPLIT = _split(_TH)
 _COEF = [1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720]
 _XMIN = -700.0
 
@@ -161,7 +164,7 @@ def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarra
     j = ki & 255
     big = (ki - j) >> 8
     a, b = two_sum(xh, -(k * _C1))
-    c, d = two_prod(k, np.full_like(k, _C2))
+    c, d = two_prod(k, _C2, _C2_SPLIT)
     rh, e = two_sum(a, -c)
     rl = (((e + b) + xl) - d) - k * _C3
     p = _COEF[-1] * rh
@@ -172,7 +175,7 @@ def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarra
     t = s2 + (rl + (q + rl * (rh + q)))
     e1, e2 = fast_two_sum(s1, t)
     th, tl = _TH[j], _TL[j]
-    ph, pe = two_prod(th, e1)
+    ph, pe = two_prod(e1, th, (_TH_SPLIT[0][j], _TH_SPLIT[1][j]))   # the same exact error term either way
     pl = pe + (th * e2 + tl * e1)
     oh, ol = fast_two_sum(ph, pl)
     oh = np.ldexp(oh, big)
@@ -221,6 +224,39 @@ def dd_product(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) \
 
 # ------------------------------------------------------------------------------------------- scores
 
+def _scaled_exactly(q: np.ndarray, tau_h: float, tau_l: float) -> Optional[np.ndarray]:
+    """τ·q when every product q_il·τ is a float64 exactly (τ = tau_h, a float scale), else None.
+
+    TwoProd's error term is exact when no product comes near underflow (every nonzero |q·τ| at
+    least 2⁻⁹⁶⁰ here), so an all-zero error term proves each product exact. float32 inputs times a
+    float32 scale (24 + 24 significant bits) always pass.
+
+    >>> q = np.array([[0.75, -3.0]], dtype=np.float32).astype(np.float64)
+    >>> _scaled_exactly(q, float(np.float32(0.1)), 0.0) is not None, _scaled_exactly(q, 0.1, 2.0 ** -60)
+    (True, None)
+    """
+    if tau_l != 0.0 or not np.isfinite(tau_h) or q.size == 0:
+        return None
+    p, e = two_prod(q, np.full_like(q, tau_h))
+    a = np.abs(p)
+    if np.all(e == 0.0) and np.all(np.isfinite(p)) and np.all((a == 0.0) == (q == 0.0)) \
+            and np.all((a == 0.0) | (a >= 2.0 ** -960)):
+        return p
+    return None
+
+
+def _split_scores(q: np.ndarray, kside) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q·kᵀ as hi + lo (the exact part q_hi·k_hiᵀ and the rest, added by TwoSum) and the per-row
+    bound γ_2d(‖q_hi‖‖k_lo‖ + ‖q_lo‖‖k‖) of the rest's GEMM."""
+    d = q.shape[1]
+    qh, ql = split_rows(q, kside.w)
+    a = qh @ kside.hi                                       # exact
+    rest = np.concatenate([qh, ql], axis=1) @ kside.right   # error ≤ γ_2d(‖qh‖‖k_lo‖ + ‖ql‖‖k‖)
+    err_rest = gamma(2 * d) * (_norms_up(qh) * kside.lo_norm + _norms_up(ql) * kside.norm) * (1 + 4 * U)
+    sh, sl = two_sum(a, rest)
+    return sh, sl, err_rest
+
+
 def dd_scores(q: np.ndarray, kside, tau_h: float, tau_l: float, add_h: Optional[np.ndarray],
               add_l: Optional[np.ndarray], allowed: Optional[np.ndarray], ref: Optional[np.ndarray]) \
         -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -228,16 +264,18 @@ def dd_scores(q: np.ndarray, kside, tau_h: float, tau_l: float, add_h: Optional[
     bound. τ = tau_h + tau_l (exactly, or within 2⁻¹⁰⁶ relative for 1/√d). Without ``ref`` the
     row maximum of the high parts is used (any reference works: it cancels in every result);
     ``dd_scores.last_ref`` holds it, and rows with no allowed key get 0."""
-    d = q.shape[1]
-    qh, ql = split_rows(q, kside.w)
-    a = qh @ kside.hi                                       # exact
-    rest = np.concatenate([qh, ql], axis=1) @ kside.right   # error ≤ γ_2d(‖qh‖‖k_lo‖ + ‖ql‖‖k‖)
-    err_rest = gamma(2 * d) * (_norms_up(qh) * kside.lo_norm + _norms_up(ql) * kside.norm) * (1 + 4 * U)
-    sh, sl = two_sum(a, rest)
-    ph, pe = two_prod(sh, np.full_like(sh, tau_h))
-    pl = pe + (sl * tau_h + sh * tau_l)
-    err = abs(tau_h) * err_rest * (1 + 2.0 ** -50) + 4 * U * np.abs(pl).max(axis=1, initial=0.0) \
-        + 2.0 ** -100 * np.abs(ph).max(axis=1, initial=0.0)
+    scaled = _scaled_exactly(q, tau_h, tau_l)
+    if scaled is not None:
+        # τ·q is exact, so the split product of τ·q and k is already τ·q·kᵀ: no TwoProd pass over
+        # the scores; hi + lo = a + rest exactly (TwoSum), off only by the rest's γ_2d bound
+        ph, pl, err_rest = _split_scores(scaled, kside)
+        err = err_rest * (1 + 2.0 ** -50)
+    else:
+        sh, sl, err_rest = _split_scores(q, kside)
+        ph, pe = two_prod(sh, np.full_like(sh, tau_h))
+        pl = pe + (sl * tau_h + sh * tau_l)
+        err = abs(tau_h) * err_rest * (1 + 2.0 ** -50) + 4 * U * np.abs(pl).max(axis=1, initial=0.0) \
+            + 2.0 ** -100 * np.abs(ph).max(axis=1, initial=0.0)
     if add_h is not None:
         fin = np.isfinite(add_h)
         hh, he = two_sum(ph, np.where(fin, add_h, 0.0))
@@ -265,12 +303,7 @@ def dd_scores(q: np.ndarray, kside, tau_h: float, tau_l: float, add_h: Optional[
 def dd_split_product(q: np.ndarray, side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """q·kᵀ as a double-float (the exact part and the rest of the split product, added without
     rounding) and a per-row absolute error bound (the rest's γ_2d bound)."""
-    d = q.shape[1]
-    qh, ql = split_rows(q, side.w)
-    a = qh @ side.hi
-    rest = np.concatenate([qh, ql], axis=1) @ side.right
-    err = gamma(2 * d) * (_norms_up(qh) * side.lo_norm + _norms_up(ql) * side.norm) * (1 + 4 * U)
-    h, lo = two_sum(a, rest)
+    h, lo, err = _split_scores(q, side)
     return h, lo, err * SAFETY + FLOOR
 
 
@@ -292,12 +325,52 @@ def dd_div(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) -> tu
         return q1, q2, 8 * U * np.abs(q2) + 2.0 ** -100 * np.abs(q1) + FLOOR
 
 
-def dd_matmul(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side) \
+#: inner length of the pieces :func:`dd_matmul` adds by TwoSum (see there)
+DD_PIECE = 64
+
+
+def dd_matmul(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side=None) \
         -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A)·right with A = a_h + a_l (entrywise within ``a_err``) and ``right`` exact floats; ``side``
-    is ``make_side(right.T)``. The high parts go through the split product (exact part and a rest
-    within about 2⁻⁶⁰ of the scale), the low parts through a plain product (error γ_n·|a_l||right|,
-    far below), the entry errors through |a_err|·|right|."""
+    """(A)·right with A = a_h + a_l (entrywise within ``a_err``) and ``right`` exact floats, as a
+    double-float with an entrywise error bound; ``side`` may hold ``make_side(right.T)``.
+
+    The split product's rest is bounded by γ_2m(‖a_hi‖‖r_lo‖ + ‖a_lo‖‖r‖) over an inner length m,
+    about 2m·u·2⁻ʷ·m·max|a|·max|r|: over a whole row of n = 4096 keys (w = 20) that is only 2⁻⁴⁸ of
+    max|a|·max|r|, no better than float64 once the sum cancels. So the inner dimension is cut into
+    pieces of :data:`DD_PIECE` (w = 23), each a split product, and the pieces are added by TwoSum
+    (exact) with their low parts in float64 (two roundings each, bounded by u·|result| each):
+    about 2⁻⁵⁷ of max|a|·max|r| at n = 4096.
+
+    >>> a = np.full((1, 200), 0.1); r = np.full((200, 1), 3.0)
+    >>> h, lo, err = dd_matmul(a, np.zeros_like(a), np.zeros_like(a), r)
+    >>> bool(abs(float(h[0, 0]) + float(lo[0, 0]) - 200 * 0.1 * 3.0) < 1e-12), bool(err[0, 0] < 2.0 ** -50)
+    (True, True)
+    """
+    n = ah.shape[1]
+    if n <= DD_PIECE:
+        return _dd_matmul_piece(ah, al, a_err, right,
+                                side if side is not None else make_side(np.ascontiguousarray(right.T)))
+    sh = sl = sb = None
+    for s0 in range(0, n, DD_PIECE):
+        cut = slice(s0, s0 + DD_PIECE)
+        r = right[cut]
+        h, lo, b = _dd_matmul_piece(ah[:, cut], al[:, cut], a_err[:, cut], r, make_side(np.ascontiguousarray(r.T)))
+        if sh is None:
+            sh, sl, sb = h, lo, b
+            continue
+        sh, e = two_sum(sh, h)       # exact
+        t1 = lo + sl                 # |error| ≤ u·|t1|
+        sl = e + t1                  # |error| ≤ u·|sl|
+        sb = sb + b + SAFETY * 2 * U * (np.abs(t1) + np.abs(sl))
+    sh, sl = two_sum(sh, sl)
+    return sh, sl, sb
+
+
+def _dd_matmul_piece(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: np.ndarray, side) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One piece of :func:`dd_matmul`. The high parts go through the split product (exact part
+    and the bounded rest), the low parts through a plain product (error γ_m·|a_l||right|, far
+    below), the entry errors through |a_err|·|right|."""
     n = ah.shape[1]
     h, l, err_rows = dd_split_product(ah, side)
     absr = np.abs(right)
@@ -325,8 +398,6 @@ class RowsDD:
         m = self.eh.shape[1]
         self.m = m
         self.eps = SAFETY * (DD_EXP_RHO + xerr + xerr * xerr) * (1 + DD_EXP_RHO)
-        #: |e − e_exact| ≤ e_err (entrywise)
-        self.e_err = (self.eps[:, None] * np.abs(self.eh) * (1 + 4 * U) + 2.0 ** -999)
         lh, ll, lb = dd_rowsum(self.eh, self.el)
         self.lh, self.ll = lh, ll
         self.l_err = SAFETY * (lb + self.eps * (np.abs(lh) + np.abs(ll)) * (1 + 4 * U) + m * 2.0 ** -999)
@@ -346,9 +417,15 @@ class RowsDD:
         self.dh, self.dl = dh, dl
         self.d_err = np.where(lo > 0, SAFETY * (dc + prop), np.inf)
 
+    def e_err(self, cols: Optional[np.ndarray] = None) -> np.ndarray:
+        """|e − e_exact| ≤ e_err entrywise, on key columns ``cols`` (all when None): formed only
+        where asked (the dK/dV pass needs a few columns of an n × n block)."""
+        eh = self.eh if cols is None else self.eh[:, cols]
+        return self.eps[:, None] * np.abs(eh) * (1 + 4 * U) + 2.0 ** -999
+
     def output(self, v: np.ndarray, vt_side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """O = (Σ_j e_j v_j)/L as a double-float with an absolute error bound (entrywise)."""
-        nh, nl, nb = dd_matmul(self.eh, self.el, self.e_err, v, vt_side)
+        nh, nl, nb = dd_matmul(self.eh, self.el, self.e_err(), v, vt_side)
         oh, ol, oc = dd_div(nh, nl, self.lh[:, None] + 0 * nh, self.ll[:, None] + 0 * nh)
         lo = (self.lh * (1 - 2.0 ** -50) - self.l_err)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -359,7 +436,7 @@ class RowsDD:
                                                              np.ndarray, np.ndarray]:
         """(P_h, P_l, P_err, dS_h, dS_l, dS_err) on key columns ``cols`` (all when None)."""
         sel = slice(None) if cols is None else cols
-        eh, el, ee = self.eh[:, sel], self.el[:, sel], self.e_err[:, sel]
+        eh, el, ee = self.eh[:, sel], self.el[:, sel], self.e_err(cols)
         L = lambda a: a[:, None]  # noqa: E731
         ph, pl, pc = dd_div(eh, el, L(self.lh) + 0 * eh, L(self.ll) + 0 * eh)
         lo = L(self.lh * (1 - 2.0 ** -50) - self.l_err)
