@@ -124,3 +124,14 @@ def test_bad_options_exit_2():
         assert "Traceback" not in r.stderr
     r = run("derive", "--steps", "wieghts")
     assert "did you mean 'weights'" in r.stderr
+
+
+@pytest.mark.parametrize("module,package", [("flint", "python-flint"), ("sympy", "sympy")])
+def test_a_missing_dependency_is_named_not_reported_as_a_bug(module, package):
+    # a Python where symattn's dependencies are not installed (seen when `python` is not the venv's)
+    code = (f"import sys; sys.modules[{module!r}] = None\n"  # import of it now fails with ModuleNotFoundError
+            "from symattn.cli import main\nraise SystemExit(main(['derive']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr
+    assert f"does not have {package}, which symattn needs" in r.stderr and "pip install" in r.stderr

@@ -62,17 +62,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143
     except BrokenPipeError:  # pragma: no cover - e.g. `symattn derive | head`
         return 0
+    except ModuleNotFoundError as e:  # an installation without a dependency: say which, not "report a bug"
+        if os.environ.get("SYMATTN_DEBUG"):
+            raise
+        missing = _missing_dependency(e)
+        if missing is None:
+            return _internal_error(e)
+        sys.stderr.write(f"symattn: this Python ({one_line(sys.executable)}) does not have {missing}, which symattn "
+                         f"needs; install symattn with its dependencies: pip install -e . (in a clone) or "
+                         f"pip install '{missing}'\n")
+        return 2
     except Exception as e:  # a bug: still one line, unless SYMATTN_DEBUG asks for the traceback
         if os.environ.get("SYMATTN_DEBUG"):
             raise
-        sys.stderr.write(f"symattn: internal error ({type(e).__name__}: {one_line(str(e))[:300]}); "
-                         "please report it with the input (SYMATTN_DEBUG=1 shows the traceback)\n")
-        return 70
+        return _internal_error(e)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         if digits_limit is not None:
             sys.set_int_max_str_digits(digits_limit)
+
+
+#: import name -> the package that provides it, for the dependencies pyproject.toml lists
+DEPENDENCIES = {"sympy": "sympy", "flint": "python-flint", "mpmath": "mpmath",
+                "latex2sympy2_extended": "latex2sympy2_extended"}
+
+
+def _missing_dependency(e: ModuleNotFoundError) -> str | None:
+    """The package to install when ``e`` is a missing dependency (None for anything else).
+
+    >>> _missing_dependency(ModuleNotFoundError("No module named 'flint'", name="flint"))
+    'python-flint'
+    >>> _missing_dependency(ModuleNotFoundError("No module named 'symattn.nope'", name="symattn.nope")) is None
+    True
+    """
+    return DEPENDENCIES.get((e.name or "").split(".")[0])
+
+
+def _internal_error(e: BaseException) -> int:
+    sys.stderr.write(f"symattn: internal error ({type(e).__name__}: {one_line(str(e))[:300]}); "
+                     "please report it with the input (SYMATTN_DEBUG=1 shows the traceback)\n")
+    return 70
 
 
 def _allow_printed_digits() -> int | None:
