@@ -1076,16 +1076,7 @@ def _kv_dd(P: Problem, pending: dict, vals: dict, stats: Counter, runner: Any) -
     """The double-float pass over every row for the undecided dK and dV entries; returns what it leaves."""
     from . import reference_dd as dd
 
-    B, H, Sq, Sk, D, Dv = P.shape
-    R = P.block_rows()
-    jobs, keys = [], []
-    for (b, g), items in pending.items():
-        cols = sorted({j for lst in items.values() for j, _, _ in lst})
-        heads = [h for h in range(H) if h // P.group == g]
-        span = max(R, math.ceil(Sq / max(runner.width, 1) / R) * R)
-        for r0 in range(0, Sq, span):
-            jobs.append((b, g, heads, r0, min(Sq, r0 + span), cols))
-            keys.append(((b, g), cols))
+    jobs, keys = _column_jobs(P, pending, runner)
     stats["kv_double_float_passes"] += 1
     parts = runner.map(solve_kv_dd, jobs)
     sums: dict = {}
@@ -1180,14 +1171,7 @@ def _finish_kv(P: Problem, kv: dict, vals: dict, scales: dict, stats: Counter, u
     last: dict = {}
     while pending and prec <= GRAD_MAX_BITS:
         stats["grad_max_bits"] = max(stats["grad_max_bits"], prec)
-        jobs, keys = [], []
-        for (b, g), items in pending.items():
-            cols = sorted({j for lst in items.values() for j, _, _ in lst})
-            heads = [h for h in range(H) if h // P.group == g]
-            span = max(R, math.ceil(Sq / max(runner.width, 1) / R) * R)
-            for r0 in range(0, Sq, span):
-                jobs.append((b, g, heads, r0, min(Sq, r0 + span), cols, prec))
-                keys.append(((b, g), cols))
+        jobs, keys = _column_jobs(P, pending, runner, prec)
         stats["kv_exact_passes"] += 1
         parts = runner.map(solve_kv_exact, jobs)
         sums: dict = {}
@@ -1332,3 +1316,19 @@ def float64_attention(P: Problem) -> dict[str, np.ndarray]:
 
 
 _ = (json, Mapping, dataclass)
+
+
+def _column_jobs(P: Problem, pending: dict, runner: Any, *extra: Any) -> tuple[list, list]:
+    """The dK/dV work for undecided columns, split into row blocks across the runner's workers:
+    one job ``(b, g, heads, r0, r1, cols, *extra)`` per block and key/value head, and its key."""
+    B, H, Sq, Sk, D, Dv = P.shape
+    R = P.block_rows()
+    jobs, keys = [], []
+    for (b, g), items in pending.items():
+        cols = sorted({j for lst in items.values() for j, _, _ in lst})
+        heads = [h for h in range(H) if h // P.group == g]
+        span = max(R, math.ceil(Sq / max(runner.width, 1) / R) * R)
+        for r0 in range(0, Sq, span):
+            jobs.append((b, g, heads, r0, min(Sq, r0 + span), cols, *extra))
+            keys.append(((b, g), cols))
+    return jobs, keys
