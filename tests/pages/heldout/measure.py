@@ -13,6 +13,7 @@ prints one line per page and the total: numbers expected, placed right, misplace
 
 from __future__ import annotations
 
+import itertools
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -78,6 +79,31 @@ def _score(imported, expected) -> tuple[int, int, int, list]:
     return len(ei) + len(ec), right, len(ic - ec), wrong
 
 
+def _pair(specs: list, exs: list) -> dict[int, int]:
+    """Pair expected examples with imported ones so that the most numbers are placed right (fewest
+    extras on a tie): every pairing is tried when there are few, else the best pairs are taken first."""
+    scores = {(w, k): _score(got, want) for w, want in enumerate(specs) for k, got in enumerate(exs)}
+
+    def value(pairs):
+        return (sum(scores[p][1] for p in pairs), -sum(scores[p][2] for p in pairs))
+
+    n = min(len(specs), len(exs))
+    if max(len(specs), len(exs)) <= 7:
+        ws = list(range(len(specs)))
+        best: tuple = ()
+        for ks in itertools.permutations(range(len(exs)), n):
+            for wsel in itertools.combinations(ws, n):
+                cand = tuple(zip(wsel, ks))
+                if not best or value(cand) > value(best):
+                    best = cand
+        return dict(best)
+    out: dict[int, int] = {}
+    for (w, k) in sorted(scores, key=lambda p: (-scores[p][1], scores[p][2])):
+        if w not in out and k not in out.values():
+            out[w] = k
+    return out
+
+
 def measure(page: Path) -> tuple[int, int, int, list[str]]:
     expected = sorted(page.parent.glob(f"{page.stem}-[0-9]*.toml")) or [page.with_suffix(".toml")]
     specs = [sa.load(p) for p in expected]
@@ -90,20 +116,13 @@ def measure(page: Path) -> tuple[int, int, int, list[str]]:
         err = ""
     total = right = extra = 0
     missing: list[str] = [err] if err else []
-    used: set[int] = set()
-    for want in specs:  # pair each expected example with the imported one that matches it best
-        best = (-1, None)
-        for k, got in enumerate(exs):
-            if k not in used:
-                s = _score(got, want)
-                if s[1] > best[0]:
-                    best = (s[1], k)
-        k = best[1]
-        if k is not None:
-            used.add(k)
+    pairs = _pair(specs, exs)
+    for w, want in enumerate(specs):
+        k = pairs.get(w)
         t, r, x, miss = _score(exs[k] if k is not None else None, want)
         total, right, extra = total + t, right + r, extra + x
         missing += miss
+    used = set(pairs.values())
     for k, got in enumerate(exs):  # whole examples the reader does not see: all extras
         if k not in used:
             extra += sum(map(len, numbers(got)))
