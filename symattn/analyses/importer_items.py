@@ -107,7 +107,8 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     if re.search(r"\\end\{", b):
         # 'W_q = \begin{bmatrix}…\end{bmatrix}, \; W_k =': what names this block follows the last matrix
         rest = re.split(r"\\end\{[A-Za-z*]+\}", b)[-1]
-        m = re.search(r"(?:^|[\s,;$(])\\?((?:\\text\{)?[A-Za-z][\w{}^\\ ]*?)\}?\s*=\s*$", rest.replace("\\;", " ").replace("\\,", " "))
+        rest = re.sub(r"\\(?:q?quad(?![A-Za-z])|[,;:! ])|~", " ", rest)  # W^Q = [..], \quad W^K = [..]
+        m = re.search(r"(?:^|[\s,;$(])\\?((?:\\text\{)?[A-Za-z][\w{}^\\ ]*?)\}?\s*=\s*$", rest)
         if m and "\\times" not in m.group(1) and "\\cdot" not in m.group(1):
             head = re.sub(r"\\text\{([^{}]*)", r"\1", m.group(1)).strip(" {}")
             mm = re.fullmatch(r"([A-Za-z][\w^{}\\]*)", head)
@@ -301,20 +302,63 @@ def symbol_definitions(lines: list[Line]) -> dict[str, str]:
             continue
         for m in _DEF_RE.finditer(ln.text):
             sym, rhs = m.group(1), m.group(2)
-            r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
-            qk = re.search(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|⊤)|ᵀ|\.T)|QK\^", r)
-            if re.search(r"soft-?max", r, re.I):
-                step = "output" if re.search(r"\)\s*(\\cdot|·|@|\*)?\s*V\b", r) else "weights"
-            elif qk and re.search(r"sqrt|√|\\sqrt|\*\*\s*-?0?\.5", r):
-                step = "scaled"
-            elif qk:
-                step = "scores"
-            else:
+            step = _formula_step(rhs)
+            if step is None:
                 continue
             known = step_of_ident(sym)
             if known is None or known == step or (known in _FAMILY and step in _FAMILY):
                 out.setdefault(sym, step)
     return out
+
+
+_QK_RE = re.compile(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|\\intercal|⊤)|ᵀ|\.T)|QK\^")
+_SCORES_SYMBOL = r"(?:\{\s*)?(?:S|QK\^\{?(?:T|\\top)\}?)(?:\s*\})?"
+
+
+def _formula_step(rhs: str) -> str | None:
+    """The step a formula computes: ``softmax(…)`` the weights (``softmax(…)V`` the output),
+    ``QKᵀ/√d_k`` the scaled scores, ``QKᵀ`` the scores; ``S/√d_k`` and ``S/2`` (S the scores
+    symbol divided by a root or a number) the scaled scores.
+
+    >>> [_formula_step(t) for t in (r"\\frac{QK^\\top}{\\sqrt{d_k}}", r"\\frac{S}{2}", r"\\text{softmax}(S)V", r"Q K^T")]
+    ['scaled', 'scaled', 'output', 'scores']
+    """
+    r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
+    qk = _QK_RE.search(r)
+    if re.search(r"soft-?max", r, re.I):
+        return "output" if re.search(r"\)\s*(\\cdot|·|@|\*)?\s*V\b", r) else "weights"
+    if qk and re.search(r"sqrt|√|\\sqrt|\*\*\s*-?0?\.5", r):
+        return "scaled"
+    if qk:
+        return "scores"
+    frac = re.fullmatch(r"\s*\\[dt]?frac\s*\{\s*" + _SCORES_SYMBOL + r"\s*\}\s*\{\s*(\\sqrt\s*\{[^{}]{1,20}\}|√\s*\w+|\d+(?:\.\d+)?)\s*\}\s*", r) \
+        or re.fullmatch(r"\s*" + _SCORES_SYMBOL + r"\s*/\s*(\\sqrt\s*\{[^{}]{1,20}\}|√\s*\w+|\d+(?:\.\d+)?)\s*", r)
+    return "scaled" if frac else None
+
+
+def chain_step(before: str) -> str | None:
+    """The step a display's ``=`` chain names when its left-hand side is an expression,
+    not a name: ``\\tilde{S} = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{2} =`` is the scaled scores,
+    ``softmax(\\frac{Q K^T}{\\sqrt{4}}) =`` the weights. The last formula of the chain that
+    computes a step names it; None when none does.
+
+    >>> chain_step(r"\\tilde{S} = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{2} = ")
+    'scaled'
+    >>> chain_step(r"The weights: $$\\text{softmax}\\left(\\frac{Q \\cdot K^T}{\\sqrt{4}}\\right) = ")
+    'weights'
+    >>> chain_step("Q = "), chain_step(r"S = QK^\\top = ")
+    (None, 'scores')
+    """
+    b = before.rstrip()
+    if not b.endswith(("=", "\\approx", "≈")) or len(b) > 400:
+        return None
+    b = re.split(r"\$\$?|\\\(|\\\[|\\end\{[A-Za-z*]+\}", b)[-1]  # the display's own text
+    parts = [x for x in re.split(r"=|\\approx|≈", b)[:-1] if x.strip()]
+    for part in reversed(parts):
+        step = _formula_step(part)
+        if step:
+            return step
+    return None
 
 
 class _Collector:
@@ -442,6 +486,9 @@ class _Collector:
             it.operand = True
         step = self.symbols.get(ident or "") or _ident_step(ident)
         strength = 3 if step else 0
+        if not step and b.form == "latex":
+            step = chain_step(b.before)  # softmax(\frac{QK^T}{\sqrt{4}}) = [..]: a formula names it
+            strength = 3 if step else 0
         if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
             strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
         if getattr(b, "flipped", False):

@@ -1,0 +1,111 @@
+"""Numbers written in LaTeX displays, met on held-out pages (tests/pages/heldout/g, i), as tables of
+(snippet, what it must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+import symattn as sa
+from symattn.analyses.importer_items import chain_step
+from symattn.read.pages.formats import html_lines
+
+
+def imported(page, fmt):
+    return sa.import_examples(page, format=fmt, source="snippet")
+
+
+def inputs(ex):
+    return {k: g.rows for k, g in ex.inputs.items()}
+
+
+def claims(ex, group=None):
+    return {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group == group}
+
+
+def every_claim(ex):
+    return {(c.step, c.row, tuple(c.values)) for c in ex.claims}
+
+
+def bm(*rows):
+    return r"\begin{bmatrix} " + r" \\ ".join(" & ".join(r) for r in rows) + r" \end{bmatrix}"
+
+
+def display(tex):
+    return f'<p><span class="math display">\\[\n{tex}\n\\]</span></p>\n'
+
+
+# (HTML line, role it gets, its text): a paragraph that is one \[ … \] display is math
+DISPLAY_LINES = [
+    ('<p><span class="math display">\\[\nX = 1\n\\]</span></p>', "math", "X = 1"),
+    ("<p>$$ Q = K $$</p>", "math", "Q = K"),
+    ("<p>So \\(x = 1\\) here.</p>", "prose", "So \\(x = 1\\) here."),
+    ("<p>\\[ a \\] and \\[ b \\]</p>", "prose", "\\[ a \\] and \\[ b \\]"),  # two displays: left as text
+    ("<p>Text \\[ a \\]</p>", "prose", "Text \\[ a \\]"),
+]
+
+
+@pytest.mark.parametrize("html,role,text", DISPLAY_LINES)
+def test_a_paragraph_that_is_one_display_is_math(html, role, text):
+    (line,) = html_lines(html)
+    assert (line.role, line.text) == (role, text)
+
+
+# (text before a matrix in a display, the step its formula names)
+CHAINS = [
+    (r"\tilde{S} = \frac{S}{\sqrt{d_k}} = \frac{S}{2} = ", "scaled"),
+    (r"S' = S/\sqrt{d_k} = ", "scaled"),
+    (r"\text{softmax}\left(\frac{Q \cdot K^T}{\sqrt{4}}\right) = ", "weights"),
+    (r"The weights come out as: $$\text{softmax}\left(\frac{Q K^T}{\sqrt{4}}\right) = ", "weights"),
+    (r"\mathrm{softmax}(S) V = ", "output"),
+    (r"QK^\top = ", "scores"),
+    (r"\frac{QK^T}{\sqrt{d_k}} \approx ", "scaled"),
+    ("Q = ", None),  # a name, not a formula: the name decides
+    (r"\frac{S}{d} = ", None),  # divided by a symbol that is not a root: unknown
+    (r"\frac{x}{2} = ", None),  # x is no scores symbol
+    (r"S = QK^\top", None),  # no '=' before the matrix
+]
+
+
+@pytest.mark.parametrize("before,step", CHAINS)
+def test_chain_step(before, step):
+    assert chain_step(before) == step
+
+
+W = [["1", "0"], ["0", "1"]]
+W2 = [["2", "0"], ["0", "2"]]
+W3 = [["0", "1"], ["1", "0"]]
+X = [["1", "2"], ["3", "4"]]
+
+# (page, format, inputs, claims of the first printing, claims restated (group "also" or others), or None)
+PAGES = [
+    # several named matrices in one display, separated by ", \quad": each its own matrix
+    (display(f"X = {bm(*X)}") + display(f"W^Q = {bm(*W)}, \\quad W^K = {bm(*W2)}, \\quad W^V = {bm(*W3)}")
+     + display(f"Q = {bm(*W)}, \\quad K = {bm(*W2)}, \\qquad V = {bm(*W3)}"), "html",
+     {"X": X, "Wq": W, "Wk": W2, "Wv": W3},
+     {("Q", "1", ("1", "0")), ("Q", "2", ("0", "1")), ("K", "1", ("2", "0")), ("K", "2", ("0", "2")),
+      ("V", "1", ("0", "1")), ("V", "2", ("1", "0"))}),
+    # the same in Markdown, names separated by "," and "\;"
+    (f"$$X = {bm(*X)}$$\n\n$$W_q = {bm(*W)},\\; W_k = {bm(*W2)},\\; W_v = {bm(*W3)}$$\n", "markdown",
+     {"X": X, "Wq": W, "Wk": W2, "Wv": W3}, set()),
+    # S = QKᵀ = [Q][Kᵀ] = [S]: the factors restate the inputs, the last matrix is the scores;
+    # \tilde{S} = S/√d_k = S/2 = [..] is the scaled scores
+    (display(f"Q = {bm(*W)}, \\quad K = {bm(*W)}, \\quad V = {bm(*X)}")
+     + display(f"S = QK^\\top = {bm(*W)} {bm(*W)} = {bm(['1', '0'], ['0', '1'])}")
+     + display(f"\\tilde{{S}} = \\frac{{S}}{{\\sqrt{{d_k}}}} = \\frac{{S}}{{2}} = {bm(['0.5', '0'], ['0', '0.5'])}"),
+     "html", {"Q": W, "K": W, "V": X},
+     {("scores", "1", ("1", "0")), ("scores", "2", ("0", "1")), ("scaled", "1", ("0.5", "0")),
+      ("scaled", "2", ("0", "0.5"))}),
+    # Z = A·V on one display, "= [A][V] = [Z]" on the next: the last matrix is the output, the
+    # factors restate the weights and V
+    (display(f"Q = {bm(*W)}, \\quad K = {bm(*W)}, \\quad V = {bm(*X)}") + display(r"Z = A \cdot V")
+     + display(f"= {bm(['0.5', '0.5'], ['0.5', '0.5'])} {bm(*X)} = {bm(['2', '3'], ['2', '3'])}")
+     + "<p>Here the weights are all 0.5.</p>", "html", {"Q": W, "K": W, "V": X},
+     {("weights", "1", ("0.5", "0.5")), ("weights", "2", ("0.5", "0.5")), ("output", "1", ("2", "3")),
+      ("output", "2", ("2", "3"))}),
+]
+
+
+@pytest.mark.parametrize("page,fmt,want_inputs,want_claims", PAGES)
+def test_display_snippets(page, fmt, want_inputs, want_claims):
+    (ex,) = imported(page, fmt)
+    assert inputs(ex) == want_inputs
+    assert claims(ex) == want_claims
+    assert every_claim(ex) == want_claims  # no factor placed as a step of its own
