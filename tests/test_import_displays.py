@@ -6,6 +6,7 @@ import pytest
 import symattn as sa
 from symattn.analyses.importer_items import chain_step
 from symattn.read.pages.formats import html_lines
+from symattn.read.pages.latex_cells import split_body
 
 
 def imported(page, fmt):
@@ -46,6 +47,24 @@ DISPLAY_LINES = [
 def test_a_paragraph_that_is_one_display_is_math(html, role, text):
     (line,) = html_lines(html)
     assert (line.role, line.text) == (role, text)
+
+
+# (matrix body, rows): a body whose "\\\\" lost a backslash (Markdown) keeps its rows when that
+# gives rows of one width; anything else is split as before
+BODIES = [
+    (r"0.324 & 0.467 & 0.209\ 0.305 & 0.515 & 0.180\ 0.346 & 0.432 & 0.222",
+     [["0.324", "0.467", "0.209"], ["0.305", "0.515", "0.180"], ["0.346", "0.432", "0.222"]]),
+    (r"\mathbf{1} & 2 \ \frac{1}{2} & -4", [[r"\mathbf{1}", "2"], [r"\frac{1}{2}", "-4"]]),
+    (r"1 & 2 \\ 3 & 4", [["1", "2"], ["3", "4"]]),  # the usual separator
+    (r"1 & 2\ 3 & 4 \\ 5 & 6", [["1", "2\\ 3", "4"], ["5", "6"]]),  # "\\" present: "\ " is no row break
+    (r"1 & 2\ 3", [["1", "2\\ 3"]]),  # rows of different widths: not split
+    (r"1 & \ \text{big} & 2", [["1", "\\ \\text{big}", "2"]]),  # a control space before a word
+]
+
+
+@pytest.mark.parametrize("body,rows", BODIES)
+def test_rows_run_together_by_a_single_backslash(body, rows):
+    assert split_body(body) == rows
 
 
 # (text before a matrix in a display, the step its formula names)
@@ -100,6 +119,13 @@ PAGES = [
      + "<p>Here the weights are all 0.5.</p>", "html", {"Q": W, "K": W, "V": X},
      {("weights", "1", ("0.5", "0.5")), ("weights", "2", ("0.5", "0.5")), ("output", "1", ("2", "3")),
       ("output", "2", ("2", "3"))}),
+    # a weights matrix in $$ … $$ inside a paragraph, named by the formula on its left, its rows run
+    # together by "\ " (Markdown ate one backslash of "\\")
+    ("Q = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\n\nWe get "
+     "$$\\text{softmax}\\left(\\frac{Q \\cdot K^T}{\\sqrt{2}}\\right) = \\begin{bmatrix} 0.670 & 0.330\\ "
+     "0.330 & 0.670 \\end{bmatrix}.$$ The first row favours the first key.\n", "markdown",
+     {"Q": W, "K": W, "V": X},
+     {("weights", "1", ("0.670", "0.330")), ("weights", "2", ("0.330", "0.670"))}),
 ]
 
 
