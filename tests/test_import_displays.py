@@ -1,10 +1,12 @@
-"""Numbers written in LaTeX displays, met on held-out pages (tests/pages/heldout/g, i), as tables of
-(snippet, what it must yield). Each expected value was read off the snippet by hand."""
+"""Numbers written in LaTeX displays and in a quiz's prose, met on held-out pages
+(tests/pages/heldout/g, i), as tables of (snippet, what it must yield). Each expected value was
+read off the snippet by hand."""
 
 import pytest
 
 import symattn as sa
-from symattn.analyses.importer_items import chain_step
+from symattn.analyses.importer_items import OPTION_NOTE, SUM_TERM_NOTE, chain_step, collect, indexed_name
+from symattn.read.pages import read_page
 from symattn.read.pages.formats import html_lines
 from symattn.read.pages.latex_cells import split_body
 
@@ -135,3 +137,48 @@ def test_display_snippets(page, fmt, want_inputs, want_claims):
     assert inputs(ex) == want_inputs
     assert claims(ex) == want_claims
     assert every_claim(ex) == want_claims  # no factor placed as a step of its own
+
+
+# (name, (step, row)): a one-letter step and an index name a row of that matrix
+INDEXED = [("K1", ("K", 1)), ("K_2", ("K", 2)), ("v_{3}", ("V", 3)), ("Q1", ("Q", 1)), ("x2", ("X", 2)),
+           ("K0", None), ("W1", None), ("A1", None), ("K123", None), ("KK1", None)]
+
+
+@pytest.mark.parametrize("name,want", INDEXED)
+def test_indexed_name(name, want):
+    assert indexed_name(name) == want
+
+
+# (lines of a page, which vectors are answer options (their first numbers))
+OPTIONS = [
+    ("A[10, 0]\nB[5, 10]\nC[7.31, 5.38]\nD[0, 20]", ["10", "5", "7.31", "0"]),
+    ("(A) [1, 2]\n(B) [3, 4]", ["1", "3"]),
+    ("a) [1, 2]\nb) [3, 4]\nc) [5, 6]", ["1", "3", "5"]),
+    ("A[1, 2]", []),  # one choice is no quiz
+    ("B[1, 2]\nC[3, 4]", []),  # choices start at A
+    ("A[1, 2]\nC[3, 4]", []),  # and go in letter order
+    ("A = [1, 2]\nB = [3, 4]", []),  # named matrices, not choices
+    ("A[1, 2] is the first\nB[3, 4]", []),  # text after it: not a choice on a line of its own
+]
+
+
+@pytest.mark.parametrize("text,firsts", OPTIONS)
+def test_answer_options(text, firsts):
+    items = collect(read_page(text, "text")).items
+    assert [it.rows[0][0] for it in items if OPTION_NOTE in it.notes] == firsts
+
+
+def test_a_quiz_with_named_vectors_choices_and_a_sum_on_one_line():
+    page = ("Given query vector Q = [0, 1], key vectors K1 = [1, 0], K2 = [0, 1], and value vectors "
+            "V1 = [2, 0], V2 = [0, 4], what is the output of softmax(Q·K^T) times the values?\n"
+            "A[2, 0]\nB[1, 2]\nC[0.54, 2.92]\nD[0, 4]\n"
+            "Solution:\nQ·K1 = 0; Q·K2 = 1.\nPut [0, 1] through softmax\n"
+            "Softmax(0,1) = [e^0/(e^0+e^1), e^1/(e^0+e^1)] ≈ [0.269, 0.731].\n"
+            "Output = 0.269*[2,0] + 0.731*[0,4] = [0.538, 0] + [0, 2.924] = [0.538, 2.924].\n")
+    (ex,) = imported(page, "text")
+    assert inputs(ex) == {"Q": [["0", "1"]], "K": [["1", "0"], ["0", "1"]], "V": [["2", "0"], ["0", "4"]]}
+    assert every_claim(ex) == {("scores", "1", ("0", "1")), ("weights", "1", ("0.269", "0.731")),
+                               ("output", "1", ("0.538", "2.924"))}
+    unplaced = [(n.where, n.text.split(": ")[-1]) for n in ex.unplaced]
+    assert [w for w, t in unplaced if t == OPTION_NOTE] == ["line 2", "line 3", "line 4", "line 5"]
+    assert [t for w, t in unplaced if w == "line 10"] == [SUM_TERM_NOTE, SUM_TERM_NOTE]

@@ -46,7 +46,7 @@ from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
-from .importer_items import Collected, Item, collect, split_glued
+from .importer_items import OPTION_NOTE, SUM_TERM_NOTE, Collected, Item, collect, indexed_name, split_glued
 from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, step_of_ident, step_of_text
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
@@ -559,6 +559,38 @@ class _Importer:
                              row_labels=[g.token for g in grp])  # type: ignore[misc]
                     out.append(m)
                     out += skipped  # listed as not placed, never dropped
+                    i = j
+                    continue
+            out.append(it)
+            i += 1
+        self.items = out
+
+    def group_indexed(self) -> None:
+        """Vectors named by one letter and an index in a row ('K1 = [1, 0], K2 = [0, 1]') form
+        one matrix of that step, the index giving the row: K1 is the first key."""
+        out: list[Item] = []
+        i = 0
+        items = self.items
+        while i < len(items):
+            it = items[i]
+            named = indexed_name(it.label) if it.kind == "vector" and it.strength == 3 else None
+            if named and named[1] == 1 and named[0] == it.step:
+                grp = [it]
+                j = i + 1
+                while j < len(items):
+                    nx = items[j]
+                    if not (nx.kind == "vector" and nx.strength == 3 and indexed_name(nx.label) == (it.step, len(grp) + 1)
+                            and len(nx.rows[0]) == len(it.rows[0]) and nx.line <= grp[-1].end + 3
+                            and not nx.operand and not nx.products):
+                        break
+                    grp.append(nx)
+                    j += 1
+                if len(grp) >= 2:
+                    m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line,
+                             end=grp[-1].end, kind="matrix", label=it.step or "", step=it.step, strength=3,
+                             role=it.role, form=it.form, before=it.before, after=grp[-1].after)
+                    m.notes.append(", ".join(g.label for g in grp) + f": the rows of {it.step} in order")
+                    out.append(m)
                     i = j
                     continue
             out.append(it)
@@ -1284,6 +1316,7 @@ class _Importer:
         if self.page.format == "text" and toks:
             self.glued_tables(toks)
         self.group_tokens()
+        self.group_indexed()
         self.attach_labels()
         segs = self.segments()
         out: list[ImportedExample] = []
@@ -1562,6 +1595,9 @@ class _Placer:
             return
         if it.exprs and it.operand:
             return  # products written out; their result carries them
+        if it.notes and it.notes[0] == OPTION_NOTE:
+            self.unplaced(it, OPTION_NOTE)
+            return
         echo = self.echo_of(it)
         if echo:
             self.notes.append(Note("echo", f"restates {echo}", it.at()))
@@ -1572,6 +1608,9 @@ class _Placer:
         rep = self.repeat_of(it)
         if rep:
             self.notes.append(Note("repeat", f"prints {rep} again, with the same numbers", it.at()))
+            return
+        if it.operand and SUM_TERM_NOTE in it.notes:
+            self.unplaced(it, SUM_TERM_NOTE)
             return
         if it.products:
             if self.place_products(it):

@@ -19,7 +19,8 @@ from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
-__all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions"]
+__all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
+           "OPTION_NOTE", "SUM_TERM_NOTE"]
 
 
 @dataclass
@@ -129,6 +130,10 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         t = re.split(r"[\])]", b)[-1].strip()
         return t, None, False
     tail = re.split(r"[\])]", b)[-1] if "[" in b else b if b.count("=") > 1 else ""
+    m = _INDEXED_RE.search(tail or b)
+    if m and indexed_name(m.group(1)):
+        # 'key vectors K1 = [1, 0], K2 = [0, 1]': a row of K by its index, whatever words come before
+        return m.group(1), m.group(1), False
     m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
     if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (not pre or pre[-1] in ":→,;"):
@@ -159,6 +164,27 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     s = b.strip(" \t:=→->–—,;$`*")
     m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\.]*)(\[\s*-?\d+\s*\])?\$?", s)
     return s, (m.group(1) if m else None), is_transposed(s)
+
+
+#: the note on a term of a sum written on one line (not placed on its own)
+SUM_TERM_NOTE = "a term of a sum (or a number times a vector) written on one line, not a result"
+#: the note on a quiz's answer option (not placed)
+OPTION_NOTE = "a multiple-choice answer option, not a matrix of the example"
+_INDEXED_RE = re.compile(r"(?:^|[\s,;:(])([A-Za-z]_?\{?\d{1,2}\}?)\s*[=:]\s*$")
+
+
+def indexed_name(name: str) -> tuple[str, int] | None:
+    """(step, 1-based row) for a vector named by a one-letter step and an index: ``K1``, ``v_2``,
+    ``Q_{1}``, ``x3`` are rows of K, V, Q and X; None for anything else.
+
+    >>> indexed_name("K1"), indexed_name("v_2"), indexed_name("Q_{1}"), indexed_name("W1"), indexed_name("K0")
+    (('K', 1), ('V', 2), ('Q', 1), None, None)
+    """
+    m = re.fullmatch(r"([A-Za-z])_?\{?(\d{1,2})\}?", name.strip())
+    if not m or int(m.group(2)) < 1:
+        return None
+    step = step_of_ident(m.group(1))
+    return (step, int(m.group(2))) if step in ("X", "Q", "K", "V") else None
 
 
 def _name_index(label: str) -> int | None:
@@ -361,6 +387,31 @@ def chain_step(before: str) -> str | None:
     return None
 
 
+def _softmax_argument(before: str, after: str) -> bool:
+    """Whether the text around a vector makes it what softmax is applied to (its scores), not
+    its result: 'Put [1, 0] through softmax', 'feed [2, 1] into the softmax', 'softmax of [1, 0]'.
+
+    >>> _softmax_argument("Step 2: Put ", " through softmax"), _softmax_argument("the softmax of ", "")
+    (True, True)
+    >>> _softmax_argument("Softmax(1,0) ≈ ", "."), _softmax_argument("softmax weights: ", "")
+    (False, False)
+    """
+    return bool(re.match(r"\s*(?:through|into|to)\s+(?:the\s+|a\s+)?soft-?max\b", after, re.I)
+                or re.search(r"\bsoft-?max\s+(?:of|applied\s+to|over)\s+(?:the\s+)?(?:scores?\s+)?$", before, re.I))
+
+
+def _sum_term(before: str, after: str) -> bool:
+    """Whether a vector written between ``before`` and ``after`` on its line is a term of a sum or
+    a number times a vector (``0.731*[10,0] + …``, ``… + [0,5.38] =``), not a result.
+
+    >>> _sum_term("Output = 0.731*", " + 0.269*[0,20]"), _sum_term("= [7.31, 0] + ", " = [7.31, 5.38]")
+    (True, True)
+    >>> _sum_term("Output = [7.31, 0] + [0,5.38] = ", "."), _sum_term("Q = ", ", K = [1, 0]")
+    (False, False)
+    """
+    return bool(re.search(r"(?:\d\.?\s*[*×·]|\+)\s*$", before) or re.match(r"\s*\+", after))
+
+
 class _Collector:
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -485,6 +536,8 @@ class _Collector:
             it.exprs = it.rows
             it.operand = True
         step = self.symbols.get(ident or "") or _ident_step(ident)
+        if not step and ident and it.kind == "vector" and indexed_name(ident):
+            step = indexed_name(ident)[0]  # type: ignore[index]  # K1 = [1, 0]: a row of K (row_index below)
         strength = 3 if step else 0
         if not step and b.form == "latex":
             step = chain_step(b.before)  # softmax(\frac{QK^T}{\sqrt{4}}) = [..]: a formula names it
@@ -570,6 +623,13 @@ class _Collector:
                 it.notes.append("the exponentials of a row of scores: no step holds them")
         if compare and not step:
             step, strength = "X", 1  # the embedding the line compares with: an input printed again
+        if it.kind == "vector" and strength < 3 and _softmax_argument(b.before, b.after):
+            step, strength = "scores", 2  # 'Put [1, 0] through softmax': what softmax is applied to
+        if it.kind == "vector" and b.role != "code" and _sum_term(b.before, b.after):
+            # 'Output = 0.731*[10,0] + 0.269*[0,20] = [7.31, 0] + [0,5.38] = [7.31, 5.38]': a term
+            # (or a weight times a vector) is not what the line's name names; the last vector is
+            step, strength, it.operand = None, 0, True
+            it.notes.append(SUM_TERM_NOTE)
         if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
             it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
         it.step, it.strength = step, strength
@@ -767,6 +827,33 @@ class _Collector:
             it.step = step
             it.strength = 1 if step else 0
             self.items.append(it)
+
+    # -- a quiz's choices --
+    def answer_options(self) -> None:
+        """A quiz's choices, each a letter glued to a vector on a line of its own ('A[10, 0]',
+        'B) [5, 10]', '(C) [7.31, 5.38]'), two or more in letter order: answer options, not
+        matrices named A or B; they are listed with that reason."""
+        opt_re = re.compile(r"\(?([A-Ha-h])(?:[).:]\s*|\s*(?=$))")
+        run: list[tuple[Item, int]] = []
+
+        def close() -> None:
+            if len(run) >= 2:
+                for it, _ in run:
+                    it.step, it.strength, it.token, it.row_index = None, 0, None, None
+                    it.notes.insert(0, OPTION_NOTE)
+            run.clear()
+
+        for it in sorted(self.items, key=lambda x: x.line):
+            m = opt_re.fullmatch(it.before.strip()) if it.kind == "vector" and it.line == it.end else None
+            ok = m is not None and not it.after.strip(" .,;") and it.role in ("prose", "comment", "output")
+            letter = ord(m.group(1).upper()) - ord("A") if ok and m else -1
+            if ok and run and letter == run[-1][1] + 1 and it.line <= run[-1][0].line + 2:
+                run.append((it, letter))
+                continue
+            close()
+            if ok and letter == 0:
+                run.append((it, letter))
+        close()
 
     # -- several names for one printing --
     def shared_names(self) -> None:
@@ -966,6 +1053,7 @@ def collect(page: Page) -> Collected:
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
+    c.answer_options()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.aliases()
