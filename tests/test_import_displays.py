@@ -5,7 +5,8 @@ read off the snippet by hand."""
 import pytest
 
 import symattn as sa
-from symattn.analyses.importer_items import OPTION_NOTE, SUM_TERM_NOTE, chain_step, collect, indexed_name
+from symattn.analyses.importer_items import (OPTION_NOTE, SUM_TERM_NOTE, _row_of, _softmax_argument, chain_step,
+                                             collect, indexed_name)
 from symattn.read.pages import read_page
 from symattn.read.pages.formats import html_lines
 from symattn.read.pages.latex_cells import split_body
@@ -182,3 +183,48 @@ def test_a_quiz_with_named_vectors_choices_and_a_sum_on_one_line():
     unplaced = [(n.where, n.text.split(": ")[-1]) for n in ex.unplaced]
     assert [w for w, t in unplaced if t == OPTION_NOTE] == ["line 2", "line 3", "line 4", "line 5"]
     assert [t for w, t in unplaced if w == "line 10"] == [SUM_TERM_NOTE, SUM_TERM_NOTE]
+
+
+# (text before a vector, (step, row)): the text says which row of which matrix the vector is
+ROWS_OF = [
+    (r"Look at the Query of ring (row 2 of Q \(=", ("Q", 2)),
+    ("and the Key of fell (row 3 of K = ", ("K", 3)),
+    ("The second row of $V$: ", ("V", 2)),
+    ("the 1st row of the matrix X is ", None),  # 'is': not written as the row's value
+    ("the 1st row of the matrix X = ", ("X", 1)),
+    ("row 2 of the weights: ", ("weights", 2)),
+    ("row 0 of Q = ", None),  # rows are counted from 1 in prose
+    ("row 2 of W_q = ", None),  # a row of a weight matrix is not placed this way
+    ("row 2: ", None),
+]
+
+
+@pytest.mark.parametrize("before,want", ROWS_OF)
+def test_row_of(before, want):
+    assert _row_of(before) == want
+
+
+# (text before, text after, whether the vector is what softmax is applied to)
+SOFTMAX_ARGUMENTS = [
+    ("2. Step 2: Put ", " through softmax", True),
+    ("We feed ", " into the softmax.", True),
+    ("the softmax of ", "", True),
+    ("softmax applied to the scores ", "", True),
+    ("Softmax(1,0) = [e^1/(e^1+e^0), e^0/(e^1+e^0)] ≈ ", ".", False),
+    ("softmax weights: ", "", False),
+    ("Output ", " through the network", False),
+]
+
+
+@pytest.mark.parametrize("before,after,want", SOFTMAX_ARGUMENTS)
+def test_softmax_argument(before, after, want):
+    assert _softmax_argument(before, after) is want
+
+
+def test_a_row_named_in_prose_restates_that_row():
+    page = ("<p>Q = [[1, 0], [0, 1]], K = [[1, 0], [1, 1]], V = [[1, 2], [3, 4]]</p>"
+            "<p>Row 2 of Q \\(=[0, 1]\\) and the second row of K \\(=[1, 1]\\) are alike.</p>"
+            "<p>Scores = [[1, 1], [0, 1]]</p>")
+    (ex,) = imported(page, "html")
+    assert every_claim(ex) == {("scores", "1", ("1", "1")), ("scores", "2", ("0", "1"))} and not ex.unplaced
+    assert [n.text for n in ex.notes if n.kind == "echo"] == ["restates input Q[2]", "restates input K[2]"]

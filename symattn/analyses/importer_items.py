@@ -387,6 +387,31 @@ def chain_step(before: str) -> str | None:
     return None
 
 
+_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
+
+
+def _row_of(before: str) -> tuple[str, int] | None:
+    r"""(step, 1-based row) when the text just before a vector says which row of which matrix it
+    is: 'row 2 of Q =', 'the 3rd row of K:', 'second row of \\(V\\) ='; None otherwise.
+
+    >>> _row_of("Look at the Query of ring (row 2 of Q \\(="), _row_of("the second row of K: "), _row_of("row 2: ")
+    (('Q', 2), ('K', 2), None)
+    """
+    m = re.search(r"\brow\s+(\d{1,3})\s+of\s+(?:the\s+)?(?:matrix\s+)?\$?(?:\\\()?\s*([A-Za-z][\w^{}\\]{0,20}?)\s*"
+                  r"(?:\\\)|\$)?\s*(?:\\\(\s*)?[=:]?\s*$", before, re.I) or \
+        re.search(r"\b(?:the\s+)?(\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth)\s+row\s+of\s+"
+                  r"(?:the\s+)?(?:matrix\s+)?\$?(?:\\\()?\s*([A-Za-z][\w^{}\\]{0,20}?)\s*(?:\\\)|\$)?\s*(?:\\\(\s*)?[=:]?\s*$",
+                  before, re.I)
+    if not m:
+        return None
+    n = m.group(1).lower()
+    row = _ORD.get(n) or int(re.sub(r"\D", "", n))
+    step = step_of_ident(m.group(2))
+    if row < 1 or step not in ("X", "Q", "K", "V", "scores", "scaled", "weights", "output"):
+        return None
+    return step, row
+
+
 def _softmax_argument(before: str, after: str) -> bool:
     """Whether the text around a vector makes it what softmax is applied to (its scores), not
     its result: 'Put [1, 0] through softmax', 'feed [2, 1] into the softmax', 'softmax of [1, 0]'.
@@ -623,6 +648,10 @@ class _Collector:
                 it.notes.append("the exponentials of a row of scores: no step holds them")
         if compare and not step:
             step, strength = "X", 1  # the embedding the line compares with: an input printed again
+        row_of = _row_of(b.before) if it.kind == "vector" else None
+        if row_of:  # '(row 2 of Q = [0, 1, 1, 0])': that row of that matrix
+            step, strength, it.row_index = row_of[0], 3, row_of[1]
+            it.token = None
         if it.kind == "vector" and strength < 3 and _softmax_argument(b.before, b.after):
             step, strength = "scores", 2  # 'Put [1, 0] through softmax': what softmax is applied to
         if it.kind == "vector" and b.role != "code" and _sum_term(b.before, b.after):
