@@ -107,6 +107,10 @@ PAGES = [
     # the same in Markdown, names separated by "," and "\;"
     (f"$$X = {bm(*X)}$$\n\n$$W_q = {bm(*W)},\\; W_k = {bm(*W2)},\\; W_v = {bm(*W3)}$$\n", "markdown",
      {"X": X, "Wq": W, "Wk": W2, "Wv": W3}, set()),
+    # names in a font (\mathbf{Q}) separated by \quad alone; \text{Scores} = QK^T = [..]
+    (f"$$\\mathbf{{Q}} = {bm(*W)} \\quad \\mathbf{{K}} = {bm(*W2)} \\quad \\boldsymbol{{V}} = {bm(*X)}$$\n\n"
+     f"$$\\text{{Scores}} = QK^T = {bm(['2', '0'], ['0', '2'])}$$\n", "markdown", {"Q": W, "K": W2, "V": X},
+     {("scores", "1", ("2", "0")), ("scores", "2", ("0", "2"))}),
     # S = QKᵀ = [Q][Kᵀ] = [S]: the factors restate the inputs, the last matrix is the scores;
     # \tilde{S} = S/√d_k = S/2 = [..] is the scaled scores
     (display(f"Q = {bm(*W)}, \\quad K = {bm(*W)}, \\quad V = {bm(*X)}")

@@ -97,9 +97,12 @@ _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?
 _SEP_CHARS = " \t:=→->–—(),;$"
 
 
+_FONT_RE = re.compile(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|textbf|textit)\s*\{([A-Za-z][\w^{}]{0,20}?)\}")
+
+
 def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     """(label text, identifier, transposed) from the text before a block on its line."""
-    b = before.rstrip()
+    b = _FONT_RE.sub(r"\1", before).rstrip()  # \mathbf{Q} = [..]: the name is Q
     if not b:
         return "", None, False
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
