@@ -164,6 +164,10 @@ OPTIONS = [
     ("A[1, 2]\nC[3, 4]", []),  # and go in letter order
     ("A = [1, 2]\nB = [3, 4]", []),  # named matrices, not choices
     ("A[1, 2] is the first\nB[3, 4]", []),  # text after it: not a choice on a line of its own
+    ("Options: (A) [1, 2]  (B) [3, 4]  (C) [5, 6]", ["1", "3", "5"]),  # choices on one line
+    ("Option A: [1, 2]\nOption B: [3, 4]", ["1", "3"]),
+    ("A. [1, 2], B. [3, 4]", ["1", "3"]),
+    ("Q = [1, 2], A = [3, 4]", []),
 ]
 
 

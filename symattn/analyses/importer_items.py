@@ -865,7 +865,9 @@ class _Collector:
         """A quiz's choices, each a letter glued to a vector on a line of its own ('A[10, 0]',
         'B) [5, 10]', '(C) [7.31, 5.38]'), two or more in letter order: answer options, not
         matrices named A or B; they are listed with that reason."""
-        opt_re = re.compile(r"\(?([A-Ha-h])(?:[).:]\s*|\s*(?=$))")
+        opt_re = re.compile(r"(?:(?:[\w ]{0,40}\b(?:options?|choices?|answers?)\s*:\s*)?|(?:option|choice)\s+)"
+                            r"\(?([A-Ha-h])(?:[).:]\s*|\s*(?=$))", re.I)
+        next_re = re.compile(r"\s*[,;]?\s*(?:(?:option|choice)\s+)?\(?[A-Ha-h](?:[).:]\s*|\s*)\[", re.I)
         run: list[tuple[Item, int]] = []
 
         def close() -> None:
@@ -876,8 +878,10 @@ class _Collector:
             run.clear()
 
         for it in sorted(self.items, key=lambda x: x.line):
-            m = opt_re.fullmatch(it.before.strip()) if it.kind == "vector" and it.line == it.end else None
-            ok = m is not None and not it.after.strip(" .,;") and it.role in ("prose", "comment", "output")
+            own = it.before.rsplit("]", 1)[-1]  # 'A) [10, 0]  B) [5, 10]': after the choice before it
+            m = opt_re.fullmatch(own.strip(" \t,;")) if it.kind == "vector" and it.line == it.end else None
+            ok = m is not None and (not it.after.strip(" .,;") or next_re.match(it.after) is not None) \
+                and it.role in ("prose", "comment", "output")
             letter = ord(m.group(1).upper()) - ord("A") if ok and m else -1
             if ok and run and letter == run[-1][1] + 1 and it.line <= run[-1][0].line + 2:
                 run.append((it, letter))
