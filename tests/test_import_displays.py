@@ -236,3 +236,16 @@ def test_a_row_named_in_prose_restates_that_row():
     (ex,) = imported(page, "html")
     assert every_claim(ex) == {("scores", "1", ("1", "1")), ("scores", "2", ("0", "1"))} and not ex.unplaced
     assert [n.text for n in ex.notes if n.kind == "echo"] == ["restates input Q[2]", "restates input K[2]"]
+
+
+def test_the_factors_of_a_product_written_out_are_its_named_matrices_again():
+    # S = QKᵀ = [Q] [Kᵀ] = [S] with Q, K of 2×3: the second factor is K printed transposed (3×2)
+    q, k = [["1", "0", "1"], ["0", "1", "0"]], [["1", "0", "0"], ["0", "1", "1"]]
+    kt = [list(c) for c in zip(*k)]
+    page = (display(f"Q = {bm(*q)}, \\quad K = {bm(*k)}, \\quad V = {bm(*W)}")
+            + display(f"S = QK^\\top = {bm(*q)} {bm(*kt)} = {bm(['1', '1'], ['0', '1'])}"))
+    (ex,) = imported(page, "html")
+    assert every_claim(ex) == {("scores", "1", ("1", "1")), ("scores", "2", ("0", "1"))}
+    assert not ex.unplaced
+    assert sorted(n.text for n in ex.notes if n.kind == "echo") == ["restates input K (printed transposed)",
+                                                                             "restates input Q"]

@@ -47,7 +47,8 @@ from .importer_conventions import Evidence, heads_evidence, layout_evidence, mas
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_items import OPTION_NOTE, SUM_TERM_NOTE, Collected, Item, collect, indexed_name, split_glued
-from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, step_of_ident, step_of_text
+from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
+                             step_of_ident, step_of_text)
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -385,8 +386,25 @@ class _Importer:
                     if st:
                         result.label, result.step, result.strength = name.group(1), st, 3
                 result.chain_of = run[:-1]
+                self.name_factors(head, run[:-1])
             k = j
         self.items.sort(key=lambda it: (it.line, it.where[0].line))
+
+    def name_factors(self, head: str, operands: list[Item]) -> None:
+        """``S = QK^\\top = [..] [..] = [..]``: the product written just before the matrices names
+        its factors in order (Q, then K transposed), when it has as many factors as there are
+        matrices and each names a step; the factors are then that step printed again."""
+        parts = [x for x in re.split(r"=", head) if x.strip()]
+        if not parts:
+            return
+        factors = product_factors(parts[-1])
+        if factors is None or len(factors) != len(operands):
+            return
+        steps = [self.symbols.get(f) or step_of_ident(f) for f in factors]
+        if not all(steps):
+            return
+        for op, f, st in zip(operands, factors, steps):
+            op.label, op.step, op.strength, op.transposed = f, st, 2, is_transposed(f)
 
     def cross_line_chains(self) -> None:
         """Slides: A [×] B = C with only operators, blank lines and short labels between."""
@@ -1753,6 +1771,9 @@ class _Placer:
                 continue  # named as another step: a claim that happens to print the same numbers
             if _same_values(src.rows, it.rows) and it is not src:
                 return f"input {name}"
+            if it.transposed and it.step == name and it.kind == "matrix" and it.shape == src.shape[::-1] \
+                    and _same_values(src.rows, [list(c) for c in zip(*it.rows)]):
+                return f"input {name} (printed transposed)"  # the Kᵀ of S = QKᵀ = [Q][Kᵀ] = [S]
             if it.shape[0] == 1 and it.kind in ("vector", "matrix") and src.shape[1] == it.shape[1]:
                 hits = [i for i, r in enumerate(src.rows) if _same_values([r], it.rows)]
                 if len(hits) == 1 and (it.operand or it.step in (None, name) or it.strength < 3):
