@@ -249,3 +249,37 @@ def test_the_factors_of_a_product_written_out_are_its_named_matrices_again():
     assert not ex.unplaced
     assert sorted(n.text for n in ex.notes if n.kind == "echo") == ["restates input K (printed transposed)",
                                                                              "restates input Q"]
+
+
+QKV1 = {"Q": [["1", "0"]], "K": [["1", "0"], ["0", "1"]], "V": [["10", "0"], ["0", "20"]]}
+
+# (text page, claims): named vectors in prose, as lists or tuples, several on a line
+PROSE = [
+    # the second vector on a line is named by the words just before it, not by the line's first name
+    ("Query q = [1, 0]; keys k_1 = [1, 0], k_2 = [0, 1]; values v_1 = [10, 0], v_2 = [0, 20].\n"
+     "The weights are [0.731, 0.269] and the output is [7.31, 5.38].\n",
+     {("weights", "1", ("0.731", "0.269")), ("output", "1", ("7.31", "5.38"))}),
+    # tuples assigned to indexed names in the middle of a line
+    ("Query q = (1, 0). Keys k1 = (1, 0), k2 = (0, 1). Values v1 = (10, 0), v2 = (0, 20).\nOutput: (7.31, 5.38)\n",
+     {("output", "1", ("7.31", "5.38"))}),
+    # one per line
+    ("Let Q = [1, 0].\nK1 = [1, 0]\nK2 = [0, 1]\nV1 = [10, 0]\nV2 = [0, 20]\nOutput: [7.31, 5.38]\n",
+     {("output", "1", ("7.31", "5.38"))}),
+]
+
+
+@pytest.mark.parametrize("page,want", PROSE)
+def test_named_vectors_in_prose(page, want):
+    (ex,) = imported(page, "text")
+    assert inputs(ex) == QKV1
+    assert every_claim(ex) == want
+
+
+@pytest.mark.parametrize("keys", ["K2 = [0, 1], K1 = [1, 0]", "K1 = [1, 0], K3 = [0, 1]"])
+def test_indexed_rows_out_of_order_are_not_joined(keys):
+    # K2 before K1, or K1 and K3 without K2: no K is assembled, so the page gives no keys
+    page = f"Q = [1, 0], {keys}, V = [[10, 0], [0, 20]]\nOutput: [7.31, 5.38]\n"
+    with pytest.raises(sa.SymattnError, match="no worked example"):
+        imported(page, "text")
+    ok = page.replace(keys, "K1 = [1, 0], K2 = [0, 1]")
+    assert imported(ok, "text")[0].inputs["K"].rows == [["1", "0"], ["0", "1"]]

@@ -150,6 +150,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         if head and "[" not in head and "\\end" not in head:
             m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
             return head, (m.group(1) if m else None), is_transposed(head)
+        own = re.split(r"[\])]", b)[-1].strip(_SEP_CHARS)
+        if "[" in b and "=" not in own and 0 < len(own) <= 40 and step_of_text(own):
+            return own, None, False  # '… are [0.73, 0.27] and the output is [7.31, 5.38]'
         return "", None, False
     if role in ("code", "math") or re.search(r"=\s*(?:(?:np|numpy|torch)\.\w+\()?\s*$", b):
         m = _ASSIGN_RE.search(b)
