@@ -83,6 +83,8 @@ CHAINS = [
     (r"\frac{S}{d} = ", None),  # divided by a symbol that is not a root: unknown
     (r"\frac{x}{2} = ", None),  # x is no scores symbol
     (r"S = QK^\top", None),  # no '=' before the matrix
+    (r"A = \text{softmax}(S) V, \quad Q = ", None),  # the formula names what is before the separator
+    (r"Q = [..], \quad \frac{QK^T}{\sqrt{2}} = ", "scaled"),
 ]
 
 
@@ -111,6 +113,10 @@ PAGES = [
     (f"$$\\mathbf{{Q}} = {bm(*W)} \\quad \\mathbf{{K}} = {bm(*W2)} \\quad \\boldsymbol{{V}} = {bm(*X)}$$\n\n"
      f"$$\\text{{Scores}} = QK^T = {bm(['2', '0'], ['0', '2'])}$$\n", "markdown", {"Q": W, "K": W2, "V": X},
      {("scores", "1", ("2", "0")), ("scores", "2", ("0", "2"))}),
+    # a formula first, then the inputs after "\quad": each matrix is named by what follows the last separator
+    (f"$$\\text{{Attention}} = \\text{{softmax}}\\left(\\frac{{QK^T}}{{\\sqrt{{d}}}}\\right) V, \\quad Q = {bm(*W)}, "
+     f"\\quad K = {bm(*W2)}, \\quad V = {bm(*X)}$$\n\nThe output is [[2, 3], [2, 3]].\n", "markdown",
+     {"Q": W, "K": W2, "V": X}, {("output", "1", ("2", "3")), ("output", "2", ("2", "3"))}),
     # S = QKᵀ = [Q][Kᵀ] = [S]: the factors restate the inputs, the last matrix is the scores;
     # \tilde{S} = S/√d_k = S/2 = [..] is the scaled scores
     (display(f"Q = {bm(*W)}, \\quad K = {bm(*W)}, \\quad V = {bm(*X)}")

@@ -139,6 +139,7 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         return m.group(1), m.group(1), False
     m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
+    pre = re.sub(r"(?:\\q?quad(?![A-Za-z])|\\[,;: ]|~|\s)+$", "", pre)  # 'softmax(…)V, \quad Q ='
     if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (not pre or pre[-1] in ":→,;"):
         # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
         # the name just before this block names it (the first of a chain: shared_names adds the others)
@@ -368,6 +369,26 @@ def _formula_step(rhs: str) -> str | None:
     return "scaled" if frac else None
 
 
+def _last_clause(tex: str) -> str:
+    """The text after the last separator outside brackets (``,``, ``;``, ``\\quad``, ``\\qquad``).
+
+    >>> _last_clause(r"A = softmax(Q, K)V, \\quad Q = "), _last_clause(r"\\frac{S}{2} = ")
+    (' Q = ', '\\\\frac{S}{2} = ')
+    """
+    depth = 0
+    k = len(tex)
+    while k > 0:
+        k -= 1
+        ch = tex[k]
+        if ch in ")}]":
+            depth += 1
+        elif ch in "({[":
+            depth -= 1
+        elif depth <= 0 and (ch in ",;" or tex.startswith("\\quad", k) or tex.startswith("\\qquad", k)):
+            return tex[k:].lstrip(",;").removeprefix("\\qquad").removeprefix("\\quad")
+    return tex
+
+
 def chain_step(before: str) -> str | None:
     """The step a display's ``=`` chain names when its left-hand side is an expression,
     not a name: ``\\tilde{S} = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{2} =`` is the scaled scores,
@@ -385,6 +406,7 @@ def chain_step(before: str) -> str | None:
     if not b.endswith(("=", "\\approx", "≈")) or len(b) > 400:
         return None
     b = re.split(r"\$\$?|\\\(|\\\[|\\end\{[A-Za-z*]+\}", b)[-1]  # the display's own text
+    b = _last_clause(b)  # 'softmax(…)V, \quad Q =': only what follows the last separator names it
     parts = [x for x in re.split(r"=|\\approx|≈", b)[:-1] if x.strip()]
     for part in reversed(parts):
         step = _formula_step(part)
