@@ -289,30 +289,3 @@ def test_indexed_rows_out_of_order_are_not_joined(keys):
         imported(page, "text")
     ok = page.replace(keys, "K1 = [1, 0], K2 = [0, 1]")
     assert imported(ok, "text")[0].inputs["K"].rows == [["1", "0"], ["0", "1"]]
-
-
-# (a line of text, the pairs read from it: (query, key, value))
-DOTS = [
-    ("Q·K1 = 1*1 + 0*0 = 1; Q·K2 = 1*0 + 0*1 = 0.", [("#1", "#1", "1"), ("#1", "#2", "0")]),
-    ("q_2 · k_1 = 0.5, q_2 · k_2 = -1.25", [("#2", "#1", "0.5"), ("#2", "#2", "-1.25")]),
-    (r"$q_1 \cdot k_3^T = 2.0$", [("#1", "#3", "2.0")]),
-    ("Q·K1 = 1.5.", [("#1", "#1", "1.5")]),
-    ("Q·K = 1", []),  # no key index: which key is not said
-    ("Q·K1 = [1, 0]", []),  # not one number
-    ("x·K1 = 3", []),
-]
-
-
-@pytest.mark.parametrize("text,pairs", DOTS)
-def test_dot_products_written_per_pair(text, pairs):
-    items = collect(read_page(text, "text")).items
-    assert [(it.pair[0], it.pair[1], it.rows[0][0]) for it in items if it.kind == "pair"] == pairs
-    assert all(it.step == "scores" for it in items if it.kind == "pair")
-
-
-def test_scores_written_as_dot_products_per_key():
-    page = ("Q = [1, 0], K1 = [1, 0], K2 = [0, 1], V1 = [10, 0], V2 = [0, 20]\n"
-            "Q·K1 = 1*1 + 0*0 = 1; Q·K2 = 1*0 + 0*1 = 0.\nSoftmax gives [0.731, 0.269].\n")
-    (ex,) = imported(page, "text")
-    assert inputs(ex) == QKV1
-    assert every_claim(ex) == {("scores", "1", ("1", "0")), ("weights", "1", ("0.731", "0.269"))}

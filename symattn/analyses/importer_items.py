@@ -173,8 +173,6 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     return s, (m.group(1) if m else None), is_transposed(s)
 
 
-_DOT_RE = re.compile(r"(?<![\w\\])[qQ]_?\{?(\d{1,2})?\}?\s*(?:·|⋅|\\cdot)\s*[kK]_?\{?(\d{1,2})\}?(?:\^?\{?(?:T|\\top)\}?)?"
-                     r"\s*=(?:[^=;,·\[\]]{0,80}=)?\s*([+-]?(?:\d+(?:\.\d+)?|\.\d+))(?=\s*(?:[;,$]|\\\)|\.(?!\d)|$))")
 #: the note on a term of a sum written on one line (not placed on its own)
 SUM_TERM_NOTE = "a term of a sum (or a number times a vector) written on one line, not a result"
 #: the note on a quiz's answer option (not placed)
@@ -887,19 +885,6 @@ class _Collector:
             it.strength = 1 if step else 0
             self.items.append(it)
 
-    # -- dot products written per pair --
-    def dot_products(self) -> None:
-        """'Q·K1 = 1*1 + 0*0 = 1; Q·K2 = 1*0 + 0*1 = 0', 'q_2 · k_1 = 0.5': the score of one query
-        (the only one when unnumbered) and one numbered key, each a pair item of the scores."""
-        for k, ln in enumerate(self.lines):
-            if ln.role == "code" or "·" not in ln.text and "\\cdot" not in ln.text and "⋅" not in ln.text:
-                continue
-            for m in _DOT_RE.finditer(ln.text.replace("−", "-")):
-                qi, kj, value = m.group(1) or "1", m.group(2), m.group(3)
-                it = Item(rows=[[value]], where=[ln.where], line=k, end=k, kind="pair", label=m.group(0).strip(),
-                          step="scores", strength=2, pair=("#" + qi, "#" + kj), role=ln.role)
-                self.items.append(it)
-
     # -- a quiz's choices --
     def answer_options(self) -> None:
         """A quiz's choices, each a letter glued to a vector on a line of its own ('A[10, 0]',
@@ -1129,7 +1114,6 @@ def collect(page: Page) -> Collected:
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
-    c.dot_products()
     c.answer_options()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
