@@ -289,3 +289,20 @@ def test_indexed_rows_out_of_order_are_not_joined(keys):
         imported(page, "text")
     ok = page.replace(keys, "K1 = [1, 0], K2 = [0, 1]")
     assert imported(ok, "text")[0].inputs["K"].rows == [["1", "0"], ["0", "1"]]
+
+
+# (page, claims): two vectors on one line, each named by the words just before it
+TWO_ON_A_LINE = [
+    ("Q = [1, 0] and K = [[1, 0], [0, 1]], V = [[10, 0], [0, 20]]\nThe output is [7.31, 5.38].\n",
+     {("output", "1", ("7.31", "5.38"))}),
+    ("Q = [1, 0], K = [[1, 0], [0, 1]], V = [[10, 0], [0, 20]]\n"
+     "Weights: [0.731, 0.269] so the output is [7.31, 5.38].\n",
+     {("weights", "1", ("0.731", "0.269")), ("output", "1", ("7.31", "5.38"))}),
+]
+
+
+@pytest.mark.parametrize("page,want", TWO_ON_A_LINE)
+def test_two_vectors_on_a_line_are_named_separately(page, want):
+    (ex,) = imported(page, "text")
+    assert inputs(ex) == QKV1
+    assert every_claim(ex) == want

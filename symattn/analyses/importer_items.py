@@ -140,20 +140,22 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
     pre = re.sub(r"(?:\\q?quad(?![A-Za-z])|\\[,;: ]|~|\s)+$", "", pre)  # 'softmax(…)V, \quad Q ='
-    if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (not pre or pre[-1] in ":→,;"):
+    if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (
+            not pre or pre[-1] in ":→,;" or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
         # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
         # the name just before this block names it (the first of a chain: shared_names adds the others)
         first = m.group(1).split("=")[0].strip()
         return m.group(1), first, is_transposed(first)
     if "[" in b or b.count("=") > 1:
+        # words after the block before it name this one: '… are [0.73, 0.27] and the output is [7.31, 5.38]'
+        own = re.split(r"[\])]", b)[-1].strip(_SEP_CHARS)
+        if "[" in b and "=" not in own and 0 < len(own) <= 40 and step_of_text(own):
+            return own, None, False
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
             m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
             return head, (m.group(1) if m else None), is_transposed(head)
-        own = re.split(r"[\])]", b)[-1].strip(_SEP_CHARS)
-        if "[" in b and "=" not in own and 0 < len(own) <= 40 and step_of_text(own):
-            return own, None, False  # '… are [0.73, 0.27] and the output is [7.31, 5.38]'
         return "", None, False
     if role in ("code", "math") or re.search(r"=\s*(?:(?:np|numpy|torch)\.\w+\()?\s*$", b):
         m = _ASSIGN_RE.search(b)
