@@ -117,6 +117,10 @@ PAGES = [
     (f"$$\\text{{Attention}} = \\text{{softmax}}\\left(\\frac{{QK^T}}{{\\sqrt{{d}}}}\\right) V, \\quad Q = {bm(*W)}, "
      f"\\quad K = {bm(*W2)}, \\quad V = {bm(*X)}$$\n\nThe output is [[2, 3], [2, 3]].\n", "markdown",
      {"Q": W, "K": W2, "V": X}, {("output", "1", ("2", "3")), ("output", "2", ("2", "3"))}),
+    # an aligned display, one name per row ("Q &= […] \\ K &= […]"), and a chain in one
+    (f"$$\\begin{{aligned}} Q &= {bm(*W)} \\\\ K &= {bm(*W2)} \\\\ V &= {bm(*X)} \\end{{aligned}}$$\n\n"
+     f"$$\n\\begin{{align*}}\nS &= QK^\\top = {bm(*W)} {bm(*W2)} = {bm(['2', '0'], ['0', '2'])}\n\\end{{align*}}\n$$\n",
+     "markdown", {"Q": W, "K": W2, "V": X}, {("scores", "1", ("2", "0")), ("scores", "2", ("0", "2"))}),
     # S = QKᵀ = [Q][Kᵀ] = [S]: the factors restate the inputs, the last matrix is the scores;
     # \tilde{S} = S/√d_k = S/2 = [..] is the scaled scores
     (display(f"Q = {bm(*W)}, \\quad K = {bm(*W)}, \\quad V = {bm(*X)}")

@@ -46,7 +46,8 @@ from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
-from .importer_items import OPTION_NOTE, SUM_TERM_NOTE, Collected, Item, collect, indexed_name, split_glued
+from .importer_items import (OPTION_NOTE, SUM_TERM_NOTE, Collected, Item, collect, indexed_name, plain_names,
+                            split_glued)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
                              step_of_ident, step_of_text)
 
@@ -375,7 +376,7 @@ class _Importer:
                 top = first
                 while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
                     top -= 1
-                head = " ".join(lines[x].text for x in range(top, first + 1)).split("\\begin")[0]
+                head = plain_names(" ".join(lines[x].text for x in range(top, first + 1))).split("\\begin{")[0]
                 for op in run[:-1]:
                     op.operand = True
                     op.label, op.step, op.strength = "", None, 0

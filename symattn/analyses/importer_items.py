@@ -20,7 +20,7 @@ from ..read.pages.scan import entry_kind
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
-           "OPTION_NOTE", "SUM_TERM_NOTE"]
+           "OPTION_NOTE", "SUM_TERM_NOTE", "plain_names"]
 
 
 @dataclass
@@ -100,9 +100,23 @@ _SEP_CHARS = " \t:=→->–—(),;$"
 _FONT_RE = re.compile(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|textbf|textit)\s*\{([A-Za-z][\w^{}]{0,20}?)\}")
 
 
+_ALIGN_RE = re.compile(r"\\begin\{(?:aligned|align\*?|split|gathered|gather\*?|eqnarray\*?|equation\*?)\}|"
+                       r"\s*&\s*(?=[=≈:]|\\approx)|\\\\(?:\s*\[[^\]]{0,20}\])?")
+
+
+def plain_names(tex: str) -> str:
+    """TeX with its names as plain names: ``\\mathbf{Q}`` is Q, and the alignment of ``Q &= [..] \\\\
+    K &= [..]`` (``\\begin{aligned}``, ``&``, row breaks) is dropped.
+
+    >>> plain_names(r"\\begin{aligned} \\mathbf{Q} &= ")
+    '  Q = '
+    """
+    return _ALIGN_RE.sub(" ", _FONT_RE.sub(r"\1", tex))
+
+
 def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     """(label text, identifier, transposed) from the text before a block on its line."""
-    b = _FONT_RE.sub(r"\1", before).rstrip()  # \mathbf{Q} = [..]: the name is Q
+    b = plain_names(before).rstrip()
     if not b:
         return "", None, False
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
