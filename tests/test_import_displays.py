@@ -77,6 +77,8 @@ CHAINS = [
     (r"\text{softmax}\left(\frac{Q \cdot K^T}{\sqrt{4}}\right) = ", "weights"),
     (r"The weights come out as: $$\text{softmax}\left(\frac{Q K^T}{\sqrt{4}}\right) = ", "weights"),
     (r"\mathrm{softmax}(S) V = ", "output"),
+    (r"\mathrm{Attention}(Q, K, V) = ", "output"),
+    (r"\text{Attention}\left(Q, K, V\right) \approx ", "output"),
     (r"QK^\top = ", "scores"),
     (r"\frac{QK^T}{\sqrt{d_k}} \approx ", "scaled"),
     ("Q = ", None),  # a name, not a formula: the name decides
@@ -310,3 +312,10 @@ def test_two_vectors_on_a_line_are_named_separately(page, want):
     (ex,) = imported(page, "text")
     assert inputs(ex) == QKV1
     assert every_claim(ex) == want
+
+
+def test_attention_of_q_k_v_names_the_output():
+    page = (f"$$Q = {bm(*W)}, \\quad K = {bm(*W2)}, \\quad V = {bm(*X)}$$\n\n"
+            f"$$\\mathrm{{Attention}}(Q, K, V) = {bm(['2', '3'], ['2', '3'])}$$\n")
+    (ex,) = imported(page, "markdown")
+    assert every_claim(ex) == {("output", "1", ("2", "3")), ("output", "2", ("2", "3"))}

@@ -371,8 +371,12 @@ def _formula_step(rhs: str) -> str | None:
 
     >>> [_formula_step(t) for t in (r"\\frac{QK^\\top}{\\sqrt{d_k}}", r"\\frac{S}{2}", r"\\text{softmax}(S)V", r"Q K^T")]
     ['scaled', 'scaled', 'output', 'scores']
+    >>> _formula_step(r"\\mathrm{Attention}(Q, K, V)"), _formula_step("attention weights")
+    ('output', None)
     """
     r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
+    if re.search(r"(?<![A-Za-z])(?:attention|attn)\s*\}?\s*(?:\\left)?\(\s*[^(),]+,[^(),]+,[^(),]+\)", r, re.I):
+        return "output"  # Attention(Q, K, V)
     qk = _QK_RE.search(r)
     if re.search(r"soft-?max", r, re.I):
         return "output" if re.search(r"\)\s*(\\cdot|·|@|\*)?\s*V\b", r) else "weights"
@@ -608,9 +612,10 @@ class _Collector:
         if not step and ident and it.kind == "vector" and indexed_name(ident):
             step = indexed_name(ident)[0]  # type: ignore[index]  # K1 = [1, 0]: a row of K (row_index below)
         strength = 3 if step else 0
-        if not step and b.form == "latex":
-            step = chain_step(b.before)  # softmax(\frac{QK^T}{\sqrt{4}}) = [..]: a formula names it
-            strength = 3 if step else 0
+        formula = chain_step(b.before) if b.form == "latex" else None
+        if formula and (not step or "(" in (label or "")):
+            # softmax(\frac{QK^T}{\sqrt{4}}) = [..], \mathrm{Attention}(Q, K, V) = [..]: the formula names it
+            step, strength = formula, 3
         if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
             strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
         if getattr(b, "flipped", False):
