@@ -8,7 +8,7 @@ import symattn as sa
 from symattn.analyses.importer_items import (OPTION_NOTE, SUM_TERM_NOTE, _row_of, _softmax_argument, chain_step,
                                              collect, indexed_name)
 from symattn.read.pages import read_page
-from symattn.read.pages.formats import html_lines
+from symattn.read.pages.formats import html_lines, markdown_lines
 from symattn.read.pages.latex_cells import split_body
 
 
@@ -44,6 +44,24 @@ DISPLAY_LINES = [
     ("<p>\\[ a \\] and \\[ b \\]</p>", "prose", "\\[ a \\] and \\[ b \\]"),  # two displays: left as text
     ("<p>Text \\[ a \\]</p>", "prose", "Text \\[ a \\]"),
 ]
+
+
+# (Markdown text, its lines' (role, text)): a line that opens with "\[" and TeX is display math; an
+# escaped bracket ("\[0.5, 0.5\]", "\[\[0, 1\], …") stays a bracket
+MD_DISPLAYS = [
+    (r"\[ Q = \begin{bmatrix} 1 \end{bmatrix} \]", [("math", r"Q = \begin{bmatrix} 1 \end{bmatrix}")]),
+    (r"\[\begin{bmatrix} 1 \end{bmatrix}\]", [("math", r"\begin{bmatrix} 1 \end{bmatrix}")]),
+    ("\\[ X =\n\\begin{bmatrix} 1 \\end{bmatrix}\n\\]", [("math", " X ="), ("math", r"\begin{bmatrix} 1 \end{bmatrix}"),
+                                                           ("math", "")]),
+    (r"\[0.5, 0.5\]", [("prose", "[0.5, 0.5]")]),
+    (r"\[\[0, 1\], \[1, 0\]\]", [("prose", "[[0, 1], [1, 0]]")]),
+    (r"\[citation needed\]", [("prose", "[citation needed]")]),
+]
+
+
+@pytest.mark.parametrize("text,want", MD_DISPLAYS)
+def test_markdown_display_opened_by_a_backslash_bracket(text, want):
+    assert [(x.role, x.text) for x in markdown_lines(text)] == want
 
 
 @pytest.mark.parametrize("html,role,text", DISPLAY_LINES)
@@ -108,6 +126,10 @@ PAGES = [
      {"X": X, "Wq": W, "Wk": W2, "Wv": W3},
      {("Q", "1", ("1", "0")), ("Q", "2", ("0", "1")), ("K", "1", ("2", "0")), ("K", "2", ("0", "2")),
       ("V", "1", ("0", "1")), ("V", "2", ("1", "0"))}),
+    # one-line \[ … \] displays in Markdown
+    (f"\\[ Q = {bm(*W)}, \\quad K = {bm(*W2)}, \\quad V = {bm(*X)} \\]\n\nText.\n\n"
+     f"\\[ S = QK^T = {bm(['2', '0'], ['0', '2'])} \\]\n", "markdown", {"Q": W, "K": W2, "V": X},
+     {("scores", "1", ("2", "0")), ("scores", "2", ("0", "2"))}),
     # the same in Markdown, names separated by "," and "\;"
     (f"$$X = {bm(*X)}$$\n\n$$W_q = {bm(*W)},\\; W_k = {bm(*W2)},\\; W_v = {bm(*W3)}$$\n", "markdown",
      {"X": X, "Wq": W, "Wk": W2, "Wv": W3}, set()),

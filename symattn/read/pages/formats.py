@@ -205,6 +205,15 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
             math = True
             out.append(Line("", where, "math"))
             continue
+        if re.match(r"\\\[\s*(?:[A-Za-z{]|\\(?![\[\]])|$)", s) and re.search(r"[\\=^_]|^\\\[$", s[2:].replace("\\]", "")):
+            # '\[ Q = \begin{bmatrix} … \]' on one line, or opening a display that goes on (not an escaped
+            # bracket: '\[0.5, 0.5\]', '\[\[0, 1\], …')
+            if s.endswith("\\]") and "\\]" not in s[2:-2]:
+                out.append(Line(s[2:-2].strip(), where, "math"))
+            else:
+                math = True
+                out.append(Line(s[2:], where, "math"))
+            continue
         if s.startswith("$$") and s.endswith("$$") and len(s) > 4:
             out.append(Line(s[2:-2], where, "math"))
             continue
