@@ -46,8 +46,10 @@ from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
-from .importer_items import Collected, Item, collect, split_glued
-from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, step_of_ident, step_of_text
+from .importer_items import (OPTION_NOTE, SUM_TERM_NOTE, Collected, Item, collect, indexed_name, plain_names,
+                            split_glued)
+from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
+                             step_of_ident, step_of_text)
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -374,7 +376,7 @@ class _Importer:
                 top = first
                 while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
                     top -= 1
-                head = " ".join(lines[x].text for x in range(top, first + 1)).split("\\begin")[0]
+                head = plain_names(" ".join(lines[x].text for x in range(top, first + 1))).split("\\begin{")[0]
                 for op in run[:-1]:
                     op.operand = True
                     op.label, op.step, op.strength = "", None, 0
@@ -385,8 +387,25 @@ class _Importer:
                     if st:
                         result.label, result.step, result.strength = name.group(1), st, 3
                 result.chain_of = run[:-1]
+                self.name_factors(head, run[:-1])
             k = j
         self.items.sort(key=lambda it: (it.line, it.where[0].line))
+
+    def name_factors(self, head: str, operands: list[Item]) -> None:
+        """``S = QK^\\top = [..] [..] = [..]``: the product written just before the matrices names
+        its factors in order (Q, then K transposed), when it has as many factors as there are
+        matrices and each names a step; the factors are then that step printed again."""
+        parts = [x for x in re.split(r"=", head) if x.strip()]
+        if not parts:
+            return
+        factors = product_factors(parts[-1])
+        if factors is None or len(factors) != len(operands):
+            return
+        steps = [self.symbols.get(f) or step_of_ident(f) for f in factors]
+        if not all(steps):
+            return
+        for op, f, st in zip(operands, factors, steps):
+            op.label, op.step, op.strength, op.transposed = f, st, 2, is_transposed(f)
 
     def cross_line_chains(self) -> None:
         """Slides: A [×] B = C with only operators, blank lines and short labels between."""
@@ -559,6 +578,38 @@ class _Importer:
                              row_labels=[g.token for g in grp])  # type: ignore[misc]
                     out.append(m)
                     out += skipped  # listed as not placed, never dropped
+                    i = j
+                    continue
+            out.append(it)
+            i += 1
+        self.items = out
+
+    def group_indexed(self) -> None:
+        """Vectors named by one letter and an index in a row ('K1 = [1, 0], K2 = [0, 1]') form
+        one matrix of that step, the index giving the row: K1 is the first key."""
+        out: list[Item] = []
+        i = 0
+        items = self.items
+        while i < len(items):
+            it = items[i]
+            named = indexed_name(it.label) if it.kind == "vector" and it.strength == 3 else None
+            if named and named[1] == 1 and named[0] == it.step:
+                grp = [it]
+                j = i + 1
+                while j < len(items):
+                    nx = items[j]
+                    if not (nx.kind == "vector" and nx.strength == 3 and indexed_name(nx.label) == (it.step, len(grp) + 1)
+                            and len(nx.rows[0]) == len(it.rows[0]) and nx.line <= grp[-1].end + 3
+                            and not nx.operand and not nx.products):
+                        break
+                    grp.append(nx)
+                    j += 1
+                if len(grp) >= 2:
+                    m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line,
+                             end=grp[-1].end, kind="matrix", label=it.step or "", step=it.step, strength=3,
+                             role=it.role, form=it.form, before=it.before, after=grp[-1].after)
+                    m.notes.append(", ".join(g.label for g in grp) + f": the rows of {it.step} in order")
+                    out.append(m)
                     i = j
                     continue
             out.append(it)
@@ -1284,6 +1335,7 @@ class _Importer:
         if self.page.format == "text" and toks:
             self.glued_tables(toks)
         self.group_tokens()
+        self.group_indexed()
         self.attach_labels()
         segs = self.segments()
         out: list[ImportedExample] = []
@@ -1562,6 +1614,9 @@ class _Placer:
             return
         if it.exprs and it.operand:
             return  # products written out; their result carries them
+        if it.notes and it.notes[0] == OPTION_NOTE:
+            self.unplaced(it, OPTION_NOTE)
+            return
         echo = self.echo_of(it)
         if echo:
             self.notes.append(Note("echo", f"restates {echo}", it.at()))
@@ -1572,6 +1627,9 @@ class _Placer:
         rep = self.repeat_of(it)
         if rep:
             self.notes.append(Note("repeat", f"prints {rep} again, with the same numbers", it.at()))
+            return
+        if it.operand and SUM_TERM_NOTE in it.notes:
+            self.unplaced(it, SUM_TERM_NOTE)
             return
         if it.products:
             if self.place_products(it):
@@ -1714,6 +1772,9 @@ class _Placer:
                 continue  # named as another step: a claim that happens to print the same numbers
             if _same_values(src.rows, it.rows) and it is not src:
                 return f"input {name}"
+            if it.transposed and it.step == name and it.kind == "matrix" and it.shape == src.shape[::-1] \
+                    and _same_values(src.rows, [list(c) for c in zip(*it.rows)]):
+                return f"input {name} (printed transposed)"  # the Kᵀ of S = QKᵀ = [Q][Kᵀ] = [S]
             if it.shape[0] == 1 and it.kind in ("vector", "matrix") and src.shape[1] == it.shape[1]:
                 hits = [i for i, r in enumerate(src.rows) if _same_values([r], it.rows)]
                 if len(hits) == 1 and (it.operand or it.step in (None, name) or it.strength < 3):

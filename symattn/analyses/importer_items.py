@@ -19,7 +19,8 @@ from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
-__all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions"]
+__all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
+           "OPTION_NOTE", "SUM_TERM_NOTE", "plain_names"]
 
 
 @dataclass
@@ -96,9 +97,26 @@ _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?
 _SEP_CHARS = " \t:=→->–—(),;$"
 
 
+_FONT_RE = re.compile(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|textbf|textit)\s*\{([A-Za-z][\w^{}]{0,20}?)\}")
+
+
+_ALIGN_RE = re.compile(r"\\begin\{(?:aligned|align\*?|split|gathered|gather\*?|eqnarray\*?|equation\*?)\}|"
+                       r"\s*&\s*(?=[=≈:]|\\approx)|\\\\(?:\s*\[[^\]]{0,20}\])?")
+
+
+def plain_names(tex: str) -> str:
+    """TeX with its names as plain names: ``\\mathbf{Q}`` is Q, and the alignment of ``Q &= [..] \\\\
+    K &= [..]`` (``\\begin{aligned}``, ``&``, row breaks) is dropped.
+
+    >>> plain_names(r"\\begin{aligned} \\mathbf{Q} &= ")
+    '  Q = '
+    """
+    return _ALIGN_RE.sub(" ", _FONT_RE.sub(r"\1", tex))
+
+
 def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     """(label text, identifier, transposed) from the text before a block on its line."""
-    b = before.rstrip()
+    b = plain_names(before).rstrip()
     if not b:
         return "", None, False
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
@@ -107,7 +125,8 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     if re.search(r"\\end\{", b):
         # 'W_q = \begin{bmatrix}…\end{bmatrix}, \; W_k =': what names this block follows the last matrix
         rest = re.split(r"\\end\{[A-Za-z*]+\}", b)[-1]
-        m = re.search(r"(?:^|[\s,;$(])\\?((?:\\text\{)?[A-Za-z][\w{}^\\ ]*?)\}?\s*=\s*$", rest.replace("\\;", " ").replace("\\,", " "))
+        rest = re.sub(r"\\(?:q?quad(?![A-Za-z])|[,;:! ])|~", " ", rest)  # W^Q = [..], \quad W^K = [..]
+        m = re.search(r"(?:^|[\s,;$(])\\?((?:\\text\{)?[A-Za-z][\w{}^\\ ]*?)\}?\s*=\s*$", rest)
         if m and "\\times" not in m.group(1) and "\\cdot" not in m.group(1):
             head = re.sub(r"\\text\{([^{}]*)", r"\1", m.group(1)).strip(" {}")
             mm = re.fullmatch(r"([A-Za-z][\w^{}\\]*)", head)
@@ -128,14 +147,24 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         t = re.split(r"[\])]", b)[-1].strip()
         return t, None, False
     tail = re.split(r"[\])]", b)[-1] if "[" in b else b if b.count("=") > 1 else ""
+    m = _INDEXED_RE.search(tail or b)
+    if m and indexed_name(m.group(1)):
+        # 'key vectors K1 = [1, 0], K2 = [0, 1]': a row of K by its index, whatever words come before
+        return m.group(1), m.group(1), False
     m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
-    if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (not pre or pre[-1] in ":→,;"):
+    pre = re.sub(r"(?:\\q?quad(?![A-Za-z])|\\[,;: ]|~|\s)+$", "", pre)  # 'softmax(…)V, \quad Q ='
+    if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (
+            not pre or pre[-1] in ":→,;" or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
         # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
         # the name just before this block names it (the first of a chain: shared_names adds the others)
         first = m.group(1).split("=")[0].strip()
         return m.group(1), first, is_transposed(first)
     if "[" in b or b.count("=") > 1:
+        # words after the block before it name this one: '… are [0.73, 0.27] and the output is [7.31, 5.38]'
+        own = re.split(r"[\])]", b)[-1].strip(_SEP_CHARS)
+        if "[" in b and "=" not in own and 0 < len(own) <= 40 and step_of_text(own):
+            return own, None, False
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
@@ -158,6 +187,27 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     s = b.strip(" \t:=→->–—,;$`*")
     m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\.]*)(\[\s*-?\d+\s*\])?\$?", s)
     return s, (m.group(1) if m else None), is_transposed(s)
+
+
+#: the note on a term of a sum written on one line (not placed on its own)
+SUM_TERM_NOTE = "a term of a sum (or a number times a vector) written on one line, not a result"
+#: the note on a quiz's answer option (not placed)
+OPTION_NOTE = "a multiple-choice answer option, not a matrix of the example"
+_INDEXED_RE = re.compile(r"(?:^|[\s,;:(])([A-Za-z]_?\{?\d{1,2}\}?)\s*[=:]\s*$")
+
+
+def indexed_name(name: str) -> tuple[str, int] | None:
+    """(step, 1-based row) for a vector named by a one-letter step and an index: ``K1``, ``v_2``,
+    ``Q_{1}``, ``x3`` are rows of K, V, Q and X; None for anything else.
+
+    >>> indexed_name("K1"), indexed_name("v_2"), indexed_name("Q_{1}"), indexed_name("W1"), indexed_name("K0")
+    (('K', 1), ('V', 2), ('Q', 1), None, None)
+    """
+    m = re.fullmatch(r"([A-Za-z])_?\{?(\d{1,2})\}?", name.strip())
+    if not m or int(m.group(2)) < 1:
+        return None
+    step = step_of_ident(m.group(1))
+    return (step, int(m.group(2))) if step in ("X", "Q", "K", "V") else None
 
 
 def _name_index(label: str) -> int | None:
@@ -301,20 +351,138 @@ def symbol_definitions(lines: list[Line]) -> dict[str, str]:
             continue
         for m in _DEF_RE.finditer(ln.text):
             sym, rhs = m.group(1), m.group(2)
-            r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
-            qk = re.search(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|⊤)|ᵀ|\.T)|QK\^", r)
-            if re.search(r"soft-?max", r, re.I):
-                step = "output" if re.search(r"\)\s*(\\cdot|·|@|\*)?\s*V\b", r) else "weights"
-            elif qk and re.search(r"sqrt|√|\\sqrt|\*\*\s*-?0?\.5", r):
-                step = "scaled"
-            elif qk:
-                step = "scores"
-            else:
+            step = _formula_step(rhs)
+            if step is None:
                 continue
             known = step_of_ident(sym)
             if known is None or known == step or (known in _FAMILY and step in _FAMILY):
                 out.setdefault(sym, step)
     return out
+
+
+_QK_RE = re.compile(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|\\intercal|⊤)|ᵀ|\.T)|QK\^")
+_SCORES_SYMBOL = r"(?:\{\s*)?(?:S|QK\^\{?(?:T|\\top)\}?)(?:\s*\})?"
+
+
+def _formula_step(rhs: str) -> str | None:
+    """The step a formula computes: ``softmax(…)`` the weights (``softmax(…)V`` the output),
+    ``QKᵀ/√d_k`` the scaled scores, ``QKᵀ`` the scores; ``S/√d_k`` and ``S/2`` (S the scores
+    symbol divided by a root or a number) the scaled scores.
+
+    >>> [_formula_step(t) for t in (r"\\frac{QK^\\top}{\\sqrt{d_k}}", r"\\frac{S}{2}", r"\\text{softmax}(S)V", r"Q K^T")]
+    ['scaled', 'scaled', 'output', 'scores']
+    >>> _formula_step(r"\\mathrm{Attention}(Q, K, V)"), _formula_step("attention weights")
+    ('output', None)
+    """
+    r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
+    if re.search(r"(?<![A-Za-z])(?:attention|attn)\s*\}?\s*(?:\\left)?\(\s*[^(),]+,[^(),]+,[^(),]+\)", r, re.I):
+        return "output"  # Attention(Q, K, V)
+    qk = _QK_RE.search(r)
+    if re.search(r"soft-?max", r, re.I):
+        return "output" if re.search(r"\)\s*(\\cdot|·|@|\*)?\s*V\b", r) else "weights"
+    if qk and re.search(r"sqrt|√|\\sqrt|\*\*\s*-?0?\.5", r):
+        return "scaled"
+    if qk:
+        return "scores"
+    frac = re.fullmatch(r"\s*\\[dt]?frac\s*\{\s*" + _SCORES_SYMBOL + r"\s*\}\s*\{\s*(\\sqrt\s*\{[^{}]{1,20}\}|√\s*\w+|\d+(?:\.\d+)?)\s*\}\s*", r) \
+        or re.fullmatch(r"\s*" + _SCORES_SYMBOL + r"\s*/\s*(\\sqrt\s*\{[^{}]{1,20}\}|√\s*\w+|\d+(?:\.\d+)?)\s*", r)
+    return "scaled" if frac else None
+
+
+def _last_clause(tex: str) -> str:
+    """The text after the last separator outside brackets (``,``, ``;``, ``\\quad``, ``\\qquad``).
+
+    >>> _last_clause(r"A = softmax(Q, K)V, \\quad Q = "), _last_clause(r"\\frac{S}{2} = ")
+    (' Q = ', '\\\\frac{S}{2} = ')
+    """
+    depth = 0
+    k = len(tex)
+    while k > 0:
+        k -= 1
+        ch = tex[k]
+        if ch in ")}]":
+            depth += 1
+        elif ch in "({[":
+            depth -= 1
+        elif depth <= 0 and (ch in ",;" or tex.startswith("\\quad", k) or tex.startswith("\\qquad", k)):
+            return tex[k:].lstrip(",;").removeprefix("\\qquad").removeprefix("\\quad")
+    return tex
+
+
+def chain_step(before: str) -> str | None:
+    """The step a display's ``=`` chain names when its left-hand side is an expression,
+    not a name: ``\\tilde{S} = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{2} =`` is the scaled scores,
+    ``softmax(\\frac{Q K^T}{\\sqrt{4}}) =`` the weights. The last formula of the chain that
+    computes a step names it; None when none does.
+
+    >>> chain_step(r"\\tilde{S} = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{2} = ")
+    'scaled'
+    >>> chain_step(r"The weights: $$\\text{softmax}\\left(\\frac{Q \\cdot K^T}{\\sqrt{4}}\\right) = ")
+    'weights'
+    >>> chain_step("Q = "), chain_step(r"S = QK^\\top = ")
+    (None, 'scores')
+    """
+    b = before.rstrip()
+    if not b.endswith(("=", "\\approx", "≈")) or len(b) > 400:
+        return None
+    b = re.split(r"\$\$?|\\\(|\\\[|\\end\{[A-Za-z*]+\}", b)[-1]  # the display's own text
+    b = _last_clause(b)  # 'softmax(…)V, \quad Q =': only what follows the last separator names it
+    parts = [x for x in re.split(r"=|\\approx|≈", b)[:-1] if x.strip()]
+    for part in reversed(parts):
+        step = _formula_step(part)
+        if step:
+            return step
+    return None
+
+
+_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
+
+
+def _row_of(before: str) -> tuple[str, int] | None:
+    r"""(step, 1-based row) when the text just before a vector says which row of which matrix it
+    is: 'row 2 of Q =', 'the 3rd row of K:', 'second row of \\(V\\) ='; None otherwise.
+
+    >>> _row_of("Look at the Query of ring (row 2 of Q \\(="), _row_of("the second row of K: "), _row_of("row 2: ")
+    (('Q', 2), ('K', 2), None)
+    """
+    m = re.search(r"\brow\s+(\d{1,3})\s+of\s+(?:the\s+)?(?:matrix\s+)?\$?(?:\\\()?\s*([A-Za-z][\w^{}\\]{0,20}?)\s*"
+                  r"(?:\\\)|\$)?\s*(?:\\\(\s*)?[=:]?\s*$", before, re.I) or \
+        re.search(r"\b(?:the\s+)?(\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth)\s+row\s+of\s+"
+                  r"(?:the\s+)?(?:matrix\s+)?\$?(?:\\\()?\s*([A-Za-z][\w^{}\\]{0,20}?)\s*(?:\\\)|\$)?\s*(?:\\\(\s*)?[=:]?\s*$",
+                  before, re.I)
+    if not m:
+        return None
+    n = m.group(1).lower()
+    row = _ORD.get(n) or int(re.sub(r"\D", "", n))
+    step = step_of_ident(m.group(2))
+    if row < 1 or step not in ("X", "Q", "K", "V", "scores", "scaled", "weights", "output"):
+        return None
+    return step, row
+
+
+def _softmax_argument(before: str, after: str) -> bool:
+    """Whether the text around a vector makes it what softmax is applied to (its scores), not
+    its result: 'Put [1, 0] through softmax', 'feed [2, 1] into the softmax', 'softmax of [1, 0]'.
+
+    >>> _softmax_argument("Step 2: Put ", " through softmax"), _softmax_argument("the softmax of ", "")
+    (True, True)
+    >>> _softmax_argument("Softmax(1,0) ≈ ", "."), _softmax_argument("softmax weights: ", "")
+    (False, False)
+    """
+    return bool(re.match(r"\s*(?:through|into|to)\s+(?:the\s+|a\s+)?soft-?max\b", after, re.I)
+                or re.search(r"\bsoft-?max\s+(?:of|applied\s+to|over)\s+(?:the\s+)?(?:scores?\s+)?$", before, re.I))
+
+
+def _sum_term(before: str, after: str) -> bool:
+    """Whether a vector written between ``before`` and ``after`` on its line is a term of a sum or
+    a number times a vector (``0.731*[10,0] + …``, ``… + [0,5.38] =``), not a result.
+
+    >>> _sum_term("Output = 0.731*", " + 0.269*[0,20]"), _sum_term("= [7.31, 0] + ", " = [7.31, 5.38]")
+    (True, True)
+    >>> _sum_term("Output = [7.31, 0] + [0,5.38] = ", "."), _sum_term("Q = ", ", K = [1, 0]")
+    (False, False)
+    """
+    return bool(re.search(r"(?:\d\.?\s*[*×·]|\+)\s*$", before) or re.match(r"\s*\+", after))
 
 
 class _Collector:
@@ -441,7 +609,13 @@ class _Collector:
             it.exprs = it.rows
             it.operand = True
         step = self.symbols.get(ident or "") or _ident_step(ident)
+        if not step and ident and it.kind == "vector" and indexed_name(ident):
+            step = indexed_name(ident)[0]  # type: ignore[index]  # K1 = [1, 0]: a row of K (row_index below)
         strength = 3 if step else 0
+        formula = chain_step(b.before) if b.form == "latex" else None
+        if formula and (not step or "(" in (label or "")):
+            # softmax(\frac{QK^T}{\sqrt{4}}) = [..], \mathrm{Attention}(Q, K, V) = [..]: the formula names it
+            step, strength = formula, 3
         if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
             strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
         if getattr(b, "flipped", False):
@@ -523,6 +697,17 @@ class _Collector:
                 it.notes.append("the exponentials of a row of scores: no step holds them")
         if compare and not step:
             step, strength = "X", 1  # the embedding the line compares with: an input printed again
+        row_of = _row_of(b.before) if it.kind == "vector" else None
+        if row_of:  # '(row 2 of Q = [0, 1, 1, 0])': that row of that matrix
+            step, strength, it.row_index = row_of[0], 3, row_of[1]
+            it.token = None
+        if it.kind == "vector" and strength < 3 and _softmax_argument(b.before, b.after):
+            step, strength = "scores", 2  # 'Put [1, 0] through softmax': what softmax is applied to
+        if it.kind == "vector" and b.role != "code" and _sum_term(b.before, b.after):
+            # 'Output = 0.731*[10,0] + 0.269*[0,20] = [7.31, 0] + [0,5.38] = [7.31, 5.38]': a term
+            # (or a weight times a vector) is not what the line's name names; the last vector is
+            step, strength, it.operand = None, 0, True
+            it.notes.append(SUM_TERM_NOTE)
         if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
             it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
         it.step, it.strength = step, strength
@@ -720,6 +905,37 @@ class _Collector:
             it.step = step
             it.strength = 1 if step else 0
             self.items.append(it)
+
+    # -- a quiz's choices --
+    def answer_options(self) -> None:
+        """A quiz's choices, each a letter glued to a vector on a line of its own ('A[10, 0]',
+        'B) [5, 10]', '(C) [7.31, 5.38]'), two or more in letter order: answer options, not
+        matrices named A or B; they are listed with that reason."""
+        opt_re = re.compile(r"(?:(?:[\w ]{0,40}\b(?:options?|choices?|answers?)\s*:\s*)?|(?:option|choice)\s+)"
+                            r"\(?([A-Ha-h])(?:[).:]\s*|\s*(?=$))", re.I)
+        next_re = re.compile(r"\s*[,;]?\s*(?:(?:option|choice)\s+)?\(?[A-Ha-h](?:[).:]\s*|\s*)\[", re.I)
+        run: list[tuple[Item, int]] = []
+
+        def close() -> None:
+            if len(run) >= 2:
+                for it, _ in run:
+                    it.step, it.strength, it.token, it.row_index = None, 0, None, None
+                    it.notes.insert(0, OPTION_NOTE)
+            run.clear()
+
+        for it in sorted(self.items, key=lambda x: x.line):
+            own = it.before.rsplit("]", 1)[-1]  # 'A) [10, 0]  B) [5, 10]': after the choice before it
+            m = opt_re.fullmatch(own.strip(" \t,;")) if it.kind == "vector" and it.line == it.end else None
+            ok = m is not None and (not it.after.strip(" .,;") or next_re.match(it.after) is not None) \
+                and it.role in ("prose", "comment", "output")
+            letter = ord(m.group(1).upper()) - ord("A") if ok and m else -1
+            if ok and run and letter == run[-1][1] + 1 and it.line <= run[-1][0].line + 2:
+                run.append((it, letter))
+                continue
+            close()
+            if ok and letter == 0:
+                run.append((it, letter))
+        close()
 
     # -- several names for one printing --
     def shared_names(self) -> None:
@@ -919,6 +1135,7 @@ def collect(page: Page) -> Collected:
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
+    c.answer_options()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.aliases()

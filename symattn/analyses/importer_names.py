@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["STEP_NAMES", "KEYS_AND_VALUES", "grad_of", "step_of_ident", "step_of_text", "normalise_ident", "is_transposed", "quoted",
+           "product_factors",
            "INPUT_NAMES", "SCORE_INPUT_NAMES", "clean_label"]
 
 #: symattn's names for what a page prints, in pipeline order
@@ -135,6 +136,23 @@ def normalise_ident(name: str) -> str:
     s = s.replace("self.", "")
     s = re.sub(r"\.T\b|\.t\(\)|\.transpose\([^)]*\)|\^\{?(T|\\top|\\intercal|⊤)\}?|ᵀ", "", s)
     return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def product_factors(formula: str) -> list[str] | None:
+    r"""The symbols a product of two or three matrices is written with, in order, or None when
+    the formula is not such a product.
+
+    >>> product_factors(r"QK^\top"), product_factors(r" A \cdot V "), product_factors(r"X W^{Q}")
+    (['Q', 'K^\\top'], ['A', 'V'], ['X', 'W^{Q}'])
+    >>> product_factors(r"\text{softmax}(S)"), product_factors("Q"), product_factors(r"\frac{S}{2}")
+    (None, None, None)
+    """
+    s = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathrm)\s*\{([A-Za-z])\}", r"\1", formula)
+    s = re.sub(r"\\(?:cdot|times|,|;|!|quad)|[·×@*]", " ", s).strip()
+    m = re.fullmatch(r"(?:\s*[A-Za-z](?:_\{?\w{1,8}\}?|\^\{?(?:\\top|\\intercal|\w{1,8})\}?|ᵀ)*){2,3}\s*", s)
+    if not m:
+        return None
+    return re.findall(r"[A-Za-z](?:_\{?\w{1,8}\}?|\^\{?(?:\\top|\\intercal|\w{1,8})\}?|ᵀ)*", s)
 
 
 def is_transposed(name: str) -> bool:

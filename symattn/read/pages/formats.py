@@ -205,6 +205,15 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
             math = True
             out.append(Line("", where, "math"))
             continue
+        if re.match(r"\\\[\s*(?:[A-Za-z{]|\\(?![\[\]])|$)", s) and re.search(r"[\\=^_]|^\\\[$", s[2:].replace("\\]", "")):
+            # '\[ Q = \begin{bmatrix} … \]' on one line, or opening a display that goes on (not an escaped
+            # bracket: '\[0.5, 0.5\]', '\[\[0, 1\], …')
+            if s.endswith("\\]") and "\\]" not in s[2:-2]:
+                out.append(Line(s[2:-2].strip(), where, "math"))
+            else:
+                math = True
+                out.append(Line(s[2:], where, "math"))
+            continue
         if s.startswith("$$") and s.endswith("$$") and len(s) > 4:
             out.append(Line(s[2:-2], where, "math"))
             continue
@@ -459,9 +468,29 @@ def html_lines(text: str, cell: int | None = None, output: bool = False) -> list
     r = _HTMLReader(cell, output)
     r.feed(text)
     r.close()
-    lines = r.lines
-    # inline TeX in the text (\( … \), $ … $) stays in the prose lines; \[ … \] too
-    return lines
+    # inline TeX in the text (\( … \), $ … $) stays in the prose lines; a line that is one display
+    # (Pandoc's and Quarto's <span class="math display">\[ … \]</span>, a paragraph of $$ … $$) is math
+    return [_display_math(x) for x in r.lines]
+
+
+_DISPLAY_RE = re.compile(r"\\\[(.*)\\\]|\$\$(.*)\$\$", re.S)
+
+
+def _display_math(line: Line) -> Line:
+    """A prose line that is one display of TeX as a math line without its delimiters.
+
+    >>> _display_math(Line(r"\\[ X = \\begin{bmatrix} 1 \\end{bmatrix} \\]", Where(3))).role
+    'math'
+    >>> _display_math(Line(r"\\[ x \\] and \\[ y \\]", Where(3))).role
+    'prose'
+    """
+    m = _DISPLAY_RE.fullmatch(line.text.strip()) if line.role == "prose" else None
+    if m is None:
+        return line
+    inner = m.group(1) if m.group(1) is not None else m.group(2)
+    if re.search(r"\\\]|\\\[|\$\$", inner):
+        return line  # two displays on one line, or text between them
+    return Line(inner.strip(), line.where, "math")
 
 
 # ---------------------------------------------------------------------------------------

@@ -111,7 +111,17 @@ def cell(text: str) -> str:
 
 
 def split_body(body: str) -> list[list[str]]:
-    """Rows (split on ``\\\\``) of cells (split on ``&``); empty trailing rows dropped."""
+    """Rows (split on ``\\\\``) of cells (split on ``&``); empty trailing rows dropped.
+    A body with no ``\\\\`` whose rows are run together by a single ``\\`` and a space (Markdown
+    ate one backslash of each ``\\\\``) is split there when that makes rows of one width.
+
+    >>> split_body(r"1 & 2\\ 3 & 4\\ 5 & 6")
+    [['1', '2'], ['3', '4'], ['5', '6']]
+    """
+    if "\\\\" not in body and "&" in body:
+        lost = _lost_rows(body)
+        if lost is not None:
+            return lost
     rows = re.split(r"\\\\(?:\s*\[[^\]]*\])?", body)
     out = []
     for r in rows:
@@ -120,6 +130,21 @@ def split_body(body: str) -> list[list[str]]:
             continue
         out.append([c.strip() for c in r.split("&")])
     return out
+
+
+_LOST_ROW_RE = re.compile(r"(?<=[\d.}])\s*\\\s+(?=[+\-−]?(?:\d|\.\d|\\[dt]?frac|\\mathbf|\\textbf|\\bm))")
+
+
+def _lost_rows(body: str) -> list[list[str]] | None:
+    """Rows separated by ``\\`` and a space between two numbers (``0.209\\ 0.305``), or None
+    unless that gives two or more rows of the same width, two or more cells each."""
+    parts = _LOST_ROW_RE.split(body)
+    if len(parts) < 2:
+        return None
+    rows = [[c.strip() for c in p.split("&")] for p in parts]
+    if len({len(r) for r in rows}) != 1 or len(rows[0]) < 2 or any(c == "" for r in rows for c in r):
+        return None
+    return rows
 
 
 def find_environment(text: str, start: int, limit: int) -> tuple[str, str, int] | None:

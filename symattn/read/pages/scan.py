@@ -463,7 +463,8 @@ def _tuple_block(seg: _Segment, i: int):
     if not m:
         return None, i + 1
     before, after = _context(seg, i, m.end())
-    if not re.search(r"(?:[:=→]|\bis|\bare)\s*$", before) or after.strip(" .,;") != "":
+    named = re.search(r"(?:^|[\s,;(])[A-Za-z](?:_?\{?\d{1,2}\}?)?\s*=\s*$", before)  # 'k1 = (1, 0), k2 = (0, 1)'
+    if not re.search(r"(?:[:=→]|\bis|\bare)\s*$", before) or (after.strip(" .,;") != "" and not named):
         return None, i + 1
     k = seg.index(i)
     entries = [x.strip() for x in m.group(1).split(",")]
