@@ -1706,6 +1706,9 @@ class _Placer:
         """An input printed again (an operand of a product, a row label): 'X[love]'."""
         if self.full_x is not None and _same_values(self.full_x.rows, it.rows):
             return "input X (with the rows left out)"
+        named = self.named_row(it)
+        if named:
+            return named
         for name, src in list(self.inputs.items()) + list(self.given.items()):
             if name in self.given and src is not self.given[name]:
                 continue
@@ -1721,6 +1724,18 @@ class _Placer:
                     lab = labels[hits[0]] if labels and hits[0] < len(labels) else str(hits[0] + 1)
                     return f"input {name}[{lab}]"
         return None
+
+    def named_row(self, it: Item) -> str | None:
+        """A factor of a product written out that its expression names (``q1 . k2 = [1, 0, 0] . […]``),
+        printed as that row of the input: 'input K[2]'."""
+        src = self.inputs.get(it.step or "") or self.given.get(it.step or "")
+        if not (it.operand and it.row_index and src is not None and it.shape[0] == 1 and it.row_index <= len(src.rows)):
+            return None
+        if not _same_values([src.rows[it.row_index - 1]], it.rows):
+            return None
+        labels = src.row_labels or self.spec.query_labels()
+        lab = labels[it.row_index - 1] if labels and it.row_index <= len(labels) else str(it.row_index)
+        return f"input {it.step}[{lab}]"
 
     def repeat_of(self, it: Item) -> str | None:
         """Every row of the item already placed with the same numbers (a table that prints the

@@ -282,6 +282,77 @@ def _note_token(note: str) -> str | None:
     return None
 
 
+_INDEXED_RE = re.compile(r"(?:[-*•+]\s+)?[`*_$]*\s*\\?(q|k|v|x|query|key|value)_?\{?(\d{1,3})\}?\s*[`*_$]*\s*[=:]\s*[`$]*\s*")
+_INDEXED_STEP = {"q": "Q", "k": "K", "v": "V", "x": "X", "query": "Q", "key": "K", "value": "V"}
+
+
+def indexed_row(before: str) -> tuple[str, int, str] | None:
+    """(step, 1-based row, name) when the text before a vector names it as one row of Q, K, V or X
+    by a lower-case letter and an index (``q1 = ``, ``- `k_2 = ``, ``value3:``).
+
+    >>> indexed_row("- `q1 = "), indexed_row("k_{2} ="), indexed_row("Q1 = "), indexed_row("w1 = ")
+    (('Q', 1, 'q1'), ('K', 2, 'k_{2}'), None, None)
+    """
+    m = _INDEXED_RE.fullmatch(before)
+    if not m or int(m.group(2)) < 1:
+        return None
+    name = re.sub(r"[`*_$=:\s]+$", "", re.sub(r"^(?:[-*•+]\s+)?[`*_$\s]*\\?", "", m.group(0)))
+    return _INDEXED_STEP[m.group(1)], int(m.group(2)), name
+
+
+_DOT_OP = r"(?:\.|·|⋅|\\cdot|\*|@|×|\bdot\b)"
+#: the note that marks the vectors of a dot product written out (``[1, 0, 0] . [1, 1, 0]``)
+DOT_OPERAND = "an operand of a dot product written out on the page"
+
+
+def dot_operand(before: str, after: str) -> bool:
+    """Whether a vector is a factor of a dot product written out: another vector follows (or
+    precedes) it across a product sign, ``[1, 0, 0] . [1, 1, 0] = 1``.
+
+    >>> dot_operand("q1 . k1 = ", " . [1, 1, 0] = 1"), dot_operand("q1 . k1 = [1, 0, 0] . ", " = 1"), dot_operand("x = ", ".")
+    (True, True, False)
+    """
+    return bool(re.match(r"\s*" + _DOT_OP + r"\s*\[", after) or re.search(r"\]\s*" + _DOT_OP + r"\s*$", before))
+
+
+def dot_operand_name(before: str) -> tuple[str, int, str] | None:
+    """(step, row, name) of a dot product's vector from the names written before it:
+    ``q1 . k2 = `` names the first vector q1, ``q1 . k2 = [1, 0, 0] . `` the second k2.
+
+    >>> dot_operand_name("`q1 . k2 = "), dot_operand_name("q1 . k2 = [1, 0, 0] . "), dot_operand_name("a . b = ")
+    (('Q', 1, 'q1'), ('K', 2, 'k2'), None)
+    """
+    m = re.search(r"(?<![\w\\])(q|k|v|x)_?\{?(\d{1,3})\}?\s*" + _DOT_OP + r"\s*(q|k|v|x)_?\{?(\d{1,3})\}?"
+                  r"(?:\^\{?(?:T|\\top)\}?|ᵀ)?\s*=\s*(\[[^\[\]]*\]\s*" + _DOT_OP + r"\s*)?$", before)
+    if not m:
+        return None
+    a, i = (m.group(3), m.group(4)) if m.group(5) else (m.group(1), m.group(2))
+    return (_INDEXED_STEP[a], int(i), f"{a}{i}") if int(i) >= 1 else None
+
+
+def prose_sentence(text: str) -> list[str] | None:
+    """The words of an example sentence quoted in prose: 'on the sentence "The cat sat"'.
+
+    >>> prose_sentence('We follow one word, on the sentence "The cat sat".'), prose_sentence('a "quoted" word')
+    (['The', 'cat', 'sat'], None)
+    """
+    m = re.search(r"\b(?:sentence|phrase|input\s+text|sequence)\s*:?\s*[\"“]([^\"”\n]{1,300})[\"”]", text, re.I)
+    if not m:
+        return None
+    words = [w.strip(".,;:!?\"()") for w in m.group(1).split()]
+    words = [w for w in words if w]
+    return words if 1 < len(words) <= 64 else None
+
+
+def softmax_argument(before: str, after: str) -> bool:
+    """Whether a list written in prose is the argument of softmax: ``softmax([0.577, 0.577, 0])``.
+
+    >>> softmax_argument("`softmax(", ")`"), softmax_argument("softmax = ", "")
+    (True, False)
+    """
+    return bool(re.search(r"\bsoft-?max\s*\(\s*$", before, re.I) and re.match(r"\s*\)", after))
+
+
 _FAMILY = {"scores", "scaled", "masked"}
 _DEF_RE = re.compile(r"(?<![\w\\])([A-Za-z](?:_\{?\w{1,8}\}?)?)\s*=\s*(?!=)([^=]{1,200}?)(?=$|\s=|,\s*\\q?quad|\\quad|\\qquad|;)")
 
@@ -525,10 +596,28 @@ class _Collector:
             step, strength = "X", 1  # the embedding the line compares with: an input printed again
         if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
             it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
+        indexed = indexed_row(b.before) if it.kind == "vector" else None
+        if indexed:  # "- `q1 = [1, 0, 0]`": the first row of Q, named by its index
+            step, strength, it.token, it.label = indexed[0], 3, None, indexed[2]
+            it.notes.append(f"{indexed[2]}: row {indexed[1]} of {indexed[0]}")
+        if it.kind == "vector" and dot_operand(b.before, b.after):
+            # "q1 . k1 = [1, 0, 0] . [1, 1, 0] = 1": the vectors of a dot product written out (its
+            # result is the number at the end of the line), not a result themselves
+            step, strength, it.token, it.operand = None, 0, None, True
+            it.notes.append(DOT_OPERAND)
+            named = dot_operand_name(b.before)
+            if named:  # q1 . k1 = [1, 0, 0] . [1, 1, 0]: the rows the expression names
+                step, it.row_index, it.label = named[0], named[1], named[2]
+        if it.kind == "vector" and softmax_argument(b.before, b.after):
+            # "softmax([0.577, 0.577, 0])": the list is softmax's argument (scores), not its result
+            step, strength, it.token = None, 0, None
+            it.notes.append("the argument of softmax(…), not its result")
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
         if rowlab and it.kind == "vector":
             it.row_index = int(rowlab.group(1))
+        elif indexed:
+            it.row_index = indexed[1]
         elif it.row_index is None:
             it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
         sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
@@ -864,6 +953,122 @@ class _Collector:
                 self.items.append(it)
 
 
+    def dot_lines(self) -> None:
+        """``q1 . k2 = [1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1``: a dot product of an indexed
+        query and key written out, its result the score of that query on that key. A line that
+        divides or takes a root is left alone (its result is not the raw score)."""
+        num = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+        rx = re.compile(r"(?:^|[\s`*:$(])\\?(?:q|query)_?\{?(\d{1,3})\}?\s*" + _DOT_OP +
+                        r"\s*\\?(?:k|key)_?\{?(\d{1,3})\}?(?:\^\{?(?:T|\\top)\}?|ᵀ)?\s*=(?:[^=]*=)*\s*" + num +
+                        r"\s*[`$]*\s*\.?\s*$")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code":
+                continue
+            t = ln.text.replace("−", "-")
+            m = rx.search(t)
+            if not m or re.search(r"/|√|sqrt|\\frac|÷", t) or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+                continue
+            it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip(),
+                      step="scores", strength=2, pair=("#" + m.group(1), "#" + m.group(2)), role=ln.role)
+            it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {m.group(1)} on key {m.group(2)}")
+            self.items.append(it)
+
+    def division_runs(self) -> None:
+        """Consecutive lines that each divide one number by the same divisor
+        (``1 / 1.732 = 0.577`` under one another): the worked row of one query, its results
+        in order. The divisor says which step: √n for a whole n (the scale √d_k, when the
+        page speaks of scaling or a root nearby) gives the scaled scores; a divisor that the
+        numerators add up to (the softmax's sum) gives the weights."""
+        num = r"[+-]?(?:\d+\.?\d*|\.\d+)"
+        rx = re.compile(r"^\s*(?:[-*•+]\s+|\d{1,2}[.)]\s+)?([^\d=]{0,80}?)[`$]*\s*(" + num + r")\s*/\s*(" + num +
+                        r")\s*(?:=|≈)\s*(" + num + r")\s*[`$]*\s*$")
+        k = 0
+        lines = self.lines
+        while k < len(lines):
+            m = rx.match(lines[k].text.replace("−", "-")) if lines[k].role != "code" and k not in self.block_lines else None
+            if not m:
+                k += 1
+                continue
+            run = [(k, m)]
+            j = k + 1
+            while j < len(lines):
+                if not lines[j].text.strip():
+                    j += 1
+                    continue
+                mm = rx.match(lines[j].text.replace("−", "-")) if lines[j].role == lines[k].role else None
+                if not mm or float(mm.group(3)) != float(m.group(3)):
+                    break
+                run.append((j, mm))
+                j += 1
+            k = run[-1][0] + 1
+            if len(run) < 2:
+                continue
+            d = float(m.group(3))
+            tops = [float(x.group(2)) for _, x in run]
+            outs = [x.group(4) for _, x in run]
+            near = " ".join(lines[i].text for i in range(max(0, run[0][0] - 4), run[0][0]))
+            heading = self.heading_above(run[0][0], max(0, run[0][0] - 12))
+            labels = " ".join(x.group(1) for _, x in run)
+            step = None
+            dec = len(m.group(3).split(".")[1]) if "." in m.group(3) else 0
+            if d > 0 and abs(sum(tops) - d) <= max(0.5 * 10 ** -dec * len(tops), 1e-9) and \
+                    re.search(r"soft-?max|weights?|probabilit|normali[sz]", labels + " " + near + " " + heading, re.I):
+                step = "weights"
+            elif d > 0 and round(d * d) >= 1 and abs(d - round(d * d) ** 0.5) <= 0.5 * 10 ** -dec + 1e-12 and \
+                    re.search(r"scal|sqrt|√|square\s+root|d_?k", near + " " + heading, re.I):
+                step = "scaled"
+            if step is None:
+                continue
+            it = Item(rows=[outs], where=[lines[run[0][0]].where, lines[run[-1][0]].where], line=run[0][0],
+                      end=run[-1][0], kind="vector", label=heading or labels.strip(), step=step, strength=2,
+                      role=lines[k - 1].role, form="lines")
+            it.notes.append(f"{len(run)} lines dividing by {m.group(3)}: one row of {step}")
+            self.items.append(it)
+
+
+def join_indexed_rows(items: list[Item]) -> list[Item]:
+    """Rows named by their index (``q1 = […]``, ``q2 = […]``, … , interleaved with k1, v1, …) joined
+    into the matrix they are rows of, when indices 1…n each come once, in order, with one width."""
+    out: list[Item] = []
+    open_: dict[str, list[Item]] = {}
+
+    def close(step: str) -> None:
+        grp = open_.pop(step, [])
+        if len(grp) < 2:
+            out.extend(grp)
+            return
+        m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line, end=grp[-1].end,
+                 kind="matrix", label=step, step=step, strength=3, role=grp[0].role, form=grp[0].form)
+        m.notes.append(", ".join(g.label for g in grp) + f": the rows of {step}")
+        out.append(m)
+
+    for it in items:
+        ix = it.kind == "vector" and it.step in _INDEXED_STEP.values() and it.strength == 3 and it.row_index \
+            and any(n.endswith(f": row {it.row_index} of {it.step}") for n in it.notes)
+        if not ix:
+            if _numeric_rows(it.rows) and not it.operand:
+                for st in list(open_):
+                    close(st)
+            out.append(it)
+            continue
+        grp = open_.get(it.step, [])  # type: ignore[arg-type]
+        if grp and (it.row_index != len(grp) + 1 or len(it.rows[0]) != len(grp[0].rows[0])):
+            close(it.step)  # type: ignore[arg-type]
+            grp = []
+        if not grp and it.row_index != 1:
+            out.append(it)
+            continue
+        open_[it.step] = grp + [it]  # type: ignore[index]
+    for st in list(open_):
+        close(st)
+    out.sort(key=lambda it: (it.line, it.where[0].line))
+    return out
+
+
+def _numeric_rows(rows: list[list[str]]) -> bool:
+    return any(entry_kind(x) == "number" for r in rows for x in r)
+
+
 _DIM_RE = re.compile(r"(dim(ension)?|d|x|e|feature|f|emb)?\s*_?\d+|[xyzw]|x_?\{?\d+\}?")
 
 
@@ -919,8 +1124,11 @@ def collect(page: Page) -> Collected:
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
+    c.dot_lines()
+    c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
+    c.items = join_indexed_rows(c.items)
     c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
@@ -930,6 +1138,10 @@ def collect(page: Page) -> Collected:
             words = [w.strip(".,;:!?\"()") for w in m.group(2).split()]
             words = [w for w in words if w]
             if 1 < len(words) <= 64:
+                token_lists.append((words, ln.where, "sentence"))
+        elif ln.role in ("prose", "heading"):
+            words = prose_sentence(ln.text)
+            if words:
                 token_lists.append((words, ln.where, "sentence"))
     hidden: list[tuple[int, str, str]] = []
     made_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*(?:torch\.)?(?:nn\.)?(?:Parameter\(\s*)?"
