@@ -46,7 +46,7 @@ from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
-from .importer_items import Collected, Item, collect, split_glued
+from .importer_items import SCALAR_PRODUCT, Collected, Item, collect, split_glued
 from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, step_of_ident, step_of_text
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
@@ -898,7 +898,7 @@ class _Importer:
             worked = [c for c in claims_items if c.head is not None or c.batches > 1]
             if not h and worked:
                 ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
-                stacks = {c.batches for c in claims_items if c.batches > 1}
+                stacks = {c.batches for c in claims_items if c.batches > 1 and _stack_of_heads(c, lines, seg)}
                 heads_named = {c.head for c in claims_items if c.head is not None}
                 if ev is not None and int(ev.value) > 1:
                     h, why = int(ev.value), f"the page says so: {ev.text!r}"
@@ -1547,6 +1547,9 @@ class _Placer:
     def place(self, it: Item) -> None:
         self.pending = None
         if it.batches > 1:
+            if it.step == "weighted" and self.heads == 1 and it.stack is not None and "weighted" in self.steps:
+                self.place_weighted_stack(it)
+                return
             if it.stack is None or it.batches != self.heads:
                 self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch), and this example has "
                                   f"{self.heads} head{'s' if self.heads != 1 else ''}")
@@ -1575,6 +1578,9 @@ class _Placer:
             return
         if it.products:
             if self.place_products(it):
+                return
+            if SCALAR_PRODUCT in it.notes:
+                self.unplaced(it, "a weight times a value vector, whose weight or value row is not placed as such")
                 return
         if it.kind in ("vector", "matrix") and 1 in it.shape and self.row_sums(it):
             return
@@ -1998,6 +2004,63 @@ class _Placer:
                 return "output", [(row, None, col, it.rows[0][0])], ""
         return None, None, "the result of a product whose operands were not placed"
 
+    def place_weighted_stack(self, it: Item) -> None:
+        """The weighted values printed as a stack (``weighted_values``: one block per key, a row per
+        query, or one block per query, a row per key). Which way it runs is decided by the
+        numbers: the products p_qk·v_k of the weights as derived, or as the page printed them
+        (weights rounded by hand and then used), with the values."""
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        stack = it.stack or []
+        b, r, c = len(stack), len(stack[0]) if stack else 0, len(stack[0][0]) if stack and stack[0] else 0
+        ways = [w for w, ok in (("kq", (b, r) == (nk, nq)), ("qk", (b, r) == (nq, nk))) if ok and c == dv]
+        if not ways:
+            self.unplaced(it, f"a stack of {b} matrices of {r}×{c}; the weighted values here are {nq}×{nk}×{dv}")
+            return
+        qlab, klab = st.row_labels, st.col_labels
+
+        def cells(way: str) -> list[tuple]:
+            return [(qlab[q], klab[k], j, (stack[k][q] if way == "kq" else stack[q][k])[j])
+                    for q in range(nq) for k in range(nk) for j in range(dv)]
+
+        versions = []  # weights × values to compare with: as derived, and each printing of the weights
+        derived = self.vals("weighted")
+        if derived is not None:
+            versions.append(derived)
+        v = self.vals("V") if "V" in self.d else None
+        if v is not None:
+            groups: dict[str | None, dict[str, list[str]]] = {}
+            for cl in self.claims:
+                if cl.step == "weights":
+                    groups.setdefault(cl.group, {})[cl.row] = cl.values
+            for rows in groups.values():
+                if set(rows) != set(qlab):
+                    continue
+                p = [[_num(x) for x in rows[q]] for q in qlab]
+                if all(x is not None for row in p for x in row) and all(len(row) == nk for row in p):
+                    versions.append([[[p[q][k] * v[k][j] for j in range(dv)] for k in range(nk)]
+                                     for q in range(nq)])  # type: ignore[operator]
+
+        def score(way: str) -> float:
+            best = 0.0
+            for vals in versions:
+                cs = cells(way)
+                good = sum(_close(t, vals[qlab.index(q)][klab.index(k)][j]) for q, k, j, t in cs if _num(t) is not None)
+                total = sum(1 for *_, t in cs if _num(t) is not None)
+                best = max(best, good / total if total else 0.0)
+            return best
+
+        scored = sorted(((score(w), w) for w in ways), reverse=True)
+        if scored[0][0] < 0.9 or (len(scored) > 1 and scored[1][0] == scored[0][0] and
+                                  cells(scored[0][1]) != cells(scored[1][1])):
+            self.unplaced(it, "a stack of weighted values whose numbers match neither way round (one block per "
+                              "key, or one per query)")
+            return
+        way = scored[0][1]
+        self.notes.append(Note("info", "the weighted values printed one block per " +
+                               ("key, a row per query" if way == "kq" else "query, a row per key"), it.at()))
+        self.commit(it, "weighted", cells(way))
+
     def row_sums(self, it: Item) -> bool:
         """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""
         if not re.search(r"\b(row\s*)?sums?\b", it.label.lower()) or "weights" not in self.d:
@@ -2006,6 +2069,8 @@ class _Placer:
         vals = it.rows[0] if it.shape[0] == 1 else [r[0] for r in it.rows] if it.shape[1] == 1 else None
         if vals is None or len(vals) != len(rows):
             return False
+        if not all(_num(v) is not None and abs(_num(v) - 1) <= 0.1 for v in vals):  # type: ignore[operator]
+            return False  # "This sum, [2.0, 7.0, 1.5], is Output 1": not the sums of rows of weights
         for lab, v in zip(rows, vals):
             self.claims.append(ClaimRow("weights_sum", lab, [v], it.at(), None))
         self.notes.append(Note("found", "placed weights_sum for every row", it.at()))
@@ -2066,13 +2131,22 @@ class _Placer:
             vclaims = [c for c in self.claims if c.step == "V" and c.group is None and c.values == vrow]
             if len(vclaims) == 1:
                 k = _index(vclaims[0].row, keys)
+        if k is None:  # V given: the row of the input it is
+            src = self.given.get("V") or self.inputs.get("V")
+            hits = [i for i, r in enumerate(src.rows) if _same_values([r], [vrow])] if src is not None else []
+            if len(hits) == 1 and len(keys) == len(src.rows):  # type: ignore[union-attr]
+                k = hits[0]
         if k is None:
             return False
-        q = None
-        for c in self.claims:
-            if c.step == "weights" and c.group is None and k < len(c.values) and _eq(c.values[k], w):
-                q = c.row
-                break
+        first = {c.row for c in self.claims if c.step == "weights" and c.group is None and k < len(c.values)
+                 and _eq(c.values[k], w)}
+        if len(first) > 1:
+            return False  # several queries give this key that weight: which one is not said
+        q = first.pop() if first else None
+        if q is None:  # the weights as printed again (rounded by hand, then used)
+            rows = {c.row for c in self.claims if c.step == "weights" and c.group is not None and k < len(c.values)
+                    and _eq(c.values[k], w)}
+            q = rows.pop() if len(rows) == 1 else None
         if q is None:
             return False
         cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
@@ -2132,6 +2206,20 @@ class _Placer:
 
         main.sort(key=key)
         return main + also
+
+
+_HEADS_WORDS = re.compile(r"multi-?\s*head|\b(?:num|n)_?heads?\b|\bhead_?\s*\d|\bheads\b|\bper[- ]head\b", re.I)
+
+
+def _stack_of_heads(it: Item, lines: list, seg: _Segment) -> bool:
+    """Whether a printed stack of matrices is one per attention head: its name says so, or the
+    page speaks of heads. A stack named as the weighted values (``weighted_values``: keys ×
+    queries × d) is the weighted step, one block per key or query, not heads."""
+    if re.search(r"head", it.label or "", re.I):
+        return True
+    if it.step == "weighted":
+        return False
+    return any(_HEADS_WORDS.search(ln.text) for ln in lines[: seg.last + 1])
 
 
 def _floats(dec: Any) -> Any:

@@ -344,6 +344,36 @@ def prose_sentence(text: str) -> list[str] | None:
     return words if 1 < len(words) <= 64 else None
 
 
+_NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+#: the note that marks a vector written as a number times a vector (``0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``)
+SCALAR_PRODUCT = "a number times a vector, written out on the page"
+
+
+def scalar_factor(before: str) -> bool:
+    """Whether a vector is multiplied by a number written just before it: ``2: 0.5 * [``.
+
+    >>> scalar_factor("2: 0.5 * "), scalar_factor("x * "), scalar_factor("[1, 2] * ")
+    (True, False, False)
+    """
+    return bool(re.search(r"(?<![\w.\]])" + _NUM + r"\s*[*×·]\s*$", before))
+
+
+def scalar_product(before: str, n: int) -> list[str] | None:
+    """The products a vector is the result of, when the text before it is ``p * [v1, …, vn] =``:
+    ``["p * v1", …]``.
+
+    >>> scalar_product("2: 0.5 * [2, 8, 0] = ", 3), scalar_product("0.5 * [2, 8] = ", 3)
+    (['0.5 * 2', '0.5 * 8', '0.5 * 0'], None)
+    """
+    m = re.search(r"(?<![\w.\]])(" + _NUM + r")\s*[*×·]\s*\[([^\[\]]*)\]\s*=\s*$", before)
+    if not m:
+        return None
+    vec = [x.strip() for x in m.group(2).split(",")]
+    if len(vec) != n or not all(re.fullmatch(_NUM, x) for x in vec):
+        return None
+    return [f"{m.group(1)} * {x}" for x in vec]
+
+
 def softmax_argument(before: str, after: str) -> bool:
     """Whether a list written in prose is the argument of softmax: ``softmax([0.577, 0.577, 0])``.
 
@@ -608,6 +638,15 @@ class _Collector:
             named = dot_operand_name(b.before)
             if named:  # q1 . k1 = [1, 0, 0] . [1, 1, 0]: the rows the expression names
                 step, it.row_index, it.label = named[0], named[1], named[2]
+        if it.kind == "vector" and scalar_factor(b.before):
+            # "0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]": the vector a weight multiplies (a value row)
+            step, strength, it.token, it.operand = None, 0, None, True
+            it.notes.append("a vector a number multiplies, written out on the page")
+        scaled_row = scalar_product(b.before, len(b.rows[0]) if b.rows else 0) if it.kind == "vector" else None
+        if scaled_row:
+            # … its result: p times each entry of the vector before the '='
+            step, strength, it.token, it.products = None, 0, None, [scaled_row]
+            it.notes.append(SCALAR_PRODUCT)
         if it.kind == "vector" and softmax_argument(b.before, b.after):
             # "softmax([0.577, 0.577, 0])": the list is softmax's argument (scores), not its result
             step, strength, it.token = None, 0, None
@@ -1065,6 +1104,92 @@ def join_indexed_rows(items: list[Item]) -> list[Item]:
     return out
 
 
+_DIAGRAM_OPS = re.compile(r"(?:[x×*·@=+]|\\times|\\cdot)")
+
+
+def join_side_by_side(items: list[Item], lines: list[Line]) -> list[Item]:
+    """A product drawn as matrices side by side, one row of each per line, the rows of a taller
+    factor running above and below the others::
+
+                       [0, 0, 1]
+        [1, 0, 1, 0]   [1, 1, 0]   [0, 1, 1]
+        [0, 2, 0, 2] x [0, 1, 0] = [4, 4, 0]
+
+    Lines that hold only bracketed vectors, spaces and operators are read by column: the
+    vectors that start at one column are the rows of one matrix; those before the '=' are
+    the factors (operands), the one after it the result, named as the vectors were."""
+    by_line: dict[int, list[Item]] = {}
+    for it in items:
+        if it.kind == "vector" and it.form == "list" and it.line == it.end and _numeric_rows(it.rows):
+            by_line.setdefault(it.line, []).append(it)
+
+    def bare(k: int) -> bool:
+        vs = by_line.get(k)
+        if not vs:
+            return False
+        text = lines[k].text
+        rest, pos = "", 0
+        for v in sorted(vs, key=lambda v: len(v.before)):
+            a, b = len(v.before), len(text) - len(v.after)
+            if a < pos or b < a:
+                return False
+            rest += text[pos:a] + " "
+            pos = b
+        rest += text[pos:]
+        return not _DIAGRAM_OPS.sub(" ", rest).strip(" \t`")
+
+    drop: set[int] = set()
+    new: list[Item] = []
+    k = 0
+    keys = sorted(by_line)
+    while k < len(keys):
+        run = [keys[k]]
+        while k + 1 < len(keys) and keys[k + 1] == run[-1] + 1 and bare(keys[k + 1]) and bare(run[0]) and \
+                lines[keys[k + 1]].where.cell == lines[run[0]].where.cell:
+            k += 1
+            run.append(keys[k])
+        k += 1
+        if len(run) < 2 or not all(bare(x) for x in run) or max(len(by_line[x]) for x in run) < 2:
+            continue
+        ops = " ".join(lines[x].text for x in run)
+        eq = [lines[x].text.index("=") for x in run if "=" in lines[x].text]
+        if len(eq) != 1 or not re.search(r"[x×*·@]|\\times|\\cdot", ops.replace("=", " ")):
+            continue
+        cols: dict[int, list[Item]] = {}
+        for x in run:
+            for v in by_line[x]:
+                c = len(v.before)
+                near = next((c0 for c0 in cols if abs(c0 - c) <= 1), c)
+                cols.setdefault(near, []).append(v)
+        order = sorted(cols)
+        mats = [cols[c] for c in order]
+        if len(mats) < 3 or any(len({len(v.rows[0]) for v in m}) != 1 for m in mats) or \
+                any([v.line for v in m] != list(range(m[0].line, m[-1].line + 1)) for m in mats):
+            continue
+        after_eq = [i for i, c in enumerate(order) if c > eq[0]]
+        if len(after_eq) != 1 or after_eq[0] != len(order) - 1:
+            continue
+        made: list[Item] = []
+        for i, m in enumerate(mats):
+            it = Item(rows=[v.rows[0] for v in m], where=[v.where[0] for v in m], line=m[0].line, end=m[-1].end,
+                      kind="matrix" if len(m) > 1 else "vector", role=m[0].role, form="list")
+            if i < len(mats) - 1:
+                it.operand = True
+                it.notes.append("an operand of a product written out on the page (matrices side by side)")
+            else:
+                best = max(m, key=lambda v: v.strength)
+                it.step, it.strength, it.label = best.step, min(best.strength, 2), best.label
+                it.chain_of = made[:]
+            made.append(it)
+        drop.update(id(v) for m in mats for v in m)
+        new += made
+    if not new:
+        return items
+    out = [it for it in items if id(it) not in drop] + new
+    out.sort(key=lambda it: (it.line, it.where[0].line))
+    return out
+
+
 def _numeric_rows(rows: list[list[str]]) -> bool:
     return any(entry_kind(x) == "number" for r in rows for x in r)
 
@@ -1129,6 +1254,7 @@ def collect(page: Page) -> Collected:
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.items = join_indexed_rows(c.items)
+    c.items = join_side_by_side(c.items, page.lines)
     c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
