@@ -110,3 +110,102 @@ def test_softmax_argument_is_not_the_weights():
     ex = imported(WORDS + DOTS + SCALE + "## Step 3: Softmax\n\n`softmax([0.707, 0])`\n")[0]
     assert not any(c.step == "weights" for c in ex.claims)
     assert any("scaled" in str(n) and "again" in str(n) for n in ex.notes)
+
+
+# a product drawn as matrices side by side, one row of each per line (X x W = K; q1 x Kᵀ = scores):
+# X = [[1, 0, 1], [0, 1, 1]], W = [[1, 0, 0], [0, 1, 0], [1, 0, 1]] give K = X·W = [[2, 0, 1], [1, 1, 1]]
+# (Q = K, the same W); query 1's scores are [2, 0, 1]·[2, 0, 1] = 5 and [2, 0, 1]·[1, 1, 1] = 3
+def inputs_code(make, x, w):
+    """Code that gives X and one matrix for all three weights."""
+    return f"```python\nx = {make}({x})\n" + "".join(f"w_{n} = {make}({w})\n" for n in ("key", "query", "value"))
+
+
+SIDE_BY_SIDE = (inputs_code("np.array", "[[1, 0, 1], [0, 1, 1]]", "[[1, 0, 0], [0, 1, 0], [1, 0, 1]]")
+                + "```\n\nThe keys:\n```\n"
+                "            [1, 0, 0]\n"
+                "[1, 0, 1]   [0, 1, 0]   [2, 0, 1]\n"
+                "[0, 1, 1] x [1, 0, 1] = [1, 1, 1]\n```\n\n"
+                "The scores of the first query:\n```\n"
+                "            [2, 1]\n"
+                "[2, 0, 1] x [0, 1] = [5, 3]\n"
+                "            [1, 1]\n```\n")
+
+
+def test_matrices_side_by_side_are_read_by_column():
+    ex = imported(SIDE_BY_SIDE)[0]
+    assert claims(ex) == {("K", "1", ("2", "0", "1")), ("K", "2", ("1", "1", "1")), ("scores", "1", ("5", "3"))}
+    # the factors are the inputs printed again (X, W) or a restatement, never a row of their own
+    assert any("restates input X" in str(n) for n in ex.notes)
+    assert any("restates input Wk" in str(n) for n in ex.notes)
+
+
+# (diagram lines, how many matrices it is read as, 0 for none): only lines of bare vectors and operators, one '='
+DIAGRAMS = [
+    ("            [1, 0, 0]\n[1, 0, 1] x [0, 1, 0] = [1, 0, 1]\n            [0, 0, 1]\n", 3),
+    ("q = [1, 0, 1]   k = [0, 1, 0]\nq = [0, 1, 1]   k = [1, 1, 1]\n", 0),  # names: per-token vectors, no diagram
+    ("[1, 0, 1]   [0, 1, 0]\n[0, 1, 1]   [1, 1, 1]\n", 0),  # no product and no '='
+    ("[1, 0, 1] x [0, 1, 0] = [0, 0, 0]\n", 0),  # one line: the chain on one line, read as before
+]
+
+
+@pytest.mark.parametrize("text,n", DIAGRAMS)
+def test_which_lines_are_a_diagram(text, n):
+    items = collect(read_page(text, "text")).items
+    operands = [it for it in items if "(matrices side by side)" in " ".join(it.notes)]
+    results = [it for it in items if it.chain_of and all("side by side" in " ".join(o.notes) for o in it.chain_of)]
+    assert (len(operands), len(results)) == ((n - 1, 1) if n else (0, 0))
+    if n:
+        assert [it.shape for it in operands + results] == [(3, 3), (1, 3), (1, 3)]  # W (3 rows), then x and the result
+
+
+# weights printed in e-notation, then rounded by hand (0.7, 0.3) and used: the weighted values printed as a
+# stack named weighted_values, one block per key ([key][query]); with X = W = I, softmax([1, 0]) = [0.7311, 0.2689]
+# rounded to [0.7, 0.3]: key 1's block is 0.7·[1, 0] and 0.3·[1, 0] (queries 1 and 2), key 2's 0.3·[0, 1], 0.7·[0, 1]
+ROUNDED = (inputs_code("torch.tensor", "[[1., 0.], [0., 1.]]", "[[1., 0.], [0., 1.]]")
+           + "keys = x @ w_key\nquerys = x @ w_query\nvalues = x @ w_value\nattn_scores = querys @ keys.T\n"
+           "attn_scores_softmax = softmax(attn_scores, dim=-1)\nprint(attn_scores_softmax)\n```\n\n"
+           "```\ntensor([[7.3106e-01, 2.6894e-01],\n        [2.6894e-01, 7.3106e-01]])\n```\n\n"
+           "Rounded by hand:\n\n```python\nattn_scores_softmax = torch.tensor([[0.7, 0.3], [0.3, 0.7]])\n```\n\n"
+           "Each value times its weight:\n\n```\n1: 0.7 * [1, 0] = [0.7, 0.0]\n2: 0.3 * [0, 1] = [0.0, 0.3]\n```\n\n"
+           "```python\nweighted_values = attn_scores_softmax.t().unsqueeze(-1) * values.unsqueeze(1)\n"
+           "print(weighted_values)\n```\n\n"
+           "```\ntensor([[[0.7000, 0.0000],\n         [0.3000, 0.0000]],\n\n"
+           "        [[0.0000, 0.3000],\n         [0.0000, 0.7000]]])\n```\n")
+
+
+def weighted(ex):
+    return {(c.row, c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted"}
+
+
+def test_hand_rounded_weights_and_a_stack_of_weighted_values():
+    ex = imported(ROUNDED)[0]
+    assert ex.spec.convention.heads == 1  # a stack named weighted_values on a page that never says heads
+    got = {(c.step, c.row, tuple(c.values), c.group is None) for c in ex.claims if c.step == "weights"}
+    assert got == {("weights", "1", ("7.3106e-01", "2.6894e-01"), True), ("weights", "2", ("2.6894e-01", "7.3106e-01"), True),
+                   ("weights", "1", ("0.7", "0.3"), False), ("weights", "2", ("0.3", "0.7"), False)}
+    assert weighted(ex) == {("1", "1", ("0.7", "0.0")), ("1", "2", ("0.0", "0.3")),  # 0.7 * [1, 0], 0.3 * [0, 1]
+                            ("1", "1", ("0.7000", "0.0000")), ("1", "2", ("0.0000", "0.3000")),
+                            ("2", "1", ("0.3000", "0.0000")), ("2", "2", ("0.0000", "0.7000"))}
+
+
+def test_a_stack_of_weighted_values_that_fits_neither_way_is_listed():
+    bad = ROUNDED.replace("[[0.0000, 0.3000],\n         [0.0000, 0.7000]]", "[[0.5000, 0.5000],\n         [0.5000, 0.5000]]")
+    ex = imported(bad)[0]
+    assert not any(c.step == "weighted" and "0.5000" in c.values for c in ex.claims)
+    assert any("match neither way round" in str(n) for n in ex.notes)
+
+
+def test_a_stack_on_a_page_about_heads_is_still_heads():
+    page = ROUNDED.replace("print(weighted_values)", "num_heads = 2\nprint(weighted_values)")
+    assert imported(page)[0].spec.convention.heads == 2
+
+
+# (label, values, row sums of the weights?): a vector called a sum is the weights' row sums only near 1
+ROW_SUMS = [("All row sums", "[1.0000, 1.0000]", True), ("This sum", "[2.0, 7.0]", False)]
+
+
+@pytest.mark.parametrize("label,values,is_sum", ROW_SUMS)
+def test_a_sum_far_from_one_is_no_row_sum(label, values, is_sum):
+    page = ROUNDED.split("Rounded by hand")[0] + f"{label}: {values}\n"
+    ex = imported(page)[0]
+    assert any(c.step == "weights_sum" for c in ex.claims) == is_sum

@@ -2136,6 +2136,11 @@ class _Placer:
             hits = [i for i, r in enumerate(src.rows) if _same_values([r], [vrow])] if src is not None else []
             if len(hits) == 1 and len(keys) == len(src.rows):  # type: ignore[union-attr]
                 k = hits[0]
+        if k is None and "V" in self.d and self.vals("V") is not None:  # V derived: the row its values are
+            hits = [i for i, r in enumerate(self.vals("V")) if len(r) == len(vrow)
+                    and all(_close(t, x) for t, x in zip(vrow, r))]
+            if len(hits) == 1 and len(keys) == len(hits and self.vals("V")):
+                k = hits[0]
         if k is None:
             return False
         first = {c.row for c in self.claims if c.step == "weights" and c.group is None and k < len(c.values)
