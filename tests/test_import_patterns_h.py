@@ -56,7 +56,8 @@ INDEXED = [
     ("- `q1 = ", ("Q", 1, "q1")), ("k_2 = ", ("K", 2, "k_2")), ("v3: ", ("V", 3, "v3")), ("x1 = ", ("X", 1, "x1")),
     ("query_2 = ", ("Q", 2, "query_2")),
     ("Q1 = ", None),  # a capital letter and an index names a head's matrix as often as a row
-    ("w1 = ", None), ("q0 = ", None), ("q1 . k1 = ", None), ("the q1 vector = ", None),
+    ("q0 = ", ("Q", 0, "q0")),  # the index as written: a page that counts from 0 makes it row 1
+    ("w1 = ", None), ("q1 . k1 = ", None), ("the q1 vector = ", None),
 ]
 
 
@@ -209,3 +210,15 @@ def test_a_sum_far_from_one_is_no_row_sum(label, values, is_sum):
     page = ROUNDED.split("Rounded by hand")[0] + f"{label}: {values}\n"
     ex = imported(page)[0]
     assert any(c.step == "weights_sum" for c in ex.claims) == is_sum
+
+
+def test_a_page_that_counts_rows_from_zero():
+    # the same rows and dot products written q0, q1, k0, k1: q0 is the first row, q0 · k1 the score (1, 2)
+    page = (WORDS + DOTS).replace("Word 1", "Word 0").replace("Word 2", "Word 1")
+    for a, b in (("1", "0"), ("2", "1")):
+        for n in "qkv":
+            page = page.replace(f"{n}{a} ", f"{n}{b} ")
+    assert "q0 . k1" in page and "q2" not in page
+    ex = imported(page)[0]
+    assert {k: g.rows for k, g in ex.inputs.items()} == PAGES[0][1]
+    assert claims(ex) == {("scores", "1", ("1", "0"))}

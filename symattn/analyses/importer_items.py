@@ -287,14 +287,15 @@ _INDEXED_STEP = {"q": "Q", "k": "K", "v": "V", "x": "X", "query": "Q", "key": "K
 
 
 def indexed_row(before: str) -> tuple[str, int, str] | None:
-    """(step, 1-based row, name) when the text before a vector names it as one row of Q, K, V or X
-    by a lower-case letter and an index (``q1 = ``, ``- `k_2 = ``, ``value3:``).
+    """(step, index as written, name) when the text before a vector names it as one row of Q, K, V
+    or X by a lower-case letter and an index (``q1 = ``, ``- `k_2 = ``, ``value3:``); the index
+    counts from 1 unless the page counts from 0 (see :func:`zero_based`).
 
     >>> indexed_row("- `q1 = "), indexed_row("k_{2} ="), indexed_row("Q1 = "), indexed_row("w1 = ")
     (('Q', 1, 'q1'), ('K', 2, 'k_{2}'), None, None)
     """
     m = _INDEXED_RE.fullmatch(before)
-    if not m or int(m.group(2)) < 1:
+    if not m:
         return None
     name = re.sub(r"[`*_$=:\s]+$", "", re.sub(r"^(?:[-*•+]\s+)?[`*_$\s]*\\?", "", m.group(0)))
     return _INDEXED_STEP[m.group(1)], int(m.group(2)), name
@@ -316,7 +317,7 @@ def dot_operand(before: str, after: str) -> bool:
 
 
 def dot_operand_name(before: str) -> tuple[str, int, str] | None:
-    """(step, row, name) of a dot product's vector from the names written before it:
+    """(step, index as written, name) of a dot product's vector from the names written before it:
     ``q1 . k2 = `` names the first vector q1, ``q1 . k2 = [1, 0, 0] . `` the second k2.
 
     >>> dot_operand_name("`q1 . k2 = "), dot_operand_name("q1 . k2 = [1, 0, 0] . "), dot_operand_name("a . b = ")
@@ -327,7 +328,7 @@ def dot_operand_name(before: str) -> tuple[str, int, str] | None:
     if not m:
         return None
     a, i = (m.group(3), m.group(4)) if m.group(5) else (m.group(1), m.group(2))
-    return (_INDEXED_STEP[a], int(i), f"{a}{i}") if int(i) >= 1 else None
+    return _INDEXED_STEP[a], int(i), f"{a}{i}"
 
 
 def prose_sentence(text: str) -> list[str] | None:
@@ -372,6 +373,19 @@ def scalar_product(before: str, n: int) -> list[str] | None:
     if len(vec) != n or not all(re.fullmatch(_NUM, x) for x in vec):
         return None
     return [f"{m.group(1)} * {x}" for x in vec]
+
+
+_ZERO_INDEX = re.compile(r"(?<![\w\\])(?:q|k|v|x|query|key|value)_?\{?0\}?(?!\w)\s*(?:=|:|\.|·|⋅|\*|@|×|\\cdot)")
+
+
+def zero_based(lines: list[Line]) -> bool:
+    """Whether a page counts its rows from 0 (``q0 = […]``, ``q0 · k1``): then q1 is the second row.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> zero_based([Line("- `q0 = [1, 0]`", Where(1))]), zero_based([Line("- `q1 = [1, 0]`", Where(1))])
+    (True, False)
+    """
+    return any(_ZERO_INDEX.search(ln.text) for ln in lines)
 
 
 def softmax_argument(before: str, after: str) -> bool:
@@ -427,6 +441,7 @@ class _Collector:
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
         self.items: list[Item] = []
+        self.base = 1 if zero_based(page.lines) else 0  # added to an index written in a name (q0 → row 1)
 
     # -- context --
     def context_label(self, start: int, stop_at: int = -1) -> tuple[str, int]:
@@ -627,6 +642,8 @@ class _Collector:
         if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
             it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
         indexed = indexed_row(b.before) if it.kind == "vector" else None
+        if indexed:  # the row it is, counted from 1 (q0 is the first row on a page that counts from 0)
+            indexed = (indexed[0], indexed[1] + self.base, indexed[2]) if indexed[1] + self.base >= 1 else None
         if indexed:  # "- `q1 = [1, 0, 0]`": the first row of Q, named by its index
             step, strength, it.token, it.label = indexed[0], 3, None, indexed[2]
             it.notes.append(f"{indexed[2]}: row {indexed[1]} of {indexed[0]}")
@@ -636,6 +653,7 @@ class _Collector:
             step, strength, it.token, it.operand = None, 0, None, True
             it.notes.append(DOT_OPERAND)
             named = dot_operand_name(b.before)
+            named = (named[0], named[1] + self.base, named[2]) if named and named[1] + self.base >= 1 else None
             if named:  # q1 . k1 = [1, 0, 0] . [1, 1, 0]: the rows the expression names
                 step, it.row_index, it.label = named[0], named[1], named[2]
         if it.kind == "vector" and scalar_factor(b.before):
@@ -1005,11 +1023,14 @@ class _Collector:
                 continue
             t = ln.text.replace("−", "-")
             m = rx.search(t)
-            if not m or re.search(r"/|√|sqrt|\\frac|÷", t) or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+            if not m or re.search(r"/|√|sqrt|\\frac|÷", t):
+                continue
+            i, j = int(m.group(1)) + self.base, int(m.group(2)) + self.base
+            if i < 1 or j < 1:
                 continue
             it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip(),
-                      step="scores", strength=2, pair=("#" + m.group(1), "#" + m.group(2)), role=ln.role)
-            it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {m.group(1)} on key {m.group(2)}")
+                      step="scores", strength=2, pair=(f"#{i}", f"#{j}"), role=ln.role)
+            it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {i} on key {j}")
             self.items.append(it)
 
     def division_runs(self) -> None:
