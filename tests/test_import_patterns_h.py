@@ -36,6 +36,18 @@ PAGES = [
     (WORDS + DOTS + SCALE + SOFTMAX,
      {"Q": [["1", "0"], ["0", "1"]], "K": [["1", "0"], ["0", "1"]], "V": [["1", "2"], ["3", "4"]]},
      {("scores", "1", ("1", "0")), ("scaled", "1", ("0.707", "0")), ("weights", "1", ("0.67", "0.33"))}),
+    # q, k and v of a word on one line; the dot products in LaTeX without the vectors; the divisions
+    # without list markers; softmax of the scaled row and its result on one line (the argument restates them)
+    ('Word vectors for the sentence "I like tea":\n\n'
+     "- q1 = [1, 0, 0], k1 = [1, 1, 0], v1 = [0, 1, 1]\n- q2 = [0, 1, 0], k2 = [1, 1, 0], v2 = [1, 0, 1]\n"
+     "- q3 = [0, 0, 1], k3 = [0, 1, 1], v3 = [1, 1, 0]\n\nScores for the first word:\n\n"
+     "- $q_1 \\cdot k_1 = 1$\n- $q_1 \\cdot k_2 = 1$\n- $q_1 \\cdot k_3 = 0$\n\n"
+     "We scale by the square root of d_k = 3:\n\n1 / 1.732 ≈ 0.577\n1 / 1.732 ≈ 0.577\n0 / 1.732 ≈ 0\n\n"
+     "softmax([0.577, 0.577, 0]) = [0.39, 0.39, 0.22]\n",
+     {"Q": [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]], "K": [["1", "1", "0"], ["1", "1", "0"], ["0", "1", "1"]],
+      "V": [["0", "1", "1"], ["1", "0", "1"], ["1", "1", "0"]]},
+     {("scores", "I", ("1", "1", "0")), ("scaled", "I", ("0.577", "0.577", "0")),
+      ("weights", "I", ("0.39", "0.39", "0.22"))}),
     # the words of the example quoted in prose name the rows
     ('On the sentence "a b":\n\n' + WORDS + DOTS,
      {"Q": [["1", "0"], ["0", "1"]], "K": [["1", "0"], ["0", "1"]], "V": [["1", "2"], ["3", "4"]]},

@@ -282,7 +282,7 @@ def _note_token(note: str) -> str | None:
     return None
 
 
-_INDEXED_RE = re.compile(r"(?:[-*•+]\s+)?[`*_$]*\s*\\?(q|k|v|x|query|key|value)_?\{?(\d{1,3})\}?\s*[`*_$]*\s*[=:]\s*[`$]*\s*")
+_INDEXED_RE = re.compile(r"(?:[-*•+]\s+|[,;]\s*)?[`*_$]*\s*\\?(q|k|v|x|query|key|value)_?\{?(\d{1,3})\}?\s*[`*_$]*\s*[=:]\s*[`$]*\s*")
 _INDEXED_STEP = {"q": "Q", "k": "K", "v": "V", "x": "X", "query": "Q", "key": "K", "value": "V"}
 
 
@@ -297,7 +297,7 @@ def indexed_row(before: str) -> tuple[str, int, str] | None:
     m = _INDEXED_RE.fullmatch(before)
     if not m:
         return None
-    name = re.sub(r"[`*_$=:\s]+$", "", re.sub(r"^(?:[-*•+]\s+)?[`*_$\s]*\\?", "", m.group(0)))
+    name = re.sub(r"[`*_$=:\s]+$", "", re.sub(r"^(?:[-*•+]\s+|[,;]\s*)?[`*_$\s]*\\?", "", m.group(0)))
     return _INDEXED_STEP[m.group(1)], int(m.group(2)), name
 
 
@@ -386,6 +386,17 @@ def zero_based(lines: list[Line]) -> bool:
     (True, False)
     """
     return any(_ZERO_INDEX.search(ln.text) for ln in lines)
+
+
+def softmax_result(before: str) -> bool:
+    """Whether a vector is what softmax of a written-out row (or of the scores) gives:
+    ``softmax([2, 4, 4]) = ``, ``softmax(scores) ≈ ``; not ``softmax(QKᵀ)·V = ``.
+
+    >>> softmax_result("softmax([2, 4, 4]) = "), softmax_result("`softmax(scores) ≈ "), softmax_result("softmax(s) V = ")
+    (True, True, False)
+    """
+    m = re.search(r"\bsoft-?max\s*\(\s*(\[[^\[\]]*\]|[A-Za-z_]\w*)\s*\)\s*(?:=|≈)\s*$", before, re.I)
+    return bool(m and (m.group(1).startswith("[") or step_of_ident(m.group(1)) in ("scores", "scaled", "masked")))
 
 
 def softmax_argument(before: str, after: str) -> bool:
@@ -641,7 +652,7 @@ class _Collector:
             step, strength = "X", 1  # the embedding the line compares with: an input printed again
         if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
             it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
-        indexed = indexed_row(b.before) if it.kind == "vector" else None
+        indexed = indexed_row(re.split(r"[\])]", b.before)[-1]) if it.kind == "vector" else None
         if indexed:  # the row it is, counted from 1 (q0 is the first row on a page that counts from 0)
             indexed = (indexed[0], indexed[1] + self.base, indexed[2]) if indexed[1] + self.base >= 1 else None
         if indexed:  # "- `q1 = [1, 0, 0]`": the first row of Q, named by its index
@@ -665,6 +676,9 @@ class _Collector:
             # … its result: p times each entry of the vector before the '='
             step, strength, it.token, it.products = None, 0, None, [scaled_row]
             it.notes.append(SCALAR_PRODUCT)
+        if it.kind == "vector" and softmax_result(b.before):
+            # "softmax([0.577, 0.577, 0]) = [0.39, 0.39, 0.22]": what softmax of a row gives is a row of weights
+            step, strength, it.token = "weights", 2, None
         if it.kind == "vector" and softmax_argument(b.before, b.after):
             # "softmax([0.577, 0.577, 0])": the list is softmax's argument (scores), not its result
             step, strength, it.token = None, 0, None
