@@ -234,3 +234,15 @@ def test_a_page_that_counts_rows_from_zero():
     ex = imported(page)[0]
     assert {k: g.rows for k, g in ex.inputs.items()} == PAGES[0][1]
     assert claims(ex) == {("scores", "1", ("1", "0"))}
+
+
+def test_a_stack_of_weighted_values_one_block_per_query():
+    # the same numbers printed [query][key]: query 1's block is 0.7·[1, 0] (key 1), 0.3·[0, 1] (key 2)
+    page = ROUNDED.replace("[[[0.7000, 0.0000],\n         [0.3000, 0.0000]],\n\n        [[0.0000, 0.3000],",
+                           "[[[0.7000, 0.0000],\n         [0.0000, 0.3000]],\n\n        [[0.3000, 0.0000],")
+    assert page != ROUNDED
+    ex = imported(page)[0]
+    assert {w for w in weighted(ex) if w[2][0].endswith("000")} == {
+        ("1", "1", ("0.7000", "0.0000")), ("1", "2", ("0.0000", "0.3000")),
+        ("2", "1", ("0.3000", "0.0000")), ("2", "2", ("0.0000", "0.7000"))}
+    assert any("one block per query" in str(n) for n in ex.notes)
