@@ -4,7 +4,7 @@
 import pytest
 
 import symattn as sa
-from symattn.analyses.importer_items import collect, dot_operand, indexed_row, softmax_argument
+from symattn.analyses.importer_items import _shape_product, collect, dot_operand, indexed_row, softmax_argument
 from symattn.read.pages import read_page
 
 
@@ -152,23 +152,35 @@ def test_matrices_side_by_side_are_read_by_column():
     assert any("restates input Wk" in str(n) for n in ex.notes)
 
 
-# (diagram lines, how many matrices it is read as, 0 for none): only lines of bare vectors and operators, one '='
+# (diagram lines, the shapes it is read as: the factors in page order, then the result; [] for no diagram):
+# only lines of bare vectors and operators, with one '='
 DIAGRAMS = [
-    ("            [1, 0, 0]\n[1, 0, 1] x [0, 1, 0] = [1, 0, 1]\n            [0, 0, 1]\n", 3),
-    ("q = [1, 0, 1]   k = [0, 1, 0]\nq = [0, 1, 1]   k = [1, 1, 1]\n", 0),  # names: per-token vectors, no diagram
-    ("[1, 0, 1]   [0, 1, 0]\n[0, 1, 1]   [1, 1, 1]\n", 0),  # no product and no '='
-    ("[1, 0, 1] x [0, 1, 0] = [0, 0, 0]\n", 0),  # one line: the chain on one line, read as before
+    ("            [1, 0, 0]\n[1, 0, 1] x [0, 1, 0] = [1, 0, 1]\n            [0, 0, 1]\n", [(3, 3), (1, 3), (1, 3)]),
+    # rows of two numbers, whose product line looks like shapes ([2, 1] x [1, 2]) but its result is no shape
+    ("[1, 0]   [1, 2]   [1, 2]\n[1, 1] x [0, 1] = [1, 3]\n", [(2, 2), (2, 2), (2, 2)]),
+    ("[1, 0]   [2, 1]   [2, 1]\n[1, 1] x [1, 2] = [5, 4]\n", [(2, 2), (2, 2), (2, 2)]),
+    ("q = [1, 0, 1]   k = [0, 1, 0]\nq = [0, 1, 1]   k = [1, 1, 1]\n", []),  # names: per-token vectors
+    ("[1, 0, 1]   [0, 1, 0]\n[0, 1, 1]   [1, 1, 1]\n", []),  # no product and no '='
+    ("[1, 0, 1] x [0, 1, 0] = [0, 0, 0]\n", []),  # one line: the chain on one line, read as before
 ]
 
 
-@pytest.mark.parametrize("text,n", DIAGRAMS)
-def test_which_lines_are_a_diagram(text, n):
+@pytest.mark.parametrize("text,shapes", DIAGRAMS)
+def test_which_lines_are_a_diagram(text, shapes):
     items = collect(read_page(text, "text")).items
     operands = [it for it in items if "(matrices side by side)" in " ".join(it.notes)]
     results = [it for it in items if it.chain_of and all("side by side" in " ".join(o.notes) for o in it.chain_of)]
-    assert (len(operands), len(results)) == ((n - 1, 1) if n else (0, 0))
-    if n:
-        assert [it.shape for it in operands + results] == [(3, 3), (1, 3), (1, 3)]  # W (3 rows), then x and the result
+    assert [it.shape for it in operands + results] == shapes
+
+
+# (line, shapes multiplied): a product of shapes is no numbers of the example
+SHAPES = [("QK^T = [2, 2] @ [2, 2]", True), ("[3, 4] x [4, 3] = [3, 3]", True), ("[2, 1] x [1, 2] = [5, 4]", False),
+          ("[1, 0] x [1, 2] = [1, 2]", False)]
+
+
+@pytest.mark.parametrize("line,shape", SHAPES)
+def test_a_product_of_shapes(line, shape):
+    assert _shape_product(line) is shape
 
 
 # weights printed in e-notation, then rounded by hand (0.7, 0.3) and used: the weighted values printed as a

@@ -1253,7 +1253,23 @@ def split_glued(text: str, n: int) -> list[str] | None:
     return None
 
 
-_SHAPE_PAIR = re.compile(r"\[\s*\d+\s*,\s*\d+\s*\]\s*[@×x]\s*\[\s*\d+\s*,\s*\d+\s*\]")
+_SHAPE_PAIR = re.compile(r"\[\s*(\d+)\s*,\s*(\d+)\s*\]\s*[@×x]\s*\[\s*(\d+)\s*,\s*(\d+)\s*\]"
+                         r"(?:\s*=\s*\[\s*(\d+)\s*,\s*(\d+)\s*\])?")
+
+
+def _shape_product(text: str) -> bool:
+    """Whether a line multiplies shapes: ``[3, 4] @ [4, 3]`` (the inner sizes agree), with no
+    result or the result's shape ``= [3, 3]``; not rows of numbers drawn as a product
+    (``[1, 0] x [1, 2] = [1, 2]``, ``[2, 1] x [1, 2] = [5, 4]``).
+
+    >>> _shape_product("QK^T = [2, 2] @ [2, 2]"), _shape_product("[3, 4] x [4, 3] = [3, 3]"), _shape_product("[2, 1] x [1, 2] = [5, 4]")
+    (True, True, False)
+    """
+    for m in _SHAPE_PAIR.finditer(text):
+        a, b, c, d, r1, r2 = m.groups()
+        if b == c and (r1 is None or (r1, r2) == (a, d)):
+            return True
+    return False
 
 
 def is_shape(b: Numbers, lines: list) -> bool:
@@ -1266,8 +1282,8 @@ def is_shape(b: Numbers, lines: list) -> bool:
     prev = lines[b.start - 1].text if b.start > 0 else ""
     return bool(re.search(r"\b(shape|size|dims?|dimensions?)\b[^\[\]]*$", before, re.I)
                 or re.search(r"[A-Za-z_]\w*\s{2,}$", b.before) or before.endswith(("@", "×"))
-                or after.startswith(("@", "×")) or (re.fullmatch(r"\d*\s*=?", before.strip()) and _SHAPE_PAIR.search(prev))
-                or (_SHAPE_PAIR.search(line) is not None))
+                or after.startswith(("@", "×")) or (re.fullmatch(r"\d*\s*=?", before.strip()) and _shape_product(prev))
+                or _shape_product(line))
 
 
 def collect(page: Page) -> Collected:
