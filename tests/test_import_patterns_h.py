@@ -258,3 +258,10 @@ def test_a_stack_of_weighted_values_one_block_per_query():
         ("1", "1", ("0.7000", "0.0000")), ("1", "2", ("0.0000", "0.3000")),
         ("2", "1", ("0.3000", "0.0000")), ("2", "2", ("0.0000", "0.7000"))}
     assert any("one block per query" in str(n) for n in ex.notes)
+
+
+def test_a_row_whose_numbers_say_its_query_needs_no_assumption():
+    # [0.707, 0] can only be query 1's scaled row ([1, 0]/√2; query 2's is [0, 0.707]): trying it against the
+    # raw scores (where no row fits) must not leave "the page does not say which query's row this is"
+    ex = imported(PAGES[0][0])[0]
+    assert not [n for n in ex.notes if "which query" in str(n)]

@@ -1612,6 +1612,14 @@ class _Placer:
         if cells is None or step is None:
             self.unplaced(it, why or "no step of this example fits it")
             return
+        if it.kind in ("vector", "matrix") and it.shape[0] == 1 and step in self.d:
+            # trying the other steps' shapes may have left an assumption about which query this row is:
+            # keep only the one the chosen step needs
+            self.pending = None
+            if step.split(".")[-1] == "weighted":
+                self.fits_weighted(it)
+            elif len(self.d[step].shape) == 2:
+                self.fits(it, step)
         self.commit(it, step, cells)
 
     def commit(self, it: Item, step: str, cells: list[tuple]) -> None:
