@@ -265,3 +265,31 @@ def test_a_row_whose_numbers_say_its_query_needs_no_assumption():
     # raw scores (where no row fits) must not leave "the page does not say which query's row this is"
     ex = imported(PAGES[0][0])[0]
     assert not [n for n in ex.notes if "which query" in str(n)]
+
+
+# a sum of vectors written down a column: query 1's weighted values 0.7·[1, 0] and 0.3·[0, 1] (the weights
+# rounded by hand, as used on the page) add up to its output [0.7, 0.3]
+VSUM = "Adding them:\n\n```\n  [0.7, 0.0]\n+ [0.0, 0.3]\n------------\n= [0.7, 0.3]\n```\n"
+
+
+def test_a_sum_of_vectors_down_a_column():
+    ex = imported(ROUNDED.split("```python\nweighted_values")[0] + VSUM)[0]
+    assert ("output", "1", ("0.7", "0.3")) in claims(ex)
+    assert weighted(ex) >= {("1", "1", ("0.7", "0.0")), ("1", "2", ("0.0", "0.3"))}
+
+
+# (sum written out, placed as an output?): terms that are no one query's weighted values are listed, not placed
+VSUMS = [
+    (VSUM, True),
+    (VSUM.replace("+ [0.0, 0.3]", "+ [0.0, 0.9]").replace("= [0.7, 0.3]", "= [0.7, 0.9]"), False),
+    (VSUM.replace("+ [0.0, 0.3]\n", ""), False),  # one term: no sum
+]
+
+
+@pytest.mark.parametrize("text,placed", VSUMS)
+def test_which_column_sums_are_outputs(text, placed):
+    ex = imported(ROUNDED.split("Each value times its weight")[0] + text)[0]
+    got = {c.values[0] for c in ex.claims if c.step == "output"}
+    assert ("0.7" in got) is placed
+    if not placed and "0.9" in text:
+        assert any("a sum of vectors written out" in str(n) for n in ex.notes)

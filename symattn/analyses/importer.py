@@ -46,7 +46,7 @@ from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
-from .importer_items import SCALAR_PRODUCT, Collected, Item, collect, split_glued
+from .importer_items import SCALAR_PRODUCT, SUM_TERM, VECTOR_SUM, Collected, Item, collect, split_glued
 from .importer_names import INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, step_of_ident, step_of_text
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
@@ -1563,6 +1563,11 @@ class _Placer:
             return
         if not _numeric(it.rows) and not it.exprs:
             return
+        if VECTOR_SUM in it.notes:
+            self.place_vector_sum(it)
+            return
+        if SUM_TERM in it.notes:
+            return  # placed with the sum it is a term of
         if it.exprs and it.operand:
             return  # products written out; their result carries them
         echo = self.echo_of(it)
@@ -2031,23 +2036,7 @@ class _Placer:
             return [(qlab[q], klab[k], j, (stack[k][q] if way == "kq" else stack[q][k])[j])
                     for q in range(nq) for k in range(nk) for j in range(dv)]
 
-        versions = []  # weights × values to compare with: as derived, and each printing of the weights
-        derived = self.vals("weighted")
-        if derived is not None:
-            versions.append(derived)
-        v = self.vals("V") if "V" in self.d else None
-        if v is not None:
-            groups: dict[str | None, dict[str, list[str]]] = {}
-            for cl in self.claims:
-                if cl.step == "weights":
-                    groups.setdefault(cl.group, {})[cl.row] = cl.values
-            for rows in groups.values():
-                if set(rows) != set(qlab):
-                    continue
-                p = [[_num(x) for x in rows[q]] for q in qlab]
-                if all(x is not None for row in p for x in row) and all(len(row) == nk for row in p):
-                    versions.append([[[p[q][k] * v[k][j] for j in range(dv)] for k in range(nk)]
-                                     for q in range(nq)])  # type: ignore[operator]
+        versions = self.weighted_versions()
 
         def score(way: str) -> float:
             best = 0.0
@@ -2068,6 +2057,62 @@ class _Placer:
         self.notes.append(Note("info", "the weighted values printed one block per " +
                                ("key, a row per query" if way == "kq" else "query, a row per key"), it.at()))
         self.commit(it, "weighted", cells(way))
+
+    def weighted_versions(self) -> list:
+        """The weighted values p_qk·v_k (query × key × dimension) to compare printed ones with: as
+        derived, and from each printing of the weights whose rows are all given (weights rounded by
+        hand and then used) times the values."""
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        qlab = st.row_labels
+        versions = []
+        derived = self.vals("weighted")
+        if derived is not None:
+            versions.append(derived)
+        v = self.vals("V") if "V" in self.d else None
+        if v is None:
+            return versions
+        groups: dict[str | None, dict[str, list[str]]] = {}
+        for cl in self.claims:
+            if cl.step == "weights":
+                groups.setdefault(cl.group, {})[cl.row] = cl.values
+        for rows in groups.values():
+            if set(rows) != set(qlab):
+                continue
+            p = [[_num(x) for x in rows[q]] for q in qlab]
+            if all(x is not None for row in p for x in row) and all(len(row) == nk for row in p):
+                versions.append([[[p[q][k] * v[k][j] for j in range(dv)] for k in range(nk)]  # type: ignore[operator]
+                                 for q in range(nq)])
+        return versions
+
+    def place_vector_sum(self, it: Item) -> None:
+        """``[p₁v₁] + [p₂v₂] + … = [o]`` written down a column: the terms are one query's weighted
+        values, key by key, and the result is its output. The query is the one whose weighted
+        values (as derived, or from the weights as printed) the terms are; none or several: listed."""
+        terms = it.chain_of or []
+        if "weighted" not in self.d or "output" not in self.d:
+            for t in terms + [it]:
+                self.unplaced(t, "a sum of vectors written out, in an example without weighted values")
+            return
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        qlab, klab = st.row_labels, st.col_labels
+        hits = set()
+        if len(terms) == nk and all(t.shape == (1, dv) for t in terms):
+            for vals in self.weighted_versions():
+                for q in range(nq):
+                    if all(_close(x, vals[q][k][j]) for k, t in enumerate(terms) for j, x in enumerate(t.rows[0])):
+                        hits.add(q)
+        if len(hits) != 1:
+            why = ("its terms are the weighted values of no one query" if not hits else
+                   "its terms are the weighted values of several queries")
+            for t in terms + [it]:
+                self.unplaced(t, f"a sum of vectors written out: {why}")
+            return
+        q = hits.pop()
+        for k, t in enumerate(terms):
+            self.commit(t, "weighted", [(qlab[q], klab[k], j, x) for j, x in enumerate(t.rows[0])])
+        self.commit(it, "output", [(qlab[q], None, j, x) for j, x in enumerate(it.rows[0])])
 
     def row_sums(self, it: Item) -> bool:
         """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""

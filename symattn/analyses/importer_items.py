@@ -1225,6 +1225,44 @@ def join_side_by_side(items: list[Item], lines: list[Line]) -> list[Item]:
     return out
 
 
+#: the notes that mark a sum of vectors written down a column (``  [a]`` / ``+ [b]`` / ``-----`` / ``= [c]``)
+VECTOR_SUM = "the result of a sum of vectors written out, one term per line"
+SUM_TERM = "a term of a sum of vectors written out, one term per line"
+
+
+def vector_sums(items: list[Item], lines: list[Line]) -> None:
+    """A sum of vectors written down a column, each term alone on its line, the others after a '+',
+    an optional rule of dashes, then '= [result]'::
+
+          [0.0, 0.0, 0.0]
+        + [1.0, 4.0, 0.0]
+        -----------------
+        = [1.0, 4.0, 0.0]
+
+    The result and its terms are marked (their query is decided when the example is derived)."""
+    by_line = {it.line: it for it in items if it.kind == "vector" and it.line == it.end and not it.after.strip(" `")}
+    for r in list(by_line.values()):
+        if r.before.strip(" `") != "=":
+            continue
+        k = r.line - 1
+        while k >= 0 and re.fullmatch(r"\s*[-–—_=]{3,}\s*", lines[k].text):
+            k -= 1
+        terms: list[Item] = []
+        while k >= 0 and k in by_line and by_line[k].before.strip(" `") in ("+", "") and \
+                len(by_line[k].rows[0]) == len(r.rows[0]):
+            terms.insert(0, by_line[k])
+            if by_line[k].before.strip(" `") == "":
+                break
+            k -= 1
+        if len(terms) < 2 or terms[0].before.strip(" `") != "" or any(t.before.strip(" `") != "+" for t in terms[1:]):
+            continue
+        r.step, r.strength, r.chain_of, r.operand = "output", 2, terms, False
+        r.notes.append(VECTOR_SUM)
+        for t in terms:
+            t.step, t.strength, t.operand = "weighted", 2, True
+            t.notes.append(SUM_TERM)
+
+
 def _numeric_rows(rows: list[list[str]]) -> bool:
     return any(entry_kind(x) == "number" for r in rows for x in r)
 
@@ -1306,6 +1344,7 @@ def collect(page: Page) -> Collected:
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.items = join_indexed_rows(c.items)
     c.items = join_side_by_side(c.items, page.lines)
+    vector_sums(c.items, page.lines)
     c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
