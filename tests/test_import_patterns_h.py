@@ -293,3 +293,18 @@ def test_which_column_sums_are_outputs(text, placed):
     assert ("0.7" in got) is placed
     if not placed and "0.9" in text:
         assert any("a sum of vectors written out" in str(n) for n in ex.notes)
+
+
+# weights rounded by hand to [[0.5, 0.5], [0.5, 0.2]]: 0.5 for key 1 is the weight of both queries, so
+# "1: 0.5 * [1, 0]" alone says no query; beside "2: 0.5 * [0, 1]" (only query 1 gives key 2 0.5) it is query 1's
+HALVES = ROUNDED.split("Each value times its weight")[0].replace("[[0.7, 0.3], [0.3, 0.7]]", "[[0.5, 0.5], [0.5, 0.2]]")
+PRODUCT_LINES = [
+    ("```\n1: 0.5 * [1, 0] = [0.5, 0.0]\n2: 0.5 * [0, 1] = [0.0, 0.5]\n```\n",
+     {("1", "1", ("0.5", "0.0")), ("1", "2", ("0.0", "0.5"))}),
+    ("```\n1: 0.5 * [1, 0] = [0.5, 0.0]\n```\n", set()),
+]
+
+
+@pytest.mark.parametrize("text,want", PRODUCT_LINES)
+def test_products_on_lines_side_by_side_share_their_query(text, want):
+    assert weighted(imported(HALVES + text)[0]) == want

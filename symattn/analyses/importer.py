@@ -2164,21 +2164,39 @@ class _Placer:
         self.unplaced(it, "a sum whose terms are not a printed row of weights")
 
     def place_products(self, it: Item) -> bool:
-        """A result written as products p·v (``[0.3012 * 0.66, 0.3012 * 0.82] = [0.1988, 0.2460]``):
-        the weighted values p_ij·v_j."""
+        """A result written as products p·v (``[0.3012 * 0.66, 0.3012 * 0.82] = [0.1988, 0.2460]``,
+        ``0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``): the weighted values p_ij·v_j. The query is the one
+        whose weight for that key is p; where several are, the products on the lines beside it
+        (one per key, the same query) decide."""
         if "weighted" not in self.d or not it.products:
             return False
-        prods = it.products[0]
-        parts = [re.split(r"\s*[*×·]\s*", p.strip()) for p in prods]
-        if not all(len(p) == 2 and all(_num(x) is not None for x in p) for p in parts):
+        got = self._product(it)
+        if got is None:
             return False
-        weights = {p[0] for p in parts}
-        if len(weights) != 1:
-            return False
+        k, w = got
+        keys = self.d["weighted"].col_labels
+        rows = self._weight_rows(k, w)
+        if len(rows) > 1 and SCALAR_PRODUCT in it.notes:
+            for sib in self._product_block(it):
+                sk = self._product(sib)
+                rows &= self._weight_rows(*sk) if sk is not None else set()
+        if len(rows) != 1:
+            return False  # no query, or several, give this key that weight
+        q = rows.pop()
+        cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
+        self.commit(it, "weighted", cells)
+        return True
+
+    def _product(self, it: Item) -> tuple[int, str] | None:
+        """(key index, weight) of a result written as products p·v_j, or None."""
+        if not it.products:
+            return None
+        parts = [re.split(r"\s*[*×·]\s*", p.strip()) for p in it.products[0]]
+        if not all(len(p) == 2 and all(_num(x) is not None for x in p) for p in parts) or len({p[0] for p in parts}) != 1:
+            return None
         w = parts[0][0]
         vrow = [p[1] for p in parts]
-        st = self.d["weighted"]
-        keys = st.col_labels
+        keys = self.d["weighted"].col_labels
         k = _index(it.token, keys) if it.token else None
         if k is None:
             vclaims = [c for c in self.claims if c.step == "V" and c.group is None and c.values == vrow]
@@ -2192,24 +2210,29 @@ class _Placer:
         if k is None and "V" in self.d and self.vals("V") is not None:  # V derived: the row its values are
             hits = [i for i, r in enumerate(self.vals("V")) if len(r) == len(vrow)
                     and all(_close(t, x) for t, x in zip(vrow, r))]
-            if len(hits) == 1 and len(keys) == len(hits and self.vals("V")):
+            if len(hits) == 1 and len(keys) == len(self.vals("V")):
                 k = hits[0]
-        if k is None:
-            return False
+        return (k, w) if k is not None else None
+
+    def _weight_rows(self, k: int, w: str) -> set[str]:
+        """The queries whose printed weight for key k is w: as first printed, else as printed again
+        (rounded by hand, then used)."""
         first = {c.row for c in self.claims if c.step == "weights" and c.group is None and k < len(c.values)
                  and _eq(c.values[k], w)}
-        if len(first) > 1:
-            return False  # several queries give this key that weight: which one is not said
-        q = first.pop() if first else None
-        if q is None:  # the weights as printed again (rounded by hand, then used)
-            rows = {c.row for c in self.claims if c.step == "weights" and c.group is not None and k < len(c.values)
-                    and _eq(c.values[k], w)}
-            q = rows.pop() if len(rows) == 1 else None
-        if q is None:
-            return False
-        cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
-        self.commit(it, "weighted", cells)
-        return True
+        return first or {c.row for c in self.claims if c.step == "weights" and c.group is not None
+                         and k < len(c.values) and _eq(c.values[k], w)}
+
+    def _product_block(self, it: Item) -> list[Item]:
+        """The products written on the lines next to it, one per line (``1: 0.0 * [1, 2, 3] = …``,
+        ``2: 0.5 * [2, 8, 0] = …``)."""
+        by_line = {x.line: x for x in self.imp.items if SCALAR_PRODUCT in x.notes and x.where[0].cell == it.where[0].cell}
+        out = []
+        for step in (-1, 1):
+            k = it.line + step
+            while k in by_line:
+                out.append(by_line[k])
+                k += step
+        return out
 
     # -- conventions from values --
     def choose_scale(self, data: dict) -> Choice:
