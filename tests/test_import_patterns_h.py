@@ -308,3 +308,26 @@ PRODUCT_LINES = [
 @pytest.mark.parametrize("text,want", PRODUCT_LINES)
 def test_products_on_lines_side_by_side_share_their_query(text, want):
     assert weighted(imported(HALVES + text)[0]) == want
+
+
+def section(word, q, k, v=None):
+    return (f'**Word ("{word}"):**\n- Query: `{q}`\n- Key: `{k}`\n' + (f"- Value: `{v}`\n" if v else "") + "\n")
+
+
+# (sections, the matrices read: {step: (rows, row labels)}); a word's vectors named Query/Key/Value, word by word
+SECTIONS = [
+    (section("a", "[1, 0]", "[1, 1]", "[0, 1]") + section("b", "[0, 1]", "[1, 0]", "[1, 1]"),
+     {"Q": ([["1", "0"], ["0", "1"]], ["a", "b"]), "K": ([["1", "1"], ["1", "0"]], ["a", "b"]),
+      "V": ([["0", "1"], ["1", "1"]], ["a", "b"])}),
+    # the second section gives no value: the sections differ, nothing is joined
+    (section("a", "[1, 0]", "[1, 1]", "[0, 1]") + section("b", "[0, 1]", "[1, 0]"), {}),
+    # one section: one word's vectors, no matrix
+    (section("a", "[1, 0]", "[1, 1]", "[0, 1]"), {}),
+]
+
+
+@pytest.mark.parametrize("text,want", SECTIONS)
+def test_per_word_sections_give_the_rows(text, want):
+    items = collect(read_page(text, "markdown")).items
+    got = {it.step: (it.rows, it.row_labels) for it in items if it.kind == "matrix"}
+    assert got == want

@@ -1225,6 +1225,61 @@ def join_side_by_side(items: list[Item], lines: list[Line]) -> list[Item]:
     return out
 
 
+def join_word_sections(items: list[Item], lines: list[Line]) -> list[Item]:
+    """Per-word sections that each give a word's vectors by name (``**Word 1 ("The"):**`` then
+    ``Query: [1, 0, 0]``, ``Key: […]``, ``Value: […]``; the next word the same way): each name's
+    vectors, section by section, are the rows of that matrix, and a word quoted (or numbered) above
+    each section names its row. Only where every section names the same steps, each once."""
+    out: list[Item] = []
+    i = 0
+    steps = ("X", "Q", "K", "V")
+    while i < len(items):
+        run: list[Item] = []
+        j = i
+        while j < len(items) and items[j].kind == "vector" and items[j].step in steps and items[j].strength >= 2 \
+                and items[j].token is None and items[j].row_index is None and not items[j].operand and \
+                (not run or items[j].line - run[-1].end <= 4):
+            run.append(items[j])
+            j += 1
+        sections: list[list[Item]] = []
+        for it in run:
+            if not sections or it.step in [x.step for x in sections[-1]]:
+                sections.append([])
+            sections[-1].append(it)
+        names = [[x.step for x in sec] for sec in sections]
+        widths = [[len(x.rows[0]) for x in sec] for sec in sections]
+        if len(sections) < 2 or any(n != names[0] for n in names) or any(w != widths[0] for w in widths):
+            out.extend(items[i:j] if j > i else items[i:i + 1])
+            i = max(j, i + 1)
+            continue
+        words = [_section_word(lines, sec[0].line, (sections[k - 1][-1].end if k else sec[0].line - 6))
+                 for k, sec in enumerate(sections)]
+        labels = words if all(words) and len(set(words)) == len(words) else None
+        for n, step in enumerate(names[0]):
+            rows = [sec[n] for sec in sections]
+            m = Item(rows=[r.rows[0] for r in rows], where=[r.where[0] for r in rows], line=rows[0].line,
+                     end=rows[-1].end, kind="matrix", label=rows[0].label, step=step, strength=rows[0].strength,
+                     role=rows[0].role, form=rows[0].form, row_labels=list(labels) if labels else None)
+            m.notes.append(f"{step}: one row per word's section ({len(sections)} sections)")
+            out.append(m)
+        i = j
+    out.sort(key=lambda it: (it.line, it.where[0].line))
+    return out
+
+
+def _section_word(lines: list[Line], start: int, stop: int) -> str | None:
+    """The word a section is about, from the line that opens it: ``**Word 2 ("cat"):**``, ``For "cat":``."""
+    for k in range(start - 1, max(stop, -1), -1):
+        t = lines[k].text.strip()
+        if not t:
+            continue
+        q = quoted(t)
+        if q and len(t) <= 80:
+            return q[0]
+        return None
+    return None
+
+
 #: the notes that mark a sum of vectors written down a column (``  [a]`` / ``+ [b]`` / ``-----`` / ``= [c]``)
 VECTOR_SUM = "the result of a sum of vectors written out, one term per line"
 SUM_TERM = "a term of a sum of vectors written out, one term per line"
@@ -1344,6 +1399,7 @@ def collect(page: Page) -> Collected:
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.items = join_indexed_rows(c.items)
     c.items = join_side_by_side(c.items, page.lines)
+    c.items = join_word_sections(c.items, page.lines)
     vector_sums(c.items, page.lines)
     c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
