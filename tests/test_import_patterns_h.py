@@ -331,3 +331,20 @@ def test_per_word_sections_give_the_rows(text, want):
     items = collect(read_page(text, "markdown")).items
     got = {it.step: (it.rows, it.row_labels) for it in items if it.kind == "matrix"}
     assert got == want
+
+
+# (line, the score it gives: (query, key, value) or None)
+DOT_LINES = [
+    ("- `q1 . k2 = [1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1`", ("#1", "#2", "1")),
+    ("q1.k3 = 0", ("#1", "#3", "0")),
+    ("$q_2 \\cdot k_1 = 0.5$", ("#2", "#1", "0.5")),
+    ("q1 · k2 / √3 = 0.577", None),  # divided: not the raw score
+    ("w1 . k2 = 1", None),
+]
+
+
+@pytest.mark.parametrize("line,want", DOT_LINES)
+def test_a_dot_product_of_named_rows_is_a_score(line, want):
+    pairs = [(it.pair[0], it.pair[1], it.rows[0][0]) for it in collect(read_page(line + "\n", "markdown")).items
+             if it.kind == "pair" and it.step == "scores"]
+    assert pairs == ([want] if want else [])

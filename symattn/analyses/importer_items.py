@@ -301,7 +301,8 @@ def indexed_row(before: str) -> tuple[str, int, str] | None:
     return _INDEXED_STEP[m.group(1)], int(m.group(2)), name
 
 
-_DOT_OP = r"(?:\.|·|⋅|\\cdot|\*|@|×|\bdot\b)"
+_NAME_DOT = r"(?:\.|·|⋅|\\cdot|\*|@|×|\bdot\b)"  # between two names: q1.k2, q1 · k2
+_DOT_OP = r"(?:(?<=\s)\.(?=\s)|·|⋅|\\cdot|\*|@|×|\bdot\b)"  # beside a vector, a '.' only between spaces
 #: the note that marks the vectors of a dot product written out (``[1, 0, 0] . [1, 1, 0]``)
 DOT_OPERAND = "an operand of a dot product written out on the page"
 
@@ -323,7 +324,7 @@ def dot_operand_name(before: str) -> tuple[str, int, str] | None:
     >>> dot_operand_name("`q1 . k2 = "), dot_operand_name("q1 . k2 = [1, 0, 0] . "), dot_operand_name("a . b = ")
     (('Q', 1, 'q1'), ('K', 2, 'k2'), None)
     """
-    m = re.search(r"(?<![\w\\])(q|k|v|x)_?\{?(\d{1,3})\}?\s*" + _DOT_OP + r"\s*(q|k|v|x)_?\{?(\d{1,3})\}?"
+    m = re.search(r"(?<![\w\\])(q|k|v|x)_?\{?(\d{1,3})\}?\s*" + _NAME_DOT + r"\s*(q|k|v|x)_?\{?(\d{1,3})\}?"
                   r"(?:\^\{?(?:T|\\top)\}?|ᵀ)?\s*=\s*(\[[^\[\]]*\]\s*" + _DOT_OP + r"\s*)?$", before)
     if not m:
         return None
@@ -1029,7 +1030,7 @@ class _Collector:
         query and key written out, its result the score of that query on that key. A line that
         divides or takes a root is left alone (its result is not the raw score)."""
         num = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
-        rx = re.compile(r"(?:^|[\s`*:$(])\\?(?:q|query)_?\{?(\d{1,3})\}?\s*" + _DOT_OP +
+        rx = re.compile(r"(?:^|[\s`*:$(])\\?(?:q|query)_?\{?(\d{1,3})\}?\s*" + _NAME_DOT +
                         r"\s*\\?(?:k|key)_?\{?(\d{1,3})\}?(?:\^\{?(?:T|\\top)\}?|ᵀ)?\s*=(?:[^=]*=)*\s*" + num +
                         r"\s*[`$]*\s*\.?\s*$")
         for k, ln in enumerate(self.lines):
