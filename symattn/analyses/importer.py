@@ -2048,10 +2048,13 @@ class _Placer:
             return best
 
         scored = sorted(((score(w), w) for w in ways), reverse=True)
-        if scored[0][0] < 0.9 or (len(scored) > 1 and scored[1][0] == scored[0][0] and
-                                  cells(scored[0][1]) != cells(scored[1][1])):
+        if scored[0][0] < 0.9:
             self.unplaced(it, "a stack of weighted values whose numbers match neither way round (one block per "
                               "key, or one per query)")
+            return
+        if len(scored) > 1 and scored[1][0] == scored[0][0] and cells(scored[0][1]) != cells(scored[1][1]):
+            self.unplaced(it, "a stack of weighted values whose numbers match both ways round (one block per "
+                              "key, or one per query): which way it runs is not decided")
             return
         way = scored[0][1]
         self.notes.append(Note("info", "the weighted values printed one block per " +
