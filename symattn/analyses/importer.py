@@ -46,8 +46,8 @@ from ..read.spec import Spec, from_dict
 from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
-from .importer_items import (OPTION_NOTE, SUM_TERM_NOTE, Collected, Item, collect, indexed_name, plain_names,
-                            split_glued)
+from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
+                            collect, indexed_name, plain_names, split_glued)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
                              step_of_ident, step_of_text)
 
@@ -949,7 +949,7 @@ class _Importer:
             worked = [c for c in claims_items if c.head is not None or c.batches > 1]
             if not h and worked:
                 ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
-                stacks = {c.batches for c in claims_items if c.batches > 1}
+                stacks = {c.batches for c in claims_items if c.batches > 1 and _stack_of_heads(c, lines, seg)}
                 heads_named = {c.head for c in claims_items if c.head is not None}
                 if ev is not None and int(ev.value) > 1:
                     h, why = int(ev.value), f"the page says so: {ev.text!r}"
@@ -1599,6 +1599,9 @@ class _Placer:
     def place(self, it: Item) -> None:
         self.pending = None
         if it.batches > 1:
+            if it.step == "weighted" and self.heads == 1 and it.stack is not None and "weighted" in self.steps:
+                self.place_weighted_stack(it)
+                return
             if it.stack is None or it.batches != self.heads:
                 self.unplaced(it, f"a stack of {it.batches} matrices (heads or a batch), and this example has "
                                   f"{self.heads} head{'s' if self.heads != 1 else ''}")
@@ -1612,6 +1615,11 @@ class _Placer:
             return
         if not _numeric(it.rows) and not it.exprs:
             return
+        if VECTOR_SUM in it.notes:
+            self.place_vector_sum(it)
+            return
+        if SUM_TERM in it.notes:
+            return  # placed with the sum it is a term of
         if it.exprs and it.operand:
             return  # products written out; their result carries them
         if it.notes and it.notes[0] == OPTION_NOTE:
@@ -1633,6 +1641,9 @@ class _Placer:
             return
         if it.products:
             if self.place_products(it):
+                return
+            if SCALAR_PRODUCT in it.notes:
+                self.unplaced(it, "a weight times a value vector, whose weight or value row is not placed as such")
                 return
         if it.kind in ("vector", "matrix") and 1 in it.shape and self.row_sums(it):
             return
@@ -1664,6 +1675,14 @@ class _Placer:
         if cells is None or step is None:
             self.unplaced(it, why or "no step of this example fits it")
             return
+        if it.kind in ("vector", "matrix") and it.shape[0] == 1 and step in self.d:
+            # trying the other steps' shapes may have left an assumption about which query this row is:
+            # keep only the one the chosen step needs
+            self.pending = None
+            if step.split(".")[-1] == "weighted":
+                self.fits_weighted(it)
+            elif len(self.d[step].shape) == 2:
+                self.fits(it, step)
         self.commit(it, step, cells)
 
     def commit(self, it: Item, step: str, cells: list[tuple]) -> None:
@@ -1764,6 +1783,9 @@ class _Placer:
         """An input printed again (an operand of a product, a row label): 'X[love]'."""
         if self.full_x is not None and _same_values(self.full_x.rows, it.rows):
             return "input X (with the rows left out)"
+        named = self.named_row(it)
+        if named:
+            return named
         for name, src in list(self.inputs.items()) + list(self.given.items()):
             if name in self.given and src is not self.given[name]:
                 continue
@@ -1782,6 +1804,18 @@ class _Placer:
                     lab = labels[hits[0]] if labels and hits[0] < len(labels) else str(hits[0] + 1)
                     return f"input {name}[{lab}]"
         return None
+
+    def named_row(self, it: Item) -> str | None:
+        """A factor of a product written out that its expression names (``q1 . k2 = [1, 0, 0] . […]``),
+        printed as that row of the input: 'input K[2]'."""
+        src = self.inputs.get(it.step or "") or self.given.get(it.step or "")
+        if not (it.operand and it.row_index and src is not None and it.shape[0] == 1 and it.row_index <= len(src.rows)):
+            return None
+        if not _same_values([src.rows[it.row_index - 1]], it.rows):
+            return None
+        labels = src.row_labels or self.spec.query_labels()
+        lab = labels[it.row_index - 1] if labels and it.row_index <= len(labels) else str(it.row_index)
+        return f"input {it.step}[{lab}]"
 
     def repeat_of(self, it: Item) -> str | None:
         """Every row of the item already placed with the same numbers (a table that prints the
@@ -2044,6 +2078,106 @@ class _Placer:
                 return "output", [(row, None, col, it.rows[0][0])], ""
         return None, None, "the result of a product whose operands were not placed"
 
+    def place_weighted_stack(self, it: Item) -> None:
+        """The weighted values printed as a stack (``weighted_values``: one block per key, a row per
+        query, or one block per query, a row per key). Which way it runs is decided by the
+        numbers: the products p_qk·v_k of the weights as derived, or as the page printed them
+        (weights rounded by hand and then used), with the values."""
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        stack = it.stack or []
+        b, r, c = len(stack), len(stack[0]) if stack else 0, len(stack[0][0]) if stack and stack[0] else 0
+        ways = [w for w, ok in (("kq", (b, r) == (nk, nq)), ("qk", (b, r) == (nq, nk))) if ok and c == dv]
+        if not ways:
+            self.unplaced(it, f"a stack of {b} matrices of {r}×{c}; the weighted values here are {nq}×{nk}×{dv}")
+            return
+        qlab, klab = st.row_labels, st.col_labels
+
+        def cells(way: str) -> list[tuple]:
+            return [(qlab[q], klab[k], j, (stack[k][q] if way == "kq" else stack[q][k])[j])
+                    for q in range(nq) for k in range(nk) for j in range(dv)]
+
+        versions = self.weighted_versions()
+
+        def score(way: str) -> float:
+            best = 0.0
+            for vals in versions:
+                cs = cells(way)
+                good = sum(_close(t, vals[qlab.index(q)][klab.index(k)][j]) for q, k, j, t in cs if _num(t) is not None)
+                total = sum(1 for *_, t in cs if _num(t) is not None)
+                best = max(best, good / total if total else 0.0)
+            return best
+
+        scored = sorted(((score(w), w) for w in ways), reverse=True)
+        if scored[0][0] < 0.9:
+            self.unplaced(it, "a stack of weighted values whose numbers match neither way round (one block per "
+                              "key, or one per query)")
+            return
+        if len(scored) > 1 and scored[1][0] == scored[0][0] and cells(scored[0][1]) != cells(scored[1][1]):
+            self.unplaced(it, "a stack of weighted values whose numbers match both ways round (one block per "
+                              "key, or one per query): which way it runs is not decided")
+            return
+        way = scored[0][1]
+        self.notes.append(Note("info", "the weighted values printed one block per " +
+                               ("key, a row per query" if way == "kq" else "query, a row per key"), it.at()))
+        self.commit(it, "weighted", cells(way))
+
+    def weighted_versions(self) -> list:
+        """The weighted values p_qk·v_k (query × key × dimension) to compare printed ones with: as
+        derived, and from each printing of the weights whose rows are all given (weights rounded by
+        hand and then used) times the values."""
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        qlab = st.row_labels
+        versions = []
+        derived = self.vals("weighted")
+        if derived is not None:
+            versions.append(derived)
+        v = self.vals("V") if "V" in self.d else None
+        if v is None:
+            return versions
+        groups: dict[str | None, dict[str, list[str]]] = {}
+        for cl in self.claims:
+            if cl.step == "weights":
+                groups.setdefault(cl.group, {})[cl.row] = cl.values
+        for rows in groups.values():
+            if set(rows) != set(qlab):
+                continue
+            p = [[_num(x) for x in rows[q]] for q in qlab]
+            if all(x is not None for row in p for x in row) and all(len(row) == nk for row in p):
+                versions.append([[[p[q][k] * v[k][j] for j in range(dv)] for k in range(nk)]  # type: ignore[operator]
+                                 for q in range(nq)])
+        return versions
+
+    def place_vector_sum(self, it: Item) -> None:
+        """``[p₁v₁] + [p₂v₂] + … = [o]`` written down a column: the terms are one query's weighted
+        values, key by key, and the result is its output. The query is the one whose weighted
+        values (as derived, or from the weights as printed) the terms are; none or several: listed."""
+        terms = it.chain_of or []
+        if "weighted" not in self.d or "output" not in self.d:
+            for t in terms + [it]:
+                self.unplaced(t, "a sum of vectors written out, in an example without weighted values")
+            return
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        qlab, klab = st.row_labels, st.col_labels
+        hits = set()
+        if len(terms) == nk and all(t.shape == (1, dv) for t in terms):
+            for vals in self.weighted_versions():
+                for q in range(nq):
+                    if all(_close(x, vals[q][k][j]) for k, t in enumerate(terms) for j, x in enumerate(t.rows[0])):
+                        hits.add(q)
+        if len(hits) != 1:
+            why = ("its terms are the weighted values of no one query" if not hits else
+                   "its terms are the weighted values of several queries")
+            for t in terms + [it]:
+                self.unplaced(t, f"a sum of vectors written out: {why}")
+            return
+        q = hits.pop()
+        for k, t in enumerate(terms):
+            self.commit(t, "weighted", [(qlab[q], klab[k], j, x) for j, x in enumerate(t.rows[0])])
+        self.commit(it, "output", [(qlab[q], None, j, x) for j, x in enumerate(it.rows[0])])
+
     def row_sums(self, it: Item) -> bool:
         """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""
         if not re.search(r"\b(row\s*)?sums?\b", it.label.lower()) or "weights" not in self.d:
@@ -2052,6 +2186,8 @@ class _Placer:
         vals = it.rows[0] if it.shape[0] == 1 else [r[0] for r in it.rows] if it.shape[1] == 1 else None
         if vals is None or len(vals) != len(rows):
             return False
+        if not all(_num(v) is not None and abs(_num(v) - 1) <= 0.1 for v in vals):  # type: ignore[operator]
+            return False  # "This sum, [2.0, 7.0, 1.5], is Output 1": not the sums of rows of weights
         for lab, v in zip(rows, vals):
             self.claims.append(ClaimRow("weights_sum", lab, [v], it.at(), None))
         self.notes.append(Note("found", "placed weights_sum for every row", it.at()))
@@ -2092,38 +2228,75 @@ class _Placer:
         self.unplaced(it, "a sum whose terms are not a printed row of weights")
 
     def place_products(self, it: Item) -> bool:
-        """A result written as products p·v (``[0.3012 * 0.66, 0.3012 * 0.82] = [0.1988, 0.2460]``):
-        the weighted values p_ij·v_j."""
+        """A result written as products p·v (``[0.3012 * 0.66, 0.3012 * 0.82] = [0.1988, 0.2460]``,
+        ``0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``): the weighted values p_ij·v_j. The query is the one
+        whose weight for that key is p; where several are, the products on the lines beside it
+        (one per key, the same query) decide."""
         if "weighted" not in self.d or not it.products:
             return False
-        prods = it.products[0]
-        parts = [re.split(r"\s*[*×·]\s*", p.strip()) for p in prods]
-        if not all(len(p) == 2 and all(_num(x) is not None for x in p) for p in parts):
+        got = self._product(it)
+        if got is None:
             return False
-        weights = {p[0] for p in parts}
-        if len(weights) != 1:
-            return False
+        k, w = got
+        keys = self.d["weighted"].col_labels
+        rows = self._weight_rows(k, w)
+        if len(rows) > 1 and SCALAR_PRODUCT in it.notes:
+            for sib in self._product_block(it):
+                sk = self._product(sib)
+                rows &= self._weight_rows(*sk) if sk is not None else set()
+        if len(rows) != 1:
+            return False  # no query, or several, give this key that weight
+        q = rows.pop()
+        cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
+        self.commit(it, "weighted", cells)
+        return True
+
+    def _product(self, it: Item) -> tuple[int, str] | None:
+        """(key index, weight) of a result written as products p·v_j, or None."""
+        if not it.products:
+            return None
+        parts = [re.split(r"\s*[*×·]\s*", p.strip()) for p in it.products[0]]
+        if not all(len(p) == 2 and all(_num(x) is not None for x in p) for p in parts) or len({p[0] for p in parts}) != 1:
+            return None
         w = parts[0][0]
         vrow = [p[1] for p in parts]
-        st = self.d["weighted"]
-        keys = st.col_labels
+        keys = self.d["weighted"].col_labels
         k = _index(it.token, keys) if it.token else None
         if k is None:
             vclaims = [c for c in self.claims if c.step == "V" and c.group is None and c.values == vrow]
             if len(vclaims) == 1:
                 k = _index(vclaims[0].row, keys)
-        if k is None:
-            return False
-        q = None
-        for c in self.claims:
-            if c.step == "weights" and c.group is None and k < len(c.values) and _eq(c.values[k], w):
-                q = c.row
-                break
-        if q is None:
-            return False
-        cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
-        self.commit(it, "weighted", cells)
-        return True
+        if k is None:  # V given: the row of the input it is
+            src = self.given.get("V") or self.inputs.get("V")
+            hits = [i for i, r in enumerate(src.rows) if _same_values([r], [vrow])] if src is not None else []
+            if len(hits) == 1 and len(keys) == len(src.rows):  # type: ignore[union-attr]
+                k = hits[0]
+        if k is None and "V" in self.d and self.vals("V") is not None:  # V derived: the row its values are
+            hits = [i for i, r in enumerate(self.vals("V")) if len(r) == len(vrow)
+                    and all(_close(t, x) for t, x in zip(vrow, r))]
+            if len(hits) == 1 and len(keys) == len(self.vals("V")):
+                k = hits[0]
+        return (k, w) if k is not None else None
+
+    def _weight_rows(self, k: int, w: str) -> set[str]:
+        """The queries whose printed weight for key k is w: as first printed, else as printed again
+        (rounded by hand, then used)."""
+        first = {c.row for c in self.claims if c.step == "weights" and c.group is None and k < len(c.values)
+                 and _eq(c.values[k], w)}
+        return first or {c.row for c in self.claims if c.step == "weights" and c.group is not None
+                         and k < len(c.values) and _eq(c.values[k], w)}
+
+    def _product_block(self, it: Item) -> list[Item]:
+        """The products written on the lines next to it, one per line (``1: 0.0 * [1, 2, 3] = …``,
+        ``2: 0.5 * [2, 8, 0] = …``)."""
+        by_line = {x.line: x for x in self.imp.items if SCALAR_PRODUCT in x.notes and x.where[0].cell == it.where[0].cell}
+        out = []
+        for step in (-1, 1):
+            k = it.line + step
+            while k in by_line:
+                out.append(by_line[k])
+                k += step
+        return out
 
     # -- conventions from values --
     def choose_scale(self, data: dict) -> Choice:
@@ -2178,6 +2351,20 @@ class _Placer:
 
         main.sort(key=key)
         return main + also
+
+
+_HEADS_WORDS = re.compile(r"multi-?\s*head|\b(?:num|n)_?heads?\b|\bhead_?\s*\d|\bheads\b|\bper[- ]head\b", re.I)
+
+
+def _stack_of_heads(it: Item, lines: list, seg: _Segment) -> bool:
+    """Whether a printed stack of matrices is one per attention head: its name says so, or the
+    page speaks of heads. A stack named as the weighted values (``weighted_values``: keys ×
+    queries × d) is the weighted step, one block per key or query, not heads."""
+    if re.search(r"head", it.label or "", re.I):
+        return True
+    if it.step == "weighted":
+        return False
+    return any(_HEADS_WORDS.search(ln.text) for ln in lines[: seg.last + 1])
 
 
 def _floats(dec: Any) -> Any:

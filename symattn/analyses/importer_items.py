@@ -332,6 +332,133 @@ def _note_token(note: str) -> str | None:
     return None
 
 
+_INDEXED_ROW_RE = re.compile(r"(?:[-*•+]\s+|[,;]\s*)?[`*_$]*\s*\\?(q|k|v|x|query|key|value)_?\{?(\d{1,3})\}?\s*[`*_$]*\s*[=:]\s*[`$]*\s*")
+_INDEXED_STEP = {"q": "Q", "k": "K", "v": "V", "x": "X", "query": "Q", "key": "K", "value": "V"}
+
+
+def indexed_row(before: str) -> tuple[str, int, str] | None:
+    """(step, index as written, name) when the text before a vector names it as one row of Q, K, V
+    or X by a lower-case letter and an index (``q1 = ``, ``- `k_2 = ``, ``value3:``); the index
+    counts from 1 unless the page counts from 0 (see :func:`zero_based`).
+
+    >>> indexed_row("- `q1 = "), indexed_row("k_{2} ="), indexed_row("Q1 = "), indexed_row("w1 = ")
+    (('Q', 1, 'q1'), ('K', 2, 'k_{2}'), None, None)
+    """
+    m = _INDEXED_ROW_RE.fullmatch(before)
+    if not m:
+        return None
+    name = re.sub(r"[`*_$=:\s]+$", "", re.sub(r"^(?:[-*•+]\s+|[,;]\s*)?[`*_$\s]*\\?", "", m.group(0)))
+    return _INDEXED_STEP[m.group(1)], int(m.group(2)), name
+
+
+_NAME_DOT = r"(?:\.|·|⋅|\\cdot|\*|@|×|\bdot\b)"  # between two names: q1.k2, q1 · k2
+_DOT_OP = r"(?:(?<=\s)\.(?=\s)|·|⋅|\\cdot|\*|@|×|\bdot\b)"  # beside a vector, a '.' only between spaces
+#: the note that marks the vectors of a dot product written out (``[1, 0, 0] . [1, 1, 0]``)
+DOT_OPERAND = "an operand of a dot product written out on the page"
+
+
+def dot_operand(before: str, after: str) -> bool:
+    """Whether a vector is a factor of a dot product written out: another vector follows (or
+    precedes) it across a product sign, ``[1, 0, 0] . [1, 1, 0] = 1``.
+
+    >>> dot_operand("q1 . k1 = ", " . [1, 1, 0] = 1"), dot_operand("q1 . k1 = [1, 0, 0] . ", " = 1"), dot_operand("x = ", ".")
+    (True, True, False)
+    """
+    return bool(re.match(r"\s*" + _DOT_OP + r"\s*\[", after) or re.search(r"\]\s*" + _DOT_OP + r"\s*$", before))
+
+
+def dot_operand_name(before: str) -> tuple[str, int, str] | None:
+    """(step, index as written, name) of a dot product's vector from the names written before it:
+    ``q1 . k2 = `` names the first vector q1, ``q1 . k2 = [1, 0, 0] . `` the second k2.
+
+    >>> dot_operand_name("`q1 . k2 = "), dot_operand_name("q1 . k2 = [1, 0, 0] . "), dot_operand_name("a . b = ")
+    (('Q', 1, 'q1'), ('K', 2, 'k2'), None)
+    """
+    m = re.search(r"(?<![\w\\])(q|k|v|x)_?\{?(\d{1,3})\}?\s*" + _NAME_DOT + r"\s*(q|k|v|x)_?\{?(\d{1,3})\}?"
+                  r"(?:\^\{?(?:T|\\top)\}?|ᵀ)?\s*=\s*(\[[^\[\]]*\]\s*" + _DOT_OP + r"\s*)?$", before)
+    if not m:
+        return None
+    a, i = (m.group(3), m.group(4)) if m.group(5) else (m.group(1), m.group(2))
+    return _INDEXED_STEP[a], int(i), f"{a}{i}"
+
+
+def prose_sentence(text: str) -> list[str] | None:
+    """The words of an example sentence quoted in prose: 'on the sentence "The cat sat"'.
+
+    >>> prose_sentence('We follow one word, on the sentence "The cat sat".'), prose_sentence('a "quoted" word')
+    (['The', 'cat', 'sat'], None)
+    """
+    m = re.search(r"\b(?:sentence|phrase|input\s+text|sequence)\s*:?\s*[\"“]([^\"”\n]{1,300})[\"”]", text, re.I)
+    if not m:
+        return None
+    words = [w.strip(".,;:!?\"()") for w in m.group(1).split()]
+    words = [w for w in words if w]
+    return words if 1 < len(words) <= 64 else None
+
+
+_NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+#: the note that marks a vector written as a number times a vector (``0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``)
+SCALAR_PRODUCT = "a number times a vector, written out on the page"
+
+
+def scalar_factor(before: str) -> bool:
+    """Whether a vector is multiplied by a number written just before it: ``2: 0.5 * [``.
+
+    >>> scalar_factor("2: 0.5 * "), scalar_factor("x * "), scalar_factor("[1, 2] * ")
+    (True, False, False)
+    """
+    return bool(re.search(r"(?<![\w.\]])" + _NUM + r"\s*[*×·]\s*$", before))
+
+
+def scalar_product(before: str, n: int) -> list[str] | None:
+    """The products a vector is the result of, when the text before it is ``p * [v1, …, vn] =``:
+    ``["p * v1", …]``.
+
+    >>> scalar_product("2: 0.5 * [2, 8, 0] = ", 3), scalar_product("0.5 * [2, 8] = ", 3)
+    (['0.5 * 2', '0.5 * 8', '0.5 * 0'], None)
+    """
+    m = re.search(r"(?<![\w.\]])(" + _NUM + r")\s*[*×·]\s*\[([^\[\]]*)\]\s*=\s*$", before)
+    if not m:
+        return None
+    vec = [x.strip() for x in m.group(2).split(",")]
+    if len(vec) != n or not all(re.fullmatch(_NUM, x) for x in vec):
+        return None
+    return [f"{m.group(1)} * {x}" for x in vec]
+
+
+_ZERO_INDEX = re.compile(r"(?<![\w\\])(?:q|k|v|x|query|key|value)_?\{?0\}?(?!\w)\s*(?:=|:|\.|·|⋅|\*|@|×|\\cdot)")
+
+
+def zero_based(lines: list[Line]) -> bool:
+    """Whether a page counts its rows from 0 (``q0 = […]``, ``q0 · k1``): then q1 is the second row.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> zero_based([Line("- `q0 = [1, 0]`", Where(1))]), zero_based([Line("- `q1 = [1, 0]`", Where(1))])
+    (True, False)
+    """
+    return any(_ZERO_INDEX.search(ln.text) for ln in lines)
+
+
+def softmax_result(before: str) -> bool:
+    """Whether a vector is what softmax of a written-out row (or of the scores) gives:
+    ``softmax([2, 4, 4]) = ``, ``softmax(scores) ≈ ``; not ``softmax(QKᵀ)·V = ``.
+
+    >>> softmax_result("softmax([2, 4, 4]) = "), softmax_result("`softmax(scores) ≈ "), softmax_result("softmax(s) V = ")
+    (True, True, False)
+    """
+    m = re.search(r"\bsoft-?max\s*\(\s*(\[[^\[\]]*\]|[A-Za-z_]\w*)\s*\)\s*(?:=|≈)\s*$", before, re.I)
+    return bool(m and (m.group(1).startswith("[") or step_of_ident(m.group(1)) in ("scores", "scaled", "masked")))
+
+
+def softmax_argument(before: str, after: str) -> bool:
+    """Whether a list written in prose is the argument of softmax: ``softmax([0.577, 0.577, 0])``.
+
+    >>> softmax_argument("`softmax(", ")`"), softmax_argument("softmax = ", "")
+    (True, False)
+    """
+    return bool(re.search(r"\bsoft-?max\s*\(\s*$", before, re.I) and re.match(r"\s*\)", after))
+
+
 _FAMILY = {"scores", "scaled", "masked"}
 _DEF_RE = re.compile(r"(?<![\w\\])([A-Za-z](?:_\{?\w{1,8}\}?)?)\s*=\s*(?!=)([^=]{1,200}?)(?=$|\s=|,\s*\\q?quad|\\quad|\\qquad|;)")
 
@@ -494,6 +621,7 @@ class _Collector:
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
         self.items: list[Item] = []
+        self.base = 1 if zero_based(page.lines) else 0  # added to an index written in a name (q0 → row 1)
 
     # -- context --
     def context_label(self, start: int, stop_at: int = -1) -> tuple[str, int]:
@@ -710,10 +838,43 @@ class _Collector:
             it.notes.append(SUM_TERM_NOTE)
         if step in ("scores", "scaled", "masked", "weights") and re.search(r"Q\s*[·.*@×]?\s*K", label or ""):
             it.transposed = False  # QKᵀ names the scores; its ᵀ is K's
+        indexed = indexed_row(re.split(r"[\])]", b.before)[-1]) if it.kind == "vector" else None
+        if indexed:  # the row it is, counted from 1 (q0 is the first row on a page that counts from 0)
+            indexed = (indexed[0], indexed[1] + self.base, indexed[2]) if indexed[1] + self.base >= 1 else None
+        if indexed:  # "- `q1 = [1, 0, 0]`": the first row of Q, named by its index
+            step, strength, it.token, it.label = indexed[0], 3, None, indexed[2]
+            it.notes.append(f"{indexed[2]}: row {indexed[1]} of {indexed[0]}")
+        if it.kind == "vector" and dot_operand(b.before, b.after):
+            # "q1 . k1 = [1, 0, 0] . [1, 1, 0] = 1": the vectors of a dot product written out (its
+            # result is the number at the end of the line), not a result themselves
+            step, strength, it.token, it.operand = None, 0, None, True
+            it.notes.append(DOT_OPERAND)
+            named = dot_operand_name(b.before)
+            named = (named[0], named[1] + self.base, named[2]) if named and named[1] + self.base >= 1 else None
+            if named:  # q1 . k1 = [1, 0, 0] . [1, 1, 0]: the rows the expression names
+                step, it.row_index, it.label = named[0], named[1], named[2]
+        if it.kind == "vector" and scalar_factor(b.before):
+            # "0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]": the vector a weight multiplies (a value row)
+            step, strength, it.token, it.operand = None, 0, None, True
+            it.notes.append("a vector a number multiplies, written out on the page")
+        scaled_row = scalar_product(b.before, len(b.rows[0]) if b.rows else 0) if it.kind == "vector" else None
+        if scaled_row:
+            # … its result: p times each entry of the vector before the '='
+            step, strength, it.token, it.products = None, 0, None, [scaled_row]
+            it.notes.append(SCALAR_PRODUCT)
+        if it.kind == "vector" and softmax_result(b.before):
+            # "softmax([0.577, 0.577, 0]) = [0.39, 0.39, 0.22]": what softmax of a row gives is a row of weights
+            step, strength, it.token = "weights", 2, None
+        if it.kind == "vector" and softmax_argument(b.before, b.after):
+            # "softmax([0.577, 0.577, 0])": the list is softmax's argument (scores), not its result
+            step, strength, it.token = None, 0, None
+            it.notes.append("the argument of softmax(…), not its result")
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
         if rowlab and it.kind == "vector":
             it.row_index = int(rowlab.group(1))
+        elif indexed:
+            it.row_index = indexed[1]
         elif it.row_index is None:
             it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
         sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
@@ -1080,6 +1241,304 @@ class _Collector:
                 self.items.append(it)
 
 
+    def dot_lines(self) -> None:
+        """``q1 . k2 = [1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1``: a dot product of an indexed
+        query and key written out, its result the score of that query on that key. A line that
+        divides or takes a root is left alone (its result is not the raw score)."""
+        num = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+        rx = re.compile(r"(?:^|[\s`*:$(])\\?(?:q|query)_?\{?(\d{1,3})\}?\s*" + _NAME_DOT +
+                        r"\s*\\?(?:k|key)_?\{?(\d{1,3})\}?(?:\^\{?(?:T|\\top)\}?|ᵀ)?\s*=(?:[^=]*=)*\s*" + num +
+                        r"\s*[`$]*\s*\.?\s*$")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code":
+                continue
+            t = ln.text.replace("−", "-")
+            m = rx.search(t)
+            if not m or re.search(r"/|√|sqrt|\\frac|÷", t):
+                continue
+            i, j = int(m.group(1)) + self.base, int(m.group(2)) + self.base
+            if i < 1 or j < 1:
+                continue
+            it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip(),
+                      step="scores", strength=2, pair=(f"#{i}", f"#{j}"), role=ln.role)
+            it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {i} on key {j}")
+            self.items.append(it)
+
+    def division_runs(self) -> None:
+        """Consecutive lines that each divide one number by the same divisor
+        (``1 / 1.732 = 0.577`` under one another): the worked row of one query, its results
+        in order. The divisor says which step: √n for a whole n (the scale √d_k, when the
+        page speaks of scaling or a root nearby) gives the scaled scores; a divisor that the
+        numerators add up to (the softmax's sum) gives the weights."""
+        num = r"[+-]?(?:\d+\.?\d*|\.\d+)"
+        rx = re.compile(r"^\s*(?:[-*•+]\s+|\d{1,2}[.)]\s+)?([^\d=]{0,80}?)[`$]*\s*(" + num + r")\s*/\s*(" + num +
+                        r")\s*(?:=|≈)\s*(" + num + r")\s*[`$]*\s*$")
+        k = 0
+        lines = self.lines
+        while k < len(lines):
+            m = rx.match(lines[k].text.replace("−", "-")) if lines[k].role != "code" and k not in self.block_lines else None
+            if not m:
+                k += 1
+                continue
+            run = [(k, m)]
+            j = k + 1
+            while j < len(lines):
+                if not lines[j].text.strip():
+                    j += 1
+                    continue
+                mm = rx.match(lines[j].text.replace("−", "-")) if lines[j].role == lines[k].role else None
+                if not mm or float(mm.group(3)) != float(m.group(3)):
+                    break
+                run.append((j, mm))
+                j += 1
+            k = run[-1][0] + 1
+            if len(run) < 2:
+                continue
+            d = float(m.group(3))
+            tops = [float(x.group(2)) for _, x in run]
+            outs = [x.group(4) for _, x in run]
+            near = " ".join(lines[i].text for i in range(max(0, run[0][0] - 4), run[0][0]))
+            heading = self.heading_above(run[0][0], max(0, run[0][0] - 12))
+            labels = " ".join(x.group(1) for _, x in run)
+            step = None
+            dec = len(m.group(3).split(".")[1]) if "." in m.group(3) else 0
+            if d > 0 and abs(sum(tops) - d) <= max(0.5 * 10 ** -dec * len(tops), 1e-9) and \
+                    re.search(r"soft-?max|weights?|probabilit|normali[sz]", labels + " " + near + " " + heading, re.I):
+                step = "weights"
+            elif d > 0 and round(d * d) >= 1 and abs(d - round(d * d) ** 0.5) <= 0.5 * 10 ** -dec + 1e-12 and \
+                    re.search(r"scal|sqrt|√|square\s+root|d_?k", near + " " + heading, re.I):
+                step = "scaled"
+            if step is None:
+                continue
+            it = Item(rows=[outs], where=[lines[run[0][0]].where, lines[run[-1][0]].where], line=run[0][0],
+                      end=run[-1][0], kind="vector", label=heading or labels.strip(), step=step, strength=2,
+                      role=lines[k - 1].role, form="lines")
+            it.notes.append(f"{len(run)} lines dividing by {m.group(3)}: one row of {step}")
+            self.items.append(it)
+
+
+def join_indexed_rows(items: list[Item]) -> list[Item]:
+    """Rows named by their index (``q1 = […]``, ``q2 = […]``, … , interleaved with k1, v1, …) joined
+    into the matrix they are rows of, when indices 1…n each come once, in order, with one width."""
+    out: list[Item] = []
+    open_: dict[str, list[Item]] = {}
+
+    def close(step: str) -> None:
+        grp = open_.pop(step, [])
+        if len(grp) < 2:
+            out.extend(grp)
+            return
+        m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line, end=grp[-1].end,
+                 kind="matrix", label=step, step=step, strength=3, role=grp[0].role, form=grp[0].form)
+        m.notes.append(", ".join(g.label for g in grp) + f": the rows of {step}")
+        out.append(m)
+
+    for it in items:
+        ix = it.kind == "vector" and it.step in _INDEXED_STEP.values() and it.strength == 3 and it.row_index \
+            and any(n.endswith(f": row {it.row_index} of {it.step}") for n in it.notes)
+        if not ix:
+            if _numeric_rows(it.rows) and not it.operand:
+                for st in list(open_):
+                    close(st)
+            out.append(it)
+            continue
+        grp = open_.get(it.step, [])  # type: ignore[arg-type]
+        if grp and (it.row_index != len(grp) + 1 or len(it.rows[0]) != len(grp[0].rows[0])):
+            close(it.step)  # type: ignore[arg-type]
+            grp = []
+        if not grp and it.row_index != 1:
+            out.append(it)
+            continue
+        open_[it.step] = grp + [it]  # type: ignore[index]
+    for st in list(open_):
+        close(st)
+    out.sort(key=lambda it: (it.line, it.where[0].line))
+    return out
+
+
+_DIAGRAM_OPS = re.compile(r"(?:[x×*·@=+]|\\times|\\cdot)")
+
+
+def join_side_by_side(items: list[Item], lines: list[Line]) -> list[Item]:
+    """A product drawn as matrices side by side, one row of each per line, the rows of a taller
+    factor running above and below the others::
+
+                       [0, 0, 1]
+        [1, 0, 1, 0]   [1, 1, 0]   [0, 1, 1]
+        [0, 2, 0, 2] x [0, 1, 0] = [4, 4, 0]
+
+    Lines that hold only bracketed vectors, spaces and operators are read by column: the
+    vectors that start at one column are the rows of one matrix; those before the '=' are
+    the factors (operands), the one after it the result, named as the vectors were."""
+    by_line: dict[int, list[Item]] = {}
+    for it in items:
+        if it.kind == "vector" and it.form == "list" and it.line == it.end and _numeric_rows(it.rows):
+            by_line.setdefault(it.line, []).append(it)
+
+    def bare(k: int) -> bool:
+        vs = by_line.get(k)
+        if not vs:
+            return False
+        text = lines[k].text
+        rest, pos = "", 0
+        for v in sorted(vs, key=lambda v: len(v.before)):
+            a, b = len(v.before), len(text) - len(v.after)
+            if a < pos or b < a:
+                return False
+            rest += text[pos:a] + " "
+            pos = b
+        rest += text[pos:]
+        return not _DIAGRAM_OPS.sub(" ", rest).strip(" \t`")
+
+    drop: set[int] = set()
+    new: list[Item] = []
+    k = 0
+    keys = sorted(by_line)
+    while k < len(keys):
+        run = [keys[k]]
+        while k + 1 < len(keys) and keys[k + 1] == run[-1] + 1 and bare(keys[k + 1]) and bare(run[0]) and \
+                lines[keys[k + 1]].where.cell == lines[run[0]].where.cell:
+            k += 1
+            run.append(keys[k])
+        k += 1
+        if len(run) < 2 or not all(bare(x) for x in run) or max(len(by_line[x]) for x in run) < 2:
+            continue
+        ops = " ".join(lines[x].text for x in run)
+        eq = [lines[x].text.index("=") for x in run if "=" in lines[x].text]
+        if len(eq) != 1 or not re.search(r"[x×*·@]|\\times|\\cdot", ops.replace("=", " ")):
+            continue
+        cols: dict[int, list[Item]] = {}
+        for x in run:
+            for v in by_line[x]:
+                c = len(v.before)
+                near = next((c0 for c0 in cols if abs(c0 - c) <= 1), c)
+                cols.setdefault(near, []).append(v)
+        order = sorted(cols)
+        mats = [cols[c] for c in order]
+        if len(mats) < 3 or any(len({len(v.rows[0]) for v in m}) != 1 for m in mats) or \
+                any([v.line for v in m] != list(range(m[0].line, m[-1].line + 1)) for m in mats):
+            continue
+        after_eq = [i for i, c in enumerate(order) if c > eq[0]]
+        if len(after_eq) != 1 or after_eq[0] != len(order) - 1:
+            continue
+        made: list[Item] = []
+        for i, m in enumerate(mats):
+            it = Item(rows=[v.rows[0] for v in m], where=[v.where[0] for v in m], line=m[0].line, end=m[-1].end,
+                      kind="matrix" if len(m) > 1 else "vector", role=m[0].role, form="list")
+            if i < len(mats) - 1:
+                it.operand = True
+                it.notes.append("an operand of a product written out on the page (matrices side by side)")
+            else:
+                best = max(m, key=lambda v: v.strength)
+                it.step, it.strength, it.label = best.step, min(best.strength, 2), best.label
+                it.chain_of = made[:]
+            made.append(it)
+        drop.update(id(v) for m in mats for v in m)
+        new += made
+    if not new:
+        return items
+    out = [it for it in items if id(it) not in drop] + new
+    out.sort(key=lambda it: (it.line, it.where[0].line))
+    return out
+
+
+def join_word_sections(items: list[Item], lines: list[Line]) -> list[Item]:
+    """Per-word sections that each give a word's vectors by name (``**Word 1 ("The"):**`` then
+    ``Query: [1, 0, 0]``, ``Key: […]``, ``Value: […]``; the next word the same way): each name's
+    vectors, section by section, are the rows of that matrix, and a word quoted (or numbered) above
+    each section names its row. Only where every section names the same steps, each once."""
+    out: list[Item] = []
+    i = 0
+    steps = ("X", "Q", "K", "V")
+    while i < len(items):
+        run: list[Item] = []
+        j = i
+        while j < len(items) and items[j].kind == "vector" and items[j].step in steps and items[j].strength >= 2 \
+                and items[j].token is None and items[j].row_index is None and not items[j].operand and \
+                (not run or items[j].line - run[-1].end <= 4):
+            run.append(items[j])
+            j += 1
+        sections: list[list[Item]] = []
+        for it in run:
+            if not sections or it.step in [x.step for x in sections[-1]]:
+                sections.append([])
+            sections[-1].append(it)
+        names = [[x.step for x in sec] for sec in sections]
+        widths = [[len(x.rows[0]) for x in sec] for sec in sections]
+        if len(sections) < 2 or any(n != names[0] for n in names) or any(w != widths[0] for w in widths):
+            out.extend(items[i:j] if j > i else items[i:i + 1])
+            i = max(j, i + 1)
+            continue
+        words = [_section_word(lines, sec[0].line, (sections[k - 1][-1].end if k else sec[0].line - 6))
+                 for k, sec in enumerate(sections)]
+        labels = words if all(words) and len(set(words)) == len(words) else None
+        for n, step in enumerate(names[0]):
+            rows = [sec[n] for sec in sections]
+            m = Item(rows=[r.rows[0] for r in rows], where=[r.where[0] for r in rows], line=rows[0].line,
+                     end=rows[-1].end, kind="matrix", label=rows[0].label, step=step, strength=rows[0].strength,
+                     role=rows[0].role, form=rows[0].form, row_labels=list(labels) if labels else None)
+            m.notes.append(f"{step}: one row per word's section ({len(sections)} sections)")
+            out.append(m)
+        i = j
+    out.sort(key=lambda it: (it.line, it.where[0].line))
+    return out
+
+
+def _section_word(lines: list[Line], start: int, stop: int) -> str | None:
+    """The word a section is about, from the line that opens it: ``**Word 2 ("cat"):**``, ``For "cat":``."""
+    for k in range(start - 1, max(stop, -1), -1):
+        t = lines[k].text.strip()
+        if not t:
+            continue
+        q = quoted(t)
+        if q and len(t) <= 80:
+            return q[0]
+        return None
+    return None
+
+
+#: the notes that mark a sum of vectors written down a column (``  [a]`` / ``+ [b]`` / ``-----`` / ``= [c]``)
+VECTOR_SUM = "the result of a sum of vectors written out, one term per line"
+SUM_TERM = "a term of a sum of vectors written out, one term per line"
+
+
+def vector_sums(items: list[Item], lines: list[Line]) -> None:
+    """A sum of vectors written down a column, each term alone on its line, the others after a '+',
+    an optional rule of dashes, then '= [result]'::
+
+          [0.0, 0.0, 0.0]
+        + [1.0, 4.0, 0.0]
+        -----------------
+        = [1.0, 4.0, 0.0]
+
+    The result and its terms are marked (their query is decided when the example is derived)."""
+    by_line = {it.line: it for it in items if it.kind == "vector" and it.line == it.end and not it.after.strip(" `")}
+    for r in list(by_line.values()):
+        if r.before.strip(" `") != "=":
+            continue
+        k = r.line - 1
+        while k >= 0 and re.fullmatch(r"\s*[-–—_=]{3,}\s*", lines[k].text):
+            k -= 1
+        terms: list[Item] = []
+        while k >= 0 and k in by_line and by_line[k].before.strip(" `") in ("+", "") and \
+                len(by_line[k].rows[0]) == len(r.rows[0]):
+            terms.insert(0, by_line[k])
+            if by_line[k].before.strip(" `") == "":
+                break
+            k -= 1
+        if len(terms) < 2 or terms[0].before.strip(" `") != "" or any(t.before.strip(" `") != "+" for t in terms[1:]):
+            continue
+        r.step, r.strength, r.chain_of, r.operand = "output", 2, terms, False
+        r.notes.append(VECTOR_SUM)
+        for t in terms:
+            t.step, t.strength, t.operand = "weighted", 2, True
+            t.notes.append(SUM_TERM)
+
+
+def _numeric_rows(rows: list[list[str]]) -> bool:
+    return any(entry_kind(x) == "number" for r in rows for x in r)
+
+
 _DIM_RE = re.compile(r"(dim(ension)?|d|x|e|feature|f|emb)?\s*_?\d+|[xyzw]|x_?\{?\d+\}?")
 
 
@@ -1104,7 +1563,23 @@ def split_glued(text: str, n: int) -> list[str] | None:
     return None
 
 
-_SHAPE_PAIR = re.compile(r"\[\s*\d+\s*,\s*\d+\s*\]\s*[@×x]\s*\[\s*\d+\s*,\s*\d+\s*\]")
+_SHAPE_PAIR = re.compile(r"\[\s*(\d+)\s*,\s*(\d+)\s*\]\s*[@×x]\s*\[\s*(\d+)\s*,\s*(\d+)\s*\]"
+                         r"(?:\s*=\s*\[\s*(\d+)\s*,\s*(\d+)\s*\])?")
+
+
+def _shape_product(text: str) -> bool:
+    """Whether a line multiplies shapes: ``[3, 4] @ [4, 3]`` (the inner sizes agree), with no
+    result or the result's shape ``= [3, 3]``; not rows of numbers drawn as a product
+    (``[1, 0] x [1, 2] = [1, 2]``, ``[2, 1] x [1, 2] = [5, 4]``).
+
+    >>> _shape_product("QK^T = [2, 2] @ [2, 2]"), _shape_product("[3, 4] x [4, 3] = [3, 3]"), _shape_product("[2, 1] x [1, 2] = [5, 4]")
+    (True, True, False)
+    """
+    for m in _SHAPE_PAIR.finditer(text):
+        a, b, c, d, r1, r2 = m.groups()
+        if b == c and (r1 is None or (r1, r2) == (a, d)):
+            return True
+    return False
 
 
 def is_shape(b: Numbers, lines: list) -> bool:
@@ -1117,8 +1592,8 @@ def is_shape(b: Numbers, lines: list) -> bool:
     prev = lines[b.start - 1].text if b.start > 0 else ""
     return bool(re.search(r"\b(shape|size|dims?|dimensions?)\b[^\[\]]*$", before, re.I)
                 or re.search(r"[A-Za-z_]\w*\s{2,}$", b.before) or before.endswith(("@", "×"))
-                or after.startswith(("@", "×")) or (re.fullmatch(r"\d*\s*=?", before.strip()) and _SHAPE_PAIR.search(prev))
-                or (_SHAPE_PAIR.search(line) is not None))
+                or after.startswith(("@", "×")) or (re.fullmatch(r"\d*\s*=?", before.strip()) and _shape_product(prev))
+                or _shape_product(line))
 
 
 def collect(page: Page) -> Collected:
@@ -1136,8 +1611,14 @@ def collect(page: Page) -> Collected:
             token_lists.append((b.words, b.where, "list"))
     c.lines_items()
     c.answer_options()
+    c.dot_lines()
+    c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
+    c.items = join_indexed_rows(c.items)
+    c.items = join_side_by_side(c.items, page.lines)
+    c.items = join_word_sections(c.items, page.lines)
+    vector_sums(c.items, page.lines)
     c.aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
@@ -1147,6 +1628,10 @@ def collect(page: Page) -> Collected:
             words = [w.strip(".,;:!?\"()") for w in m.group(2).split()]
             words = [w for w in words if w]
             if 1 < len(words) <= 64:
+                token_lists.append((words, ln.where, "sentence"))
+        elif ln.role in ("prose", "heading"):
+            words = prose_sentence(ln.text)
+            if words:
                 token_lists.append((words, ln.where, "sentence"))
     hidden: list[tuple[int, str, str]] = []
     made_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*(?:torch\.)?(?:nn\.)?(?:Parameter\(\s*)?"

@@ -4,6 +4,8 @@ conventions: recognising ``W_q``, ``W^Q``, ``w_query``, "Query Weight Matrix", q
 
 >>> step_of_ident("W^Q"), step_of_ident("w_query"), step_of_ident("attn_weights"), step_of_ident("K.T")
 ('Wq', 'Wq', 'weights', 'K')
+>>> step_of_ident("attn_scores_softmax"), step_of_ident("scaled_scores_softmax"), step_of_ident("x_softmax")
+('weights', 'weights', None)
 >>> step_of_text("Unnormalized Attention Scores:"), step_of_text("Query Weight Matrix (Wq):")
 ('scores', 'Wq')
 >>> step_of_text('Weighted Query for "love": (Embedding of "love" transposed) * Wq')
@@ -117,7 +119,7 @@ _PHRASES = [
     (r"\bq\s+(vectors?|matrix)\b", "Q"),
     (r"\bk\s+(vectors?|matrix)\b", "K"),
     (r"\bv\s+(vectors?|matrix)\b", "V"),
-    (r"(query|queries)(\s+(vectors?|matrix))?\b", "Q"),
+    (r"(query|queries|querys)(\s+(vectors?|matrix))?\b", "Q"),
     (r"keys?(\s+(vectors?|matrix))?\b", "K"),
     (r"values?(\s+(vectors?|matrix))?\b", "V"),
     (r"(word\s+|token\s+|input\s+)?embeddings?", "X"),
@@ -168,6 +170,9 @@ def step_of_ident(name: str) -> str | None:
         return None  # dQ, dW_q, grads_auto[…]: gradients, not forward steps
     parts = re.sub(r"\.T\b|\^.*$", "", name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
     parts_l = [p for p in parts.split("_") if p]
+    if len(parts_l) > 1 and parts_l[-1].lower() in ("softmax", "softmaxed", "softmaxes") and \
+            step_of_ident("_".join(parts_l[:-1])) in ("scores", "scaled", "masked"):
+        return "weights"  # attn_scores_softmax: the softmax of the scores
     while len(parts_l) > 1 and len(parts_l[-1]) <= 6 and not _IDENT_TO_STEP.get(re.sub(r"\d+$", "", parts_l[-1].lower())) \
             and re.sub(r"\d+$", "", parts_l[-1].lower()) not in ("score", "weight", "prob", "logit", "sim"):
         parts_l = parts_l[:-1]
@@ -204,7 +209,7 @@ def clean_label(text: str) -> str:
 
 
 #: phrases too common in running text to name a matrix unless the label is short
-_GENERIC = {r"outputs?\b", r"(query|queries)(\s+(vectors?|matrix))?\b", r"keys?(\s+(vectors?|matrix))?\b",
+_GENERIC = {r"outputs?\b", r"(query|queries|querys)(\s+(vectors?|matrix))?\b", r"keys?(\s+(vectors?|matrix))?\b",
             r"values?(\s+(vectors?|matrix))?\b", r"(word\s+|token\s+|input\s+)?embeddings?",
             r"inputs?(\s+(matrix|vectors?|sequence|tokens?))?\b", r"encod(ing|ed)\b", r"(attention\s+)?scores?\b",
             r"similarit(y|ies)(\s+scores?)?", r"probabilit\w*", r"weights?\b"}
