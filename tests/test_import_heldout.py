@@ -22,9 +22,6 @@ KNOWN_MISSES = {
     # four numbers below 1e-300 (5.7661442e-340 …) are past the documented decimal exponent
     # limit and listed as such; "0.119 and 0.880" in prose restate two of four weights by position
     "c/basics.md": 6,
-    # the weighted values written as a sum on one line ("= [0.42,0,0.42,0] + [0,0.32,0,0.32] + …")
-    # are not read as p·v per key; they are listed as not placed
-    "f/thecatsat.md": 12,
 }
 
 

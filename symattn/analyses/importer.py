@@ -65,6 +65,9 @@ _FAMILIES = {"scores": ("scores", "scaled", "masked"), "scaled": ("scores", "sca
 
 #: what a page calls scores is the energies step of an additive example (it has no scores step)
 _STEP_ALIASES = {"scores": ("energies",)}
+#: a line that adds bracketed vectors: "= [0.42,0,0.42,0] + [0,0.32,0,0.32] + … (= [result])"
+_VTERM = r"\[[^\[\]=]{1,2000}\]"
+_VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
 
 # ---------------------------------------------------------------------------------------
 # results
@@ -315,6 +318,36 @@ class _Importer:
         self.symbols = col.symbols
 
     # -- page-wide passes -------------------------------------------------------------
+    def vector_sums(self) -> None:
+        """One query's weighted values written as a sum on one line, ``= [0.42,0,0.42,0] +
+        [0,0.32,0,0.32] + [0.42,0.42,0.42,0.42]`` (possibly ``= [result]`` after it): the terms
+        become one item of kind ``vsum`` (one row per term, the placer decides which query's
+        p_ij·v_j they are from the values); the result is the output row."""
+        by_line: dict[int, list[Item]] = {}
+        for it in self.items:
+            if it.line == it.end:
+                by_line.setdefault(it.line, []).append(it)
+        lines = self.page.lines
+        for k, group in by_line.items():
+            text = lines[k].text.replace("−", "-")
+            m = _VSUM_RE.fullmatch(text)
+            if not m or len(group) < 2:
+                continue
+            n = m.group(1).count("[")
+            terms, rest = group[:n], group[n:]
+            if len(terms) != n or len(rest) != (1 if m.group(2) else 0) or any(
+                    t.kind != "vector" or t.shape != terms[0].shape or t.exprs for t in terms + rest):
+                continue
+            first = terms[0]
+            label = first.label if not first.label.lstrip().startswith("=") else ""
+            vs = Item(rows=[t.rows[0] for t in terms], where=[t.where[0] for t in terms], line=k, end=k,
+                      kind="vsum", label=label, role=first.role, form=first.form, token=first.token,
+                      row_index=first.row_index, before=first.before, after=terms[-1].after)
+            vs.notes.append(f"a sum of {n} vectors on one line: the weighted values p·v of one query, key by key")
+            self.items = [vs if x is first else x for x in self.items if not any(x is t for t in terms[1:])]
+            if rest:
+                rest[0].chain_of = [vs]  # the output row, when the terms are placed as weighted values
+
     def same_line_chains(self) -> None:
         """Several blocks on one line: those before the last '=' are operands; a result keeps
         the products it came from (``[0.3012 * 0.66, …] = [0.1988, …]``)."""
@@ -1277,6 +1310,7 @@ class _Importer:
         return name if name and name not in ("<page>", "-", "<stdin>") else "Imported worked example"
 
     def run(self) -> list[ImportedExample]:
+        self.vector_sums()
         self.same_line_chains()
         self.math_chains()
         self.cross_line_chains()
@@ -1568,6 +1602,9 @@ class _Placer:
             return
         if it.kind == "sum":
             self.place_sum(it)
+            return
+        if it.kind == "vsum":
+            self.place_vsum(it)
             return
         rep = self.repeat_of(it)
         if rep:
@@ -2029,6 +2066,57 @@ class _Placer:
                 self.notes.append(Note("found", f"placed {c.step}_sum[{c.row}]", it.at()))
                 return
         self.unplaced(it, "a sum whose terms are not a printed row of weights")
+
+    def place_vsum(self, it: Item) -> None:
+        """Terms p_ij·v_j of one query written as a sum (key j's term is the j-th): placed as the
+        weighted values of the one query whose weights (as printed on the page, or as derived)
+        times V give every term to its printed precision."""
+        if "weighted" not in self.d or len(self.d["weighted"].shape) != 3:
+            self.unplaced(it, "a sum of vectors, and this example has no weighted values")
+            return
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        if it.shape != (nk, dv):
+            self.unplaced(it, f"a sum of {it.shape[0]} vectors of {it.shape[1]} numbers, and the weighted values "
+                              f"here are {nk} keys of {dv}")
+            return
+        vv = self.vals("V")
+        derived = self.vals("weights")
+        if vv is None or derived is None or len(self.d["weights"].shape) != 2:
+            self.unplaced(it, "a sum of vectors whose values cannot be compared with this example's")
+            return
+        qlabels, keys = st.row_labels, st.col_labels
+
+        def term_ok(text: str, p: str | float, v: float) -> bool:
+            x = _num(text)
+            if isinstance(p, str):
+                w = _num(p)
+                if w is None or x is None:
+                    return False
+                return abs(x - w * v) <= _ulp(text) * 0.51 + _ulp(p) * 0.51 * abs(v) + 1e-12
+            return _close(text, p * v)
+
+        hits = []
+        for q in range(nq):
+            sources: list[list] = [list(derived[q])]
+            sources += [c.values for c in self.claims if c.step == "weights" and c.key is None
+                        and c.row == qlabels[q] and len(c.values) == nk]
+            cells = [(j, c) for j in range(nk) for c in range(dv) if _num(it.rows[j][c]) is not None]
+            if cells and any(all(p[j] != ".." and term_ok(it.rows[j][c], p[j], vv[j][c]) for j, c in cells)
+                             for p in sources):
+                hits.append(q)
+        if it.row_index is not None and 1 <= it.row_index <= nq and it.row_index - 1 in hits:
+            hits = [it.row_index - 1]
+        if len(hits) != 1:
+            self.unplaced(it, "a sum of vectors that " + ("no query's weights times V give" if not hits else
+                                                          "several queries' weights times V give"))
+            return
+        q = hits[0]
+        self.commit(it, "weighted", [(qlabels[q], keys[j], c, it.rows[j][c], j) for j in range(nk) for c in range(dv)])
+        for other in self.imp.items:
+            if other.chain_of and other.chain_of[0] is it:
+                # the sum of p_ij·v_j is query i's output row
+                other.step, other.strength, other.row_index, other.token = "output", 3, q + 1, None
 
     def place_products(self, it: Item) -> bool:
         """A result written as products p·v (``[0.3012 * 0.66, 0.3012 * 0.82] = [0.1988, 0.2460]``):

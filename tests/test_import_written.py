@@ -1,0 +1,72 @@
+"""Ways of writing numbers that published attention tutorials use, each as a table of (snippet,
+what it must yield): sums of weighted values on one line, weights restated in prose by position,
+and more. Every expected value was read off the snippet by hand (the inputs are chosen so that
+the attention numbers are easy to derive: Q = K = I, unscaled, gives softmax([1, 0]) =
+[e, 1]/(e + 1) = [0.7311, 0.2689] per query)."""
+
+import pytest
+
+import symattn as sa
+
+HEAD = ("```\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\n```\n\nNo scaling.\n\n")
+WEIGHTS = "Attention weights:\n[[0.73, 0.27],\n [0.27, 0.73]]\n\n"
+
+
+def imported(page, fmt="markdown"):
+    exs = sa.import_examples(page, format=fmt, source="snippet")
+    assert len(exs) == 1
+    return exs[0]
+
+
+def claims(ex, step=None):
+    return {(c.step, c.row, c.key, tuple(c.values), c.group is not None) for c in ex.claims
+            if step is None or c.step == step}
+
+
+def unplaced(ex):
+    return [n.text for n in ex.notes if n.kind == "unplaced"]
+
+
+# ---------------------------------------------------------------------------------------
+# weighted values of one query written as a sum on one line: term j is p_ij·v_j
+
+VSUMS = [
+    # the weights printed (rounded), each term their product with V's row: 0.27·[1, 2], 0.73·[3, 4]
+    (HEAD + WEIGHTS + "Output for the second query:\n= [0.27, 0.54] + [2.19, 2.92] = [2.46, 3.46]\n",
+     {("weighted", "2", "1", ("0.27", "0.54"), False), ("weighted", "2", "2", ("2.19", "2.92"), False)},
+     {("output", "2", None, ("2.46", "3.46"), False)}),
+    # no weights printed: the terms fit the derived weights of query 2 (0.2689·[1, 2], 0.7311·[3, 4])
+    (HEAD + "Second output = [0.2689, 0.5379] + [2.1932, 2.9242]\n",
+     {("weighted", "2", "1", ("0.2689", "0.5379"), False), ("weighted", "2", "2", ("2.1932", "2.9242"), False)},
+     set()),
+    # the result on the next line, the products on the line above (0.73·[1, 2] + 0.27·[3, 4])
+    (HEAD + WEIGHTS + "Output 1:\n= 0.73×[1, 2] + 0.27×[3, 4]\n= [0.73, 1.46] + [0.81, 1.08]\n= [1.54, 2.54]\n",
+     {("weighted", "1", "1", ("0.73", "1.46"), False), ("weighted", "1", "2", ("0.81", "1.08"), False)},
+     {("output", "1", None, ("1.54", "2.54"), False)}),
+]
+
+
+@pytest.mark.parametrize("page,weighted,output", VSUMS)
+def test_a_sum_of_weighted_values_on_one_line(page, weighted, output):
+    ex = imported(page)
+    assert claims(ex, "weighted") == weighted
+    assert claims(ex, "output") == output
+    assert not unplaced(ex)
+
+
+NOT_VSUMS = [
+    # an embedding plus its position: no query's weights times V give [1, 0] and [0.5, 0.5]
+    HEAD + WEIGHTS + "## Positional encoding\n\nWith the position added: x + p = [1, 0] + [0.5, 0.5] = [1.5, 0.5]\n",
+    # three terms, and there are two keys
+    HEAD + WEIGHTS + "Output 1 = [0.73, 1.46] + [0.81, 1.08] + [0, 0]\n",
+    # both queries' weights are [0.5, 0.5] (Q = 0): the terms fit either, so no query is chosen
+    HEAD.replace("Q = [[1, 0], [0, 1]]", "Q = [[0, 0], [0, 0]]")
+    + "Attention weights:\n[[0.5, 0.5],\n [0.5, 0.5]]\n\nOutput = [0.5, 1] + [1.5, 2]\n",
+]
+
+
+@pytest.mark.parametrize("page", NOT_VSUMS)
+def test_a_sum_that_is_not_one_querys_weighted_values_is_listed_not_placed(page):
+    ex = imported(page)
+    assert not claims(ex, "weighted")
+    assert any("a sum of" in n for n in unplaced(ex)), unplaced(ex)
