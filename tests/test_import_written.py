@@ -70,3 +70,57 @@ def test_a_sum_that_is_not_one_querys_weighted_values_is_listed_not_placed(page)
     ex = imported(page)
     assert not claims(ex, "weighted")
     assert any("a sum of" in n for n in unplaced(ex)), unplaced(ex)
+
+
+# ---------------------------------------------------------------------------------------
+# numbers restated in prose by position ("the first and last get 0.119 and 0.880") or by token
+
+HEAD3 = ("```python\ntokens = ['the', 'cat', 'sat']\nQ = [[1, 0], [0, 1], [1, 1]]\nK = [[1, 0], [0, 1], [1, 1]]\n"
+         "V = [[1, 0], [0, 1], [1, 1]]\n```\n\nNo scaling.\n\n")
+# scores of 'sat' are [1, 1, 2]: weights [1, 1, e]/(2 + e) = [0.2119, 0.2119, 0.5761]
+
+POSITIONS = [
+    # both queries' weights rows are [0.7311, 0.2689] and [0.2689, 0.7311]: only query 2 has these
+    (HEAD + "After softmax, the first and second words get 0.269 and 0.731.\n",
+     {("weights", "2", None, ("0.269", "0.731"), False)}),
+    # one number for one position: query 2's last weight
+    (HEAD + "The last key receives 0.731 of the attention.\n", {("weights", "2", None, ("..", "0.731"), False)}),
+    # restated at another precision after the weights were printed: kept as a restatement
+    (HEAD + WEIGHTS + "The first and second words get 0.269 and 0.731 of the attention.\n",
+     {("weights", "1", None, ("0.73", "0.27"), False), ("weights", "2", None, ("0.27", "0.73"), False),
+      ("weights", "2", None, ("0.269", "0.731"), True)}),
+    # by token, the numbers before the words
+    (HEAD3 + "Its weights are 0.21, 0.21 and 0.58 for 'the', 'cat' and 'sat'.\n",
+     {("weights", "sat", None, ("0.21", "0.21", "0.58"), False)}),
+    # scores, named by the verb: query 1's scores are [1, 0]
+    (HEAD + WEIGHTS + "The first and last keys score 1 and 0 for query 1.\n",
+     {("weights", "1", None, ("0.73", "0.27"), False), ("weights", "2", None, ("0.27", "0.73"), False),
+      ("scores", "1", None, ("1", "0"), False)}),
+]
+
+
+@pytest.mark.parametrize("page,want", POSITIONS)
+def test_numbers_given_by_position_in_prose(page, want):
+    ex = imported(page)
+    assert claims(ex) == want
+    assert not unplaced(ex)
+
+
+NOT_POSITIONS = [
+    # ordinals of rows, steps and fractions are not positions among the keys: nothing read, nothing listed
+    (HEAD + WEIGHTS + "The first row gets 0.73 and 0.27 of the attention.\n", 0),
+    (HEAD + WEIGHTS + "In step 2 every attention weight is about one third, 0.33.\n", 0),
+    (HEAD + WEIGHTS + "The first 2 tokens get 0.5 of the attention.\n", 0),
+    # positions no query has these numbers at: listed
+    (HEAD + WEIGHTS + "The first and second words get 0.5 and 0.5 of the attention.\n", 1),
+    # both queries have them (Q = 0: every weight is 0.5): listed, no query chosen
+    (HEAD.replace("Q = [[1, 0], [0, 1]]", "Q = [[0, 0], [0, 0]]")
+     + "Attention weights:\n[[0.5, 0.5],\n [0.5, 0.5]]\n\nThe first word gets 0.50 of the attention.\n", 1),
+]
+
+
+@pytest.mark.parametrize("page,listed", NOT_POSITIONS)
+def test_prose_that_gives_no_position_or_fits_no_query_places_nothing(page, listed):
+    ex = imported(page)
+    assert not any(c.group is not None or c.step == "scores" for c in ex.claims)
+    assert len([n for n in unplaced(ex) if "by position" in n]) == listed, unplaced(ex)

@@ -1596,6 +1596,9 @@ class _Placer:
             return
         if it.exprs and it.operand:
             return  # products written out; their result carries them
+        if it.kind == "positions":
+            self.place_positions(it)
+            return
         echo = self.echo_of(it)
         if echo:
             self.notes.append(Note("echo", f"restates {echo}", it.at()))
@@ -2066,6 +2069,34 @@ class _Placer:
                 self.notes.append(Note("found", f"placed {c.step}_sum[{c.row}]", it.at()))
                 return
         self.unplaced(it, "a sum whose terms are not a printed row of weights")
+
+    def place_positions(self, it: Item) -> None:
+        """Numbers a sentence gives by position ("the first and last get 0.119 and 0.880",
+        "0.2, 0.3 and 0.5 for 'the', 'cat' and 'sat'"): placed in the step the sentence names
+        (weights; or scores, scaled, masked) at the one query whose row has every number there."""
+        positions = getattr(it, "positions", [])
+        family = ("weights",) if it.step == "weights" else ("scores", "scaled", "masked")
+        hits: list[tuple[str, int, list[int]]] = []
+        for s in family:
+            if s not in self.steps or len(self.d[s].shape) != 2:
+                continue
+            vals = self.vals(s)
+            if vals is None:
+                continue
+            cols_l = self.d[s].col_labels
+            cols = [(p if p >= 0 else len(cols_l) + p) if isinstance(p, int) else _index(p, cols_l) for p in positions]
+            if any(c is None or not 0 <= c < len(cols_l) for c in cols) or len(set(cols)) != len(cols):
+                continue
+            for q, row in enumerate(vals):
+                if all(_close(t, row[c]) for t, c in zip(it.rows[0], cols)):  # type: ignore[index]
+                    hits.append((s, q, cols))  # type: ignore[arg-type]
+        if len({q for _, q, _ in hits}) != 1:
+            self.unplaced(it, f"numbers a sentence gives by position ({', '.join(map(str, positions))}): "
+                              + ("no query's " if not hits else "several queries' ") + "/".join(family)
+                              + " have them there")
+            return
+        s, q, cols = hits[0]  # in the family's order: scores before scaled when both hold the numbers
+        self.commit(it, s, [(self.d[s].row_labels[q], None, c, t) for t, c in zip(it.rows[0], cols)])
 
     def place_vsum(self, it: Item) -> None:
         """Terms p_ij·v_j of one query written as a sum (key j's term is the j-th): placed as the

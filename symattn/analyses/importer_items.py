@@ -857,6 +857,13 @@ class _Collector:
                               role=ln.role)
                     self.items.append(it)
                     continue
+            if ln.role in ("prose", "comment") and k not in self.block_lines and _ORD_OR_QUOTE.search(t):
+                for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", t):
+                    for positions, nums, hint in positions_in(sentence):
+                        it = Item(rows=[nums], where=[ln.where], line=k, end=k, kind="positions",
+                                  label=sentence.strip()[:100], step=hint, strength=0, role=ln.role)
+                        it.positions = positions  # type: ignore[attr-defined]
+                        self.items.append(it)
             m = sum_re.match(t)
             if m and k not in self.block_lines:
                 terms = [x.strip() for x in m.group(1).split("+")]
@@ -864,6 +871,91 @@ class _Collector:
                 self.items.append(it)
 
 
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixth": 5, "seventh": 6, "eighth": 7,
+             "ninth": 8, "tenth": 9, "last": -1, "final": -1}
+_ORD = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final|\d{1,2}(?:st|nd|rd|th))"
+_AND = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
+#: "the first and last (words)", "the second token": positions among the keys, with an optional noun that
+#: says they are keys (not rows, steps or heads, whose ordinals name something else)
+_ORD_LIST_RE = re.compile(rf"\b(?:the\s+)?({_ORD}(?:{_AND}(?:the\s+)?{_ORD})*)\b(?:\s+(?:two|three|four))?"
+                          r"(?:\s+([a-z]+))?", re.I)
+_KEY_NOUNS = re.compile(r"(?:words?|tokens?|keys?|positions?|annotations?|elements?|entries|entry|items?|ones?|"
+                        r"inputs?|vectors?|columns?|values?|get|gets|got|receives?|received|has|have|had|is|are|was|"
+                        r"were|scored?|takes?|obtains?|weights?|attention|with|at|of|in|to|probabilit(?:y|ies))\b", re.I)
+_QUOTED_LIST_RE = re.compile(rf"([\"'“‘][^\"'“”‘’\s]{{1,30}}[\"'”’](?:{_AND}[\"'“‘][^\"'“”‘’\s]{{1,30}}[\"'”’])*)")
+_PNUM = r"(?<![\w.^_/×*^-])[+-]?(?:\d+\.\d+|\.\d+|\d+)(?![\w%×*/^]|\.\d)"
+_NUM_LIST_RE = re.compile(rf"({_PNUM}(?:{_AND}{_PNUM})*)")
+#: words that say which step a number in a sentence belongs to
+_HINT_RE = re.compile(r"\b(softmax|weights?|weighted|probabilit(?:y|ies)|attention|attends?|attended|"
+                      r"scores?|scored|dot\s+products?|logits?|similarit(?:y|ies))\b", re.I)
+
+
+#: what a number written after it counts or labels (not a value of a step): "step 2", "√4", "d_k = 4"
+_NOT_VALUE = re.compile(r"(?:\b(?:steps?|rows?|heads?|layers?|lines?|figures?|tables?|equations?|sections?|chapters?|"
+                        r"dimensions?|dims?|positions?|tokens?|words?|query|queries|keys?|d_?k|d_?model|size|"
+                        r"of\s+size|by|times|than)|[#√=×*/^])\s*$", re.I)
+
+
+def _hint(word: str) -> str:
+    return "scores" if re.match(r"scor|dot|logit|similar", word, re.I) else "weights"
+
+
+def positions_in(sentence: str) -> list[tuple[list[int | str], list[str], str]]:
+    """Numbers a sentence gives by position: (positions, numbers as printed, step hinted).
+    A position is a 0-based key index (-1: the last) or a quoted token; only when the
+    sentence has one list of positions and a list of numbers as long, with a word saying
+    which step (weights: softmax, attention, weight, probability; scores: score, dot product).
+
+    >>> positions_in("The first and last annotations scored 927 and 929; after softmax they get 0.119 and 0.880.")
+    [([0, -1], ['927', '929'], 'scores'), ([0, -1], ['0.119', '0.880'], 'weights')]
+    >>> positions_in("The model gives weights of 0.2, 0.3 and 0.5 to 'the', 'cat' and 'sat'.")
+    [(['the', 'cat', 'sat'], ['0.2', '0.3', '0.5'], 'weights')]
+    >>> positions_in("The first row gets 0.5 attention"), positions_in("the first 3 tokens get 0.5")
+    ([], [])
+    """
+    s = sentence.replace("−", "-")
+    ords = [m for m in _ORD_LIST_RE.finditer(s)
+            if not m.group(2) or _KEY_NOUNS.fullmatch(m.group(2))]
+    ords = [m for m in ords if not re.match(r"\s+\d", s[m.end(1):])]  # "the first 3 tokens": a count
+    fraction = [m for m in ords if re.search(r"\b(?:one|two|three|a|an)\s+$", s[:m.start(1)], re.I)]
+    ords = [m for m in ords if m not in fraction]  # "one third", "a fifth": a fraction, not a position
+    quoted = list(_QUOTED_LIST_RE.finditer(s))
+    if len(ords) + len(quoted) != 1 or len(_ORD_LIST_RE.findall(s)) > len(ords) + len(fraction):
+        return []  # no positions, several lists of them, or an ordinal of something else (a row, a step)
+    if ords:
+        pos_m = ords[0]
+        positions: list[int | str] = []
+        for w in re.split(_AND + r"|\s+", pos_m.group(1)):
+            w = w.strip().lower()
+            if w in ("", "the", "and"):
+                continue
+            positions.append(_ORDINALS[w] if w in _ORDINALS else int(re.match(r"\d+", w).group(0)) - 1)  # type: ignore[union-attr]
+        span = (pos_m.start(), pos_m.end(1))
+    else:
+        pos_m = quoted[0]
+        positions = [w[1:-1] for w in re.findall(r"[\"'“‘][^\"'“”‘’\s]{1,30}[\"'”’]", pos_m.group(1))]
+        span = (pos_m.start(), pos_m.end())
+    out: list[tuple[list[int | str], list[str], str]] = []
+    prev = 0
+    lists = [m for m in _NUM_LIST_RE.finditer(s) if not (span[0] <= m.start() < span[1])
+             and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():])]
+    for i, m in enumerate(lists):
+        nums = re.findall(_PNUM, m.group(1))
+        nxt = lists[i + 1].start() if i + 1 < len(lists) else len(s)
+        before = [h.group(1) for h in _HINT_RE.finditer(s, prev, m.start())]
+        after = [h.group(1) for h in _HINT_RE.finditer(s, m.end(), nxt)]
+        prev = m.end()
+        if len(nums) != len(positions) or len(set(positions)) != len(positions):
+            continue
+        if quoted and not (0 <= m.start() - span[1] <= 40 or 0 <= span[0] - m.end() <= 40):
+            continue  # a quoted word far from the numbers is not what they are given for
+        hint = before[-1] if before else after[0] if after else None
+        if hint is not None:
+            out.append((list(positions), nums, _hint(hint)))
+    return out
+
+
+_ORD_OR_QUOTE = re.compile(rf"\b{_ORD}\b|[\"'“‘]", re.I)
 _DIM_RE = re.compile(r"(dim(ension)?|d|x|e|feature|f|emb)?\s*_?\d+|[xyzw]|x_?\{?\d+\}?")
 
 
