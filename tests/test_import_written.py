@@ -124,3 +124,25 @@ def test_prose_that_gives_no_position_or_fits_no_query_places_nothing(page, list
     ex = imported(page)
     assert not any(c.group is not None or c.step == "scores" for c in ex.claims)
     assert len([n for n in unplaced(ex) if "by position" in n]) == listed, unplaced(ex)
+
+
+# ---------------------------------------------------------------------------------------
+# one query's row under a label that names the query, and rows the values decide
+
+ROWS = [
+    # "weights for query 1" is a row of the weights (not the query weight matrix Wq)
+    (HEAD + "Weights for query 1: [0.73, 0.27]\nWeights for query 2: [0.27, 0.73]\n",
+     {("weights", "1", None, ("0.73", "0.27"), False), ("weights", "2", None, ("0.27", "0.73"), False)}),
+    (HEAD + "Attention weights for token 2: [0.27, 0.73]\n", {("weights", "2", None, ("0.27", "0.73"), False)}),
+    # softmax of each row of scores, one line each
+    (HEAD + "softmax([1, 0]) = [0.7311, 0.2689]\nsoftmax([0, 1]) = [0.2689, 0.7311]\n",
+     {("weights", "1", None, ("0.7311", "0.2689"), False), ("weights", "2", None, ("0.2689", "0.7311"), False)}),
+]
+
+
+@pytest.mark.parametrize("page,want", ROWS)
+def test_a_row_whose_query_the_values_decide_is_placed_without_an_assumption(page, want):
+    ex = imported(page)
+    assert claims(ex) == want
+    # each row's values single out its query: nothing about the query is assumed
+    assert not [n for n in ex.notes if n.kind == "assumed" and "query" in n.text]

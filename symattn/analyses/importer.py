@@ -1550,6 +1550,7 @@ class _Placer:
         self.row_of_item: dict[int, str] = {}
         self.query_hint: str | None = None
         self.pending: tuple[str, Note] | None = None  # an assumption made while fitting, kept if placed
+        self._pend: dict[str, tuple[str, Note] | None] = {}  # the assumption each step's fit made
         self.dropped: list[str] = []  # tokens left out (rows of X the attention steps do not use)
         self.full_x: Item | None = None
         self.heads = spec.convention.heads
@@ -1935,7 +1936,7 @@ class _Placer:
             scored = []
             for h in range(1, self.heads + 1):
                 name = f"head{h}.{st}"
-                f = self.fits(it, name) if name in self.steps else None
+                f = self._fit(it, name) if name in self.steps else None
                 if f is not None:
                     scored.append((self.match(name, f), name))
             scored.sort(reverse=True)
@@ -1943,7 +1944,22 @@ class _Placer:
                 return scored[0][1]
         return None
 
+    def _fit(self, it: Item, step: str) -> list | None:
+        """:meth:`fits` (or :meth:`fits_weighted`), keeping the assumption it made for ``step`` apart
+        (only the chosen step's assumption is stated)."""
+        saved, self.pending = self.pending, None
+        f = self.fits_weighted(it) if step == "weighted" else self.fits(it, step)
+        self._pend[step] = self.pending
+        self.pending = saved
+        return f
+
     def choose(self, it: Item) -> tuple[str | None, list | None, str]:
+        self._pend = {}
+        step, cells, why = self._choose(it)
+        self.pending = self._pend.get(step) if step is not None and cells is not None else None
+        return step, cells, why
+
+    def _choose(self, it: Item) -> tuple[str | None, list | None, str]:
         primary = self.head_step(it)
         if it.step in self.input_names and it.step is not None:
             return None, None, f"names the input {it.step}, but its numbers differ from the input's"
@@ -1951,15 +1967,15 @@ class _Placer:
         for s in self.steps:
             if s in ("weighted",):
                 continue
-            f = self.fits(it, s) if s != primary else None
+            f = self._fit(it, s) if s != primary else None
             if f is not None:
                 fits[s] = f
-        fw = self.fits_weighted(it) if "weighted" in self.steps else None
+        fw = self._fit(it, "weighted") if "weighted" in self.steps else None
         if fw is not None:
             if primary == "weighted":
                 return "weighted", fw, ""
             fits["weighted"] = fw
-        pfit = self.fits(it, primary) if primary else None
+        pfit = self._fit(it, primary) if primary else None
         if pfit is not None:
             prefix = primary.rsplit(".", 1)[0] + "." if primary and "." in primary else ""  # type: ignore[union-attr]
             family = tuple(prefix + f for f in _FAMILIES.get(primary[len(prefix):], ())) if primary else ()  # type: ignore[index]
