@@ -146,3 +146,45 @@ def test_a_row_whose_query_the_values_decide_is_placed_without_an_assumption(pag
     assert claims(ex) == want
     # each row's values single out its query: nothing about the query is assumed
     assert not [n for n in ex.notes if n.kind == "assumed" and "query" in n.text]
+
+
+# ---------------------------------------------------------------------------------------
+# entries written one by one with their indices: α₁₂ = 0.27, a_{1,2}, q1·k2 = … = 0
+
+SCALED_HEAD = HEAD.replace("No scaling.", "Scores are divided by √d_k = √2.")
+
+INDEXED = [
+    (HEAD + WEIGHTS + "α₁₂ = 0.269\n", {("weights", "1", None, ("..", "0.269"), True)}),
+    # several on a line, one after a formula
+    (HEAD + WEIGHTS + "so α₁₂ = 0.269 and α₂₁ = e^0/(e^1 + e^0) = 0.2689.\n",
+     {("weights", "1", None, ("..", "0.269"), True), ("weights", "2", None, ("0.2689", ".."), True)}),
+    (HEAD + WEIGHTS + "$a_{2,2} = 0.731$\n", {("weights", "2", None, ("..", "0.731"), True)}),
+    # dot products of a query and a key are the raw scores
+    (HEAD + WEIGHTS + "q1·k2 = 1×0 + 0×1 = 0\n\nq2·k2 = 0×0 + 1×1 = 1\n",
+     {("scores", "1", None, ("..", "0"), False), ("scores", "2", None, ("..", "1"), False)}),
+    # counted from 0 on this page (q0 is met): q1 is the second query
+    (HEAD + WEIGHTS + "q0·k0 = 1\n\nq1·k0 = 0\n",
+     {("scores", "1", None, ("1", ".."), False), ("scores", "2", None, ("0", ".."), False)}),
+    # divided by √d_k: the scaled scores, 1/√2 = 0.7071
+    (SCALED_HEAD + "q_1 \\cdot k_1 / \\sqrt{2} = 0.71\n", {("scaled", "1", None, ("0.71", ".."), False)}),
+]
+
+
+@pytest.mark.parametrize("page,want", INDEXED)
+def test_entries_written_with_their_indices(page, want):
+    ex = imported(page)
+    got = {c for c in claims(ex) if c[4] or c[0] != "weights"} if WEIGHTS in page else claims(ex)
+    assert got == want
+    assert not unplaced(ex)
+
+
+NOT_INDEXED = [
+    HEAD + WEIGHTS + "e_{12} = e^{0.5} = 1.65\n",  # an exponential, not an energy
+    HEAD + WEIGHTS + "a_1 = 0.5, x_12 = 3, α₁₂ = 0.2 × 3\n",  # one index, another symbol, a product
+]
+
+
+@pytest.mark.parametrize("page", NOT_INDEXED)
+def test_what_is_not_an_entry_with_indices_is_not_read_as_one(page):
+    ex = imported(page)
+    assert {c[0] for c in claims(ex)} == {"weights"} and not any(c.group for c in ex.claims)

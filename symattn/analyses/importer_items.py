@@ -804,6 +804,7 @@ class _Collector:
                              r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
         sum_re = re.compile(r"^\s*[-•*]?\s*((?:[+-]?\d*\.?\d+\s*\+\s*)+[+-]?\d*\.?\d+)\s*(?:=|≈)\s*"
                             r"([+-]?(?:\d+\.?\d*|\.\d+))\s*$")
+        indexed: list[Item] = []  # entries written with their indices (α₁₂ = 0.24): 1-based unless a 0 is met
         eye_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_][\w.]*)\s*=\s*(?:np|numpy|torch|jnp)\.(?:eye|identity)\(\s*(\d{1,3})\s*\)")
         for k, ln in enumerate(self.lines):
             if ln.role == "code":
@@ -848,6 +849,14 @@ class _Collector:
                               step=st, strength=2, pair=("#" + i, "#" + j), role=ln.role)
                     self.items.append(it)
                     continue
+            found = indexed_values(t) if k not in self.block_lines and ln.role != "code" else []
+            if found and not elem_re.match(t):
+                for st, i, j, num in found:
+                    it = Item(rows=[[num]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip()[:100],
+                              step=st, strength=2, pair=("#" + str(i), "#" + str(j)), role=ln.role)
+                    indexed.append(it)
+                    self.items.append(it)
+                continue
             m = elem_re.match(t)
             if m:
                 st = step_of_ident(m.group(1))
@@ -869,6 +878,9 @@ class _Collector:
                 terms = [x.strip() for x in m.group(1).split("+")]
                 it = Item(rows=[terms], where=[ln.where], line=k, end=k, kind="sum", label=m.group(2), role=ln.role)
                 self.items.append(it)
+        if any(p == "#0" for it in indexed for p in it.pair or ()):  # q0·k1, α_{01}: the page counts from 0
+            for it in indexed:
+                it.pair = tuple("#" + str(int(p[1:]) + 1) for p in it.pair or ())  # type: ignore[assignment]
 
 
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixth": 5, "seventh": 6, "eighth": 7,
@@ -952,6 +964,46 @@ def positions_in(sentence: str) -> list[tuple[list[int | str], list[str], str]]:
         hint = before[-1] if before else after[0] if after else None
         if hint is not None:
             out.append((list(positions), nums, _hint(hint)))
+    return out
+
+
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_VAL = (r"([+-]?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?)(?=\s*$|\s|[,;](?:\s|$)|\.(?:\s|$)|\$|\)|\\)"
+        r"(?!\s*(?:[×*·/+^=]|\\times|\\cdot|-\s*\d))")
+_IDX = r"(?:_\{?\s*(\d)(\d)\s*\}?|_\{?\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\}?|_(\d{1,2}),(\d{1,2}))"
+#: "α₁₂ = 0.24", "a_{1,2} = 0.24", "\alpha_{21} ≈ 0.1385" (weights); "ω₂₁", "e_{12}", "s_12" (scores);
+#: several on a line, each possibly after a formula ("α₁₂ = e^1/(e^1 + e^0) = 0.731")
+#: a formula between the name and the number: digits, operators, e, exp, \\frac, \\sqrt (no other words)
+_FORMULA = r"(?:(?:exp|sqrt|frac|cdot|times|left|right|[\\\d .+\-*/×·⋅^(){}\[\]√e]){1,120}?(?:=|≈)\s*)?"
+_ELEM_RE = re.compile(r"(?<![\w\\])\\?(ω|omega|α|alpha|a|s|e)" + _IDX + r"\s*(?:=|≈)\s*" + _FORMULA + _VAL)
+#: "q1·k2 = 1×0 + 0×1 = 0", "q_1 \cdot k_2 = 0", "q₂ · k₁ᵀ = 5" (scores); "q1·k2/√2 = 0.71" (scaled)
+_DOT_RE = re.compile(r"(?<![\w\\])q_?\{?(\d{1,2})\}?\s*(?:·|⋅|•|∙|\\cdot|\*|@|\.)\s*k_?\{?(\d{1,2})\}?"
+                     r"(?:\s*(?:\^\{?(?:T|\\top)\}?|ᵀ))?(\s*/\s*(?:√|\\sqrt)\s*\{?\s*\d+(?:\.\d+)?\s*\}?)?"
+                     r"\s*(?:=|≈)\s*" + _FORMULA + _VAL)
+
+
+def indexed_values(text: str) -> list[tuple[str, int, int, str]]:
+    r"""Entries of a step written one by one with their query and key index, as (step, query
+    index, key index, number as printed); the indices as written (the page's own base).
+
+    >>> indexed_values("so α₁₂ = 0.269 and α₂₁ = e^0/(e^1 + e^0) = 0.2689.")
+    [('weights', 1, 2, '0.269'), ('weights', 2, 1, '0.2689')]
+    >>> indexed_values("$a_{1,2} = 0.24$"), indexed_values("q1·k2 = 1×0 + 0×1 = 0"), indexed_values("q_2 \\cdot k_1 / \\sqrt{2} = 0.71")
+    ([('weights', 1, 2, '0.24')], [('scores', 1, 2, '0')], [('scaled', 2, 1, '0.71')])
+    >>> indexed_values("a_1 = 0.5, x_12 = 3, α₁₂ = 0.2 × 3"), indexed_values("α₁₂ = 0.2 and so α₂₁ = 0.3")
+    ([], [('weights', 1, 2, '0.2'), ('weights', 2, 1, '0.3')])
+    """
+    t = re.sub(r"([₀-₉]+)(?:,([₀-₉]+))?", lambda m: "_{" + ",".join(g for g in m.groups() if g) + "}",
+               text).translate(_SUBSCRIPTS).replace("−", "-")
+    out = []
+    for m in _ELEM_RE.finditer(t):
+        g = [x for x in m.groups()[1:7] if x is not None]
+        st = {"ω": "scores", "omega": "scores", "s": "scores", "e": "scores"}.get(m.group(1), "weights")
+        if m.group(1) == "e" and re.search(r"exp|e\^", m.group(0)[1:]):
+            continue  # e_ij = exp(…): an exponential, not an energy
+        out.append((st, int(g[0]), int(g[1]), m.group(8)))
+    for m in _DOT_RE.finditer(t):
+        out.append(("scaled" if m.group(3) else "scores", int(m.group(1)), int(m.group(2)), m.group(4)))
     return out
 
 
