@@ -188,3 +188,40 @@ NOT_INDEXED = [
 def test_what_is_not_an_entry_with_indices_is_not_read_as_one(page):
     ex = imported(page)
     assert {c[0] for c in claims(ex)} == {"weights"} and not any(c.group for c in ex.claims)
+
+
+# ---------------------------------------------------------------------------------------
+# tables with a column of row sums; rows of numbers with commas and no brackets
+
+SUM_TABLE = "Attention weights:\n\n| {corner} | k1 | k2 | {sum} |\n|---|---|---|---|\n| q1 | 0.73 | 0.27 | 1.00 |\n" \
+            "| q2 | 0.27 | 0.73 | 1.00 |\n"
+
+
+@pytest.mark.parametrize("corner,total", [("", "Σ"), ("query", "sum"), ("", "**Row sum**"), ("", "Total")])
+def test_a_column_of_row_sums_is_read_as_sums_not_as_a_key(corner, total):
+    ex = imported(HEAD + SUM_TABLE.format(corner=corner, sum=total))
+    assert claims(ex) == {("weights", "q1", None, ("0.73", "0.27"), False),
+                          ("weights", "q2", None, ("0.27", "0.73"), False),
+                          ("weights_sum", "q1", None, ("1.00",), False), ("weights_sum", "q2", None, ("1.00",), False)}
+    assert not unplaced(ex)
+
+
+def test_a_sum_column_beside_scores_is_listed_not_placed():
+    # scores Q·Kᵀ with Q = [[2, 0], [0, 1]], K = [[1, 1], [0, 1]]: [[2, 0], [1, 1]]; their sums are no weights'
+    page = (HEAD.replace("Q = [[1, 0], [0, 1]]", "Q = [[2, 0], [0, 1]]").replace("K = [[1, 0], [0, 1]]",
+                                                                                "K = [[1, 1], [0, 1]]")
+            + "Attention scores:\n\n| | k1 | k2 | sum |\n|---|---|---|---|\n| q1 | 2 | 0 | 2 |\n| q2 | 1 | 1 | 2 |\n")
+    ex = imported(page)
+    assert claims(ex) == {("scores", "q1", None, ("2", "0"), False), ("scores", "q2", None, ("1", "1"), False)}
+    assert len([n for n in unplaced(ex) if "a sum whose terms" in n]) == 2
+
+
+@pytest.mark.parametrize("sep", [" ", ", ", "\t"])
+def test_rows_of_numbers_without_brackets(sep):
+    ex = imported(HEAD + f"Attention weights:\n0.73{sep}0.27\n0.27{sep}0.73\n")
+    assert claims(ex) == {("weights", "1", None, ("0.73", "0.27"), False), ("weights", "2", None, ("0.27", "0.73"), False)}
+
+
+def test_a_number_with_a_thousands_comma_is_not_split_into_a_row():
+    from symattn.read.pages.scan import _split_row
+    assert _split_row("1,234") == ["1,234"] and _split_row("0.5, 1e-3,") == ["0.5", "1e-3"]

@@ -637,6 +637,27 @@ class _Collector:
             width -= 1
         if header is not None:
             header = (header + [""] * width)[:width]
+        sums: list[str] | None = None
+        if header is not None and width >= 3 and _SUM_HEADER.fullmatch(header[-1].strip(" *`$_")) \
+                and all(is_number(r[-1]) for r in rows):
+            # a last column "Σ" / "sum" / "total": each row's sum, placed as a sum of that row (not a key)
+            sums = [r[-1] for r in rows]
+            rows = [r[:-1] for r in rows]
+            header = header[:-1]
+            width -= 1
+        before = len(self.items)
+        self._table(t, header, rows, width, ctx, step)
+        if sums is not None:
+            made = self.items[-1] if len(self.items) == before + 1 else None
+            read = made is not None and made.shape[0] == len(rows) and not made.transposed
+            for r, total in enumerate(sums):
+                # the row as read (or its numbers): placed as a sum only where a printed row of weights has them
+                body = made.rows[r] if made is not None and read else [c for c in rows[r] if is_number(c)] or ["?"]
+                self.items.append(Item(rows=[list(body)], where=[t.where[r]], line=t.start, end=t.end,
+                                       kind="sum", label=total, role=t.role))
+
+    def _table(self, t: Table, header: list[str] | None, rows: list[list[str]], width: int, ctx: str,
+               step: str | None) -> None:
         vec_re = re.compile(r"^\s*[\[(]\s*(-?[\d.]+(?:e-?\d+)?(?:\s*[,\s]\s*-?[\d.]+(?:e-?\d+)?)*)\s*[\])]\s*$")
         first_col = [r[0] for r in rows]
         label_col = all(entry_kind(c) == "other" and not vec_re.match(c) for c in first_col if c)
@@ -1007,6 +1028,7 @@ def indexed_values(text: str) -> list[tuple[str, int, int, str]]:
     return out
 
 
+_SUM_HEADER = re.compile(r"(?:Σ|∑|\\sum)(?:_?\{?j\}?)?|(?:row\s+)?sums?|totals?|sum\s+of\s+(?:the\s+)?(?:weights|row)", re.I)
 _ORD_OR_QUOTE = re.compile(rf"\b{_ORD}\b|[\"'“‘]", re.I)
 _DIM_RE = re.compile(r"(dim(ension)?|d|x|e|feature|f|emb)?\s*_?\d+|[xyzw]|x_?\{?\d+\}?")
 

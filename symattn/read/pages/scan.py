@@ -596,8 +596,14 @@ def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     return out
 
 
+_COMMA_ROW_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?:\s*,\s+[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)+"
+                           r"\s*,?")
+
+
 def _split_row(text: str) -> list[str]:
     t = _normalise(text).strip()
+    if _COMMA_ROW_RE.fullmatch(t):  # "0.73, 0.27": numbers and commas (a comma with a space after it)
+        return [c.strip() for c in t.rstrip(",").split(",")]
     if "\t" in t:
         return [c.strip() for c in t.split("\t") if c.strip() != ""]
     return t.split()
