@@ -225,3 +225,25 @@ def test_rows_of_numbers_without_brackets(sep):
 def test_a_number_with_a_thousands_comma_is_not_split_into_a_row():
     from symattn.read.pages.scan import _split_row
     assert _split_row("1,234") == ["1,234"] and _split_row("0.5, 1e-3,") == ["0.5", "1e-3"]
+
+
+# ---------------------------------------------------------------------------------------
+# weights written as percentages: each the decimal it is, with the same digits
+
+def test_a_table_of_percentages_is_read_as_the_decimals_it_holds():
+    page = HEAD + "Attention weights:\n\n| | k1 | k2 |\n|---|---|---|\n| q1 | 73% | 27% |\n| q2 | 26.9 % | 73.1% |\n"
+    ex = imported(page)
+    assert claims(ex) == {("weights", "q1", None, ("0.73", "0.27"), False),
+                          ("weights", "q2", None, ("0.269", "0.731"), False)}
+
+
+def test_a_percentage_in_prose_by_position():
+    ex = imported(HEAD + "After softmax the first and second words get 26.9% and 73.1% of the attention.\n")
+    assert claims(ex) == {("weights", "2", None, ("0.269", "0.731"), False)}
+
+
+def test_a_table_mixing_percentages_and_plain_numbers_is_not_converted():
+    # 0.73 beside 27%: not one table of percentages; its percent cells are not numbers, so it is not read
+    page = HEAD + WEIGHTS + "| | k1 | k2 |\n|---|---|---|\n| q1 | 0.73 | 27% |\n| q2 | 0.27 | 73% |\n"
+    ex = imported(page)
+    assert all(c.group is None for c in ex.claims)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
@@ -326,6 +327,7 @@ class _Collector:
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
         self.items: list[Item] = []
+        self.percent_lines: set[int] = set()  # lines whose percentages were read as decimals
 
     # -- context --
     def context_label(self, start: int, stop_at: int = -1) -> tuple[str, int]:
@@ -637,6 +639,12 @@ class _Collector:
             width -= 1
         if header is not None:
             header = (header + [""] * width)[:width]
+        pct = [[from_percent(c) for c in r] for r in rows]
+        if any(p is not None for r in pct for p in r) and all(
+                p is not None or entry_kind(c) == "other" or c == "" for r, pr in zip(rows, pct) for c, p in zip(r, pr)):
+            # a table of percentages (weights as "73%"): each the decimal it is, with its digits
+            rows = [[p if p is not None else c for c, p in zip(r, pr)] for r, pr in zip(rows, pct)]
+            self.percent_lines.update(range(t.start, t.end + 1))
         sums: list[str] | None = None
         if header is not None and width >= 3 and _SUM_HEADER.fullmatch(header[-1].strip(" *`$_")) \
                 and all(is_number(r[-1]) for r in rows):
@@ -647,6 +655,9 @@ class _Collector:
             width -= 1
         before = len(self.items)
         self._table(t, header, rows, width, ctx, step)
+        if t.start in self.percent_lines:
+            for it in self.items[before:]:
+                it.label = (it.label + " " if it.label else "") + "(printed as percentages: 73% is 0.73)"
         if sums is not None:
             made = self.items[-1] if len(self.items) == before + 1 else None
             read = made is not None and made.shape[0] == len(rows) and not made.transposed
@@ -916,7 +927,7 @@ _KEY_NOUNS = re.compile(r"(?:words?|tokens?|keys?|positions?|annotations?|elemen
                         r"inputs?|vectors?|columns?|values?|get|gets|got|receives?|received|has|have|had|is|are|was|"
                         r"were|scored?|takes?|obtains?|weights?|attention|with|at|of|in|to|probabilit(?:y|ies))\b", re.I)
 _QUOTED_LIST_RE = re.compile(rf"([\"'“‘][^\"'“”‘’\s]{{1,30}}[\"'”’](?:{_AND}[\"'“‘][^\"'“”‘’\s]{{1,30}}[\"'”’])*)")
-_PNUM = r"(?<![\w.^_/×*^-])[+-]?(?:\d+\.\d+|\.\d+|\d+)(?![\w%×*/^]|\.\d)"
+_PNUM = r"(?<![\w.^_/×*^-])[+-]?(?:\d+\.\d+|\.\d+|\d+)(?:\s?%)?(?![\w%×*/^]|\.\d)"
 _NUM_LIST_RE = re.compile(rf"({_PNUM}(?:{_AND}{_PNUM})*)")
 #: words that say which step a number in a sentence belongs to
 _HINT_RE = re.compile(r"\b(softmax|weights?|weighted|probabilit(?:y|ies)|attention|attends?|attended|"
@@ -943,6 +954,8 @@ def positions_in(sentence: str) -> list[tuple[list[int | str], list[str], str]]:
     [([0, -1], ['927', '929'], 'scores'), ([0, -1], ['0.119', '0.880'], 'weights')]
     >>> positions_in("The model gives weights of 0.2, 0.3 and 0.5 to 'the', 'cat' and 'sat'.")
     [(['the', 'cat', 'sat'], ['0.2', '0.3', '0.5'], 'weights')]
+    >>> positions_in("The first and second words get 73% and 27% of the attention.")
+    [([0, 1], ['0.73', '0.27'], 'weights')]
     >>> positions_in("The first row gets 0.5 attention"), positions_in("the first 3 tokens get 0.5")
     ([], [])
     """
@@ -973,7 +986,7 @@ def positions_in(sentence: str) -> list[tuple[list[int | str], list[str], str]]:
     lists = [m for m in _NUM_LIST_RE.finditer(s) if not (span[0] <= m.start() < span[1])
              and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():])]
     for i, m in enumerate(lists):
-        nums = re.findall(_PNUM, m.group(1))
+        nums = [from_percent(x) or x for x in re.findall(_PNUM, m.group(1))]  # "73%" is 0.73
         nxt = lists[i + 1].start() if i + 1 < len(lists) else len(s)
         before = [h.group(1) for h in _HINT_RE.finditer(s, prev, m.start())]
         after = [h.group(1) for h in _HINT_RE.finditer(s, m.end(), nxt)]
@@ -1026,6 +1039,22 @@ def indexed_values(text: str) -> list[tuple[str, int, int, str]]:
     for m in _DOT_RE.finditer(t):
         out.append(("scaled" if m.group(3) else "scores", int(m.group(1)), int(m.group(2)), m.group(4)))
     return out
+
+
+_PERCENT_RE = re.compile(r"([+-]?(?:\d{1,3}(?:\.\d{1,20})?|\.\d{1,20}))\s?%")
+
+
+def from_percent(text: str) -> str | None:
+    """A percentage as the decimal it is, with the same digits: "73%" → "0.73", "26.9 %" → "0.269",
+    "100%" → "1.00"; None for anything else.
+
+    >>> from_percent("73%"), from_percent("26.9 %"), from_percent("100%"), from_percent("0.5%"), from_percent("73")
+    ('0.73', '0.269', '1.00', '0.005', None)
+    """
+    m = _PERCENT_RE.fullmatch(text.strip())
+    if not m:
+        return None
+    return format(Decimal(m.group(1)).scaleb(-2), "f")
 
 
 _SUM_HEADER = re.compile(r"(?:Σ|∑|\\sum)(?:_?\{?j\}?)?|(?:row\s+)?sums?|totals?|sum\s+of\s+(?:the\s+)?(?:weights|row)", re.I)
