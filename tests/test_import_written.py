@@ -27,6 +27,13 @@ def unplaced(ex):
     return [n.text for n in ex.notes if n.kind == "unplaced"]
 
 
+def places_exactly(page, want):
+    """The page's claims are ``want``, and nothing on it is left unplaced."""
+    ex = imported(page)
+    assert claims(ex) == want
+    assert not unplaced(ex)
+
+
 # ---------------------------------------------------------------------------------------
 # weighted values of one query written as a sum on one line: term j is p_ij·v_j
 
@@ -101,9 +108,7 @@ POSITIONS = [
 
 @pytest.mark.parametrize("page,want", POSITIONS)
 def test_numbers_given_by_position_in_prose(page, want):
-    ex = imported(page)
-    assert claims(ex) == want
-    assert not unplaced(ex)
+    places_exactly(page, want)
 
 
 NOT_POSITIONS = [
@@ -247,3 +252,60 @@ def test_a_table_mixing_percentages_and_plain_numbers_is_not_converted():
     page = HEAD + WEIGHTS + "| | k1 | k2 |\n|---|---|---|\n| q1 | 0.73 | 27% |\n| q2 | 0.27 | 73% |\n"
     ex = imported(page)
     assert all(c.group is None for c in ex.claims)
+
+
+# ---------------------------------------------------------------------------------------
+# numbers keyed by token: printed dictionaries, "token: number" lines, pairs of tokens in prose
+
+# scores of 'sat' are [1, 1, 2]: weights [1, 1, e]/(2 + e) = [0.2119, 0.2119, 0.5761]; of 'the' [1, 0, 1]:
+# [e, 1, e]/(2e + 1) = [0.4223, 0.1554, 0.4223]
+W3 = "Attention weights:\n[[0.42, 0.16, 0.42]]\n\n"  # the first query's row
+KEYED = [
+    (HEAD3 + "```\nprint(dict(zip(tokens, weights[2])))\n```\n```\n{'the': 0.2119, 'cat': 0.2119, 'sat': 0.5761}\n```\n",
+     {("weights", "sat", None, ("0.2119", "0.2119", "0.5761"), False)}),
+    # the dictionary in another order than the keys: each number goes to its own key
+    (HEAD3 + "```\n{'sat': 0.4223, 'the': 0.4223, 'cat': 0.1554}\n```\n",
+     {("weights", "the", None, ("0.4223", "0.1554", "0.4223"), False)}),
+    (HEAD3 + "Attention weights for 'sat':\n\n- the: 0.21\n- cat: 0.21\n- sat: 0.58\n",
+     {("weights", "sat", None, ("0.21", "0.21", "0.58"), False)}),
+    # a subset of the keys, named by the label's query
+    (HEAD3 + "Attention weights for 'the':\n\nthe: 0.42\ncat: 0.16\n",
+     {("weights", "the", None, ("0.42", "0.16", ".."), False)}),
+    # a pair written with an arrow, and one in a sentence (query and key decided by the numbers)
+    (HEAD3 + "Attention(sat → cat) = 0.21\n", {("weights", "sat", None, ("..", "0.21", ".."), False)}),
+    (HEAD3 + "The attention weight of 'sat' on 'cat' is 0.21.\n", {("weights", "sat", None, ("..", "0.21", ".."), False)}),
+    # “cat” → “the” and “the” → “cat” are both 0.1554: only a pair the numbers single out is placed
+    (HEAD3 + "Here “sat” attends to “the” with weight 0.212.\n", {("weights", "sat", None, ("0.212", "..", ".."), False)}),
+]
+
+
+@pytest.mark.parametrize("page,want", KEYED)
+def test_numbers_keyed_by_token(page, want):
+    places_exactly(page, want)
+
+
+NOT_KEYED = [
+    # settings, not tokens: nothing read
+    (HEAD3 + W3 + "d_k: 2\nscale: 1\n", 0),
+    # words that are not the example's keys: listed
+    (HEAD3 + W3
+     + "Attention weights:\n\n- dog: 0.5\n- fish: 0.5\n", 1),
+    # both ways round fit (0.1554): listed, not placed
+    (HEAD3 + W3
+     + "Here “cat” attends to “the” with weight 0.155.\n", 1),
+    # 0.5 is no weight of 'the' and 'sat' either way round: listed
+    (HEAD3 + W3
+     + "The attention weight of 'the' on 'sat' is 0.5.\n", 1),
+    # two words compared, not a query and a key
+    (HEAD3 + W3
+     + "“the” has a weight of 0.42, the same as “sat”.\n", 0),
+]
+
+
+@pytest.mark.parametrize("page,listed", NOT_KEYED)
+def test_what_is_not_keyed_by_the_examples_tokens_is_not_placed(page, listed):
+    exs = sa.import_examples(page, format="markdown", source="snippet")
+    ex = exs[0]
+    assert {(c.step, c.row) for c in ex.claims} <= {("weights", "the")}
+    assert all(c.values == ["0.42", "0.16", "0.42"] for c in ex.claims)
+    assert len(unplaced(ex)) == listed, unplaced(ex)

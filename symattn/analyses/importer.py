@@ -1600,6 +1600,9 @@ class _Placer:
         if it.kind == "positions":
             self.place_positions(it)
             return
+        if getattr(it, "keyed", False):
+            self.place_keyed(it)
+            return
         echo = self.echo_of(it)
         if echo:
             self.notes.append(Note("echo", f"restates {echo}", it.at()))
@@ -2086,6 +2089,43 @@ class _Placer:
                 return
         self.unplaced(it, "a sum whose terms are not a printed row of weights")
 
+    def place_keyed(self, it: Item) -> None:
+        """A row keyed by token (``{'the': 0.21, 'cat': 0.21}``, ``the: 0.21`` lines): each number goes
+        to its token's key column. The query is the one the label names, or the one row whose
+        values it has; without a name, the step is the one whose values it has (only one)."""
+        primary = self.head_step(it)
+        steps = [primary] if primary else [s for s in self.steps if s != "weighted" and len(self.d[s].shape) == 2]
+        cands: list[tuple[float, str, int, list]] = []
+        named_row = False
+        for s in steps:
+            if s is None or len(self.d[s].shape) != 2:
+                continue
+            rows_l, cols_l = self.d[s].row_labels, self.d[s].col_labels
+            cols = [_index(t, cols_l) for t in it.col_labels or []]
+            if any(c is None for c in cols) or len(set(cols)) != len(cols):
+                continue
+            qs = list(range(len(rows_l)))
+            if it.token is not None:
+                i = _index(it.token, rows_l)
+                qs, named_row = ([i], True) if i is not None else ([], False)
+            elif len(rows_l) == 1:
+                qs, named_row = [0], True
+            for q in qs:
+                cells = [(rows_l[q], None, c, t) for c, t in zip(cols, it.rows[0])]
+                cands.append((self.match(s, cells), s, q, cells))
+        if not cands:
+            self.unplaced(it, f"numbers keyed by {', '.join((it.col_labels or [])[:4])}: not the keys of "
+                              + (f"{primary}" if primary else "a step of this example"))
+            return
+        best = max(cands, key=lambda c: c[0])
+        if primary and it.strength >= 2 and named_row and len(cands) == 1:
+            best = cands[0]  # named, and its query named: placed as printed (check judges the numbers)
+        elif best[0] < 0.75 or sum(1 for c in cands if c[0] == best[0]) > 1:
+            self.unplaced(it, f"numbers keyed by {', '.join((it.col_labels or [])[:4])}: "
+                              + ("no" if best[0] < 0.75 else "more than one") + " query's row has them")
+            return
+        self.commit(it, best[1], best[3])
+
     def place_positions(self, it: Item) -> None:
         """Numbers a sentence gives by position ("the first and last get 0.119 and 0.880",
         "0.2, 0.3 and 0.5 for 'the', 'cat' and 'sat'"): placed in the step the sentence names
@@ -2093,6 +2133,24 @@ class _Placer:
         positions = getattr(it, "positions", [])
         family = ("weights",) if it.step == "weights" else ("scores", "scaled", "masked")
         hits: list[tuple[str, int, list[int]]] = []
+        either = getattr(it, "either", None)
+        if either:  # two tokens and one number: query and key either way round, the values decide
+            for s in family:
+                if s not in self.steps or len(self.d[s].shape) != 2 or self.vals(s) is None:
+                    continue
+                rows_l, cols_l = self.d[s].row_labels, self.d[s].col_labels
+                for a, b in {either, either[::-1]}:
+                    i, j = _index(a, rows_l), _index(b, cols_l)
+                    if i is not None and j is not None and _close(it.rows[0][0], self.vals(s)[i][j]):
+                        hits.append((s, i, [j]))
+            if len({(q, c[0]) for _, q, c in hits}) != 1:
+                self.unplaced(it, f"a number given for {either[0]!r} and {either[1]!r}: "
+                                  + ("no" if not hits else "more than one") + f" {'/'.join(family)} entry of "
+                                  "theirs has it")
+                return
+            s, q, cols = hits[0]
+            self.commit(it, s, [(self.d[s].row_labels[q], None, cols[0], it.rows[0][0])])
+            return
         for s in family:
             if s not in self.steps or len(self.d[s].shape) != 2:
                 continue

@@ -826,8 +826,63 @@ class _Collector:
         return None
 
     # -- lines --
+    def keyed_rows(self) -> None:
+        """A row of numbers keyed by token: a printed dictionary ``{'the': 0.21, 'cat': 0.21}`` or a
+        list of lines ``the: 0.21`` / ``cat: 0.21`` (two or more): an item whose column labels are the
+        tokens (placed only where they are the example's keys)."""
+        lines = self.lines
+        k = 0
+        while k < len(lines):
+            ln = lines[k]
+            t = ln.text.replace("−", "-")
+            m = _DICT_RE.search(t) if k not in self.block_lines else None
+            if m:
+                entries = _DICT_ENTRY_RE.findall(m.group(1))
+                toks = [e[1] for e in entries]
+                if len(set(toks)) == len(toks) and not any(x.lower() in _NOT_TOKENS for x in toks):
+                    self.keyed(k, k, toks, [e[2] for e in entries], t[:m.start()])
+                k += 1
+                continue
+            run = []
+            j = k
+            while j < len(lines) and j not in self.block_lines and lines[j].role != "code":
+                mm = _KV_LINE_RE.fullmatch(lines[j].text.replace("−", "-"))
+                if not mm or mm.group(2).lower() in _NOT_TOKENS or step_of_ident(mm.group(2)):
+                    break
+                run.append(mm)
+                j += 1
+            toks = [mm.group(2) for mm in run]
+            if len(run) >= 2 and len(set(toks)) == len(toks):
+                self.keyed(k, j - 1, toks, [mm.group(3) for mm in run], "")
+                k = j
+                continue
+            k += 1
+
+    def keyed(self, first: int, last: int, toks: list[str], nums: list[str], before: str) -> None:
+        label, ident, _ = _label_before(before, self.lines[first].role) if before.strip() else ("", None, False)
+        step = _ident_step(ident) if ident else None
+        strength = 3 if step else 0
+        if not step and label:
+            step = step_of_text(label)
+            strength = 2 if step else 0
+        if not step:
+            ctx, s_ = self.context_label(first)
+            st = (step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:])) if ctx else None
+            if ctx:
+                label = label or ctx
+            if st:
+                step, strength = st, min(s_, 2)
+        it = Item(rows=[nums], where=[self.lines[first].where], line=first, end=last, kind="vector", label=label,
+                  step=step, strength=strength, col_labels=list(toks), role=self.lines[first].role)
+        it.keyed = True  # type: ignore[attr-defined]
+        tok = _token_of(label) if label else None
+        if tok and tok not in toks or (tok and len(quoted(label)) == 1):
+            it.token = tok
+        self.items.append(it)
+        self.block_lines.update(range(first, last + 1))
+
     def lines_items(self) -> None:
-        pair_re = re.compile(r"^\s*[-•*]?\s*\$?([A-Za-z\\][\w\\{}^]*)\s*\(\s*([\"'“‘]?)([^,()\"'“”‘’]{1,40})\2[”’]?\s*,\s*"
+        pair_re = re.compile(r"^\s*[-•*]?\s*\$?([A-Za-z\\][\w\\{}^]*)\s*\(\s*([\"'“‘]?)([^,()\"'“”‘’→]{1,40}?)\2[”’]?\s*(?:,|→|->|\\to)\s*"
                              r"([\"'“‘]?)([^,()\"'“”‘’]{1,40})\4[”’]?\s*\)\$?\s*(?:=|≈|:)\s*"
                              r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
         idx_re = re.compile(r"^\s*[-•*]?\s*\$?\\?(ω|omega|α|alpha|a|s|e)_\{?(?:(\d)(\d)|(\d+)\s*,\s*(\d+))\}?\$?"
@@ -899,11 +954,17 @@ class _Collector:
                     self.items.append(it)
                     continue
             if ln.role in ("prose", "comment") and k not in self.block_lines and _ORD_OR_QUOTE.search(t):
-                for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", t):
+                for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z“\"'])", t):
                     for positions, nums, hint in positions_in(sentence):
                         it = Item(rows=[nums], where=[ln.where], line=k, end=k, kind="positions",
                                   label=sentence.strip()[:100], step=hint, strength=0, role=ln.role)
                         it.positions = positions  # type: ignore[attr-defined]
+                        self.items.append(it)
+                    two = pair_in(sentence)
+                    if two:
+                        it = Item(rows=[[two[2]]], where=[ln.where], line=k, end=k, kind="positions",
+                                  label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
+                        it.either = (two[0], two[1])  # type: ignore[attr-defined]
                         self.items.append(it)
             m = sum_re.match(t)
             if m and k not in self.block_lines:
@@ -1041,6 +1102,18 @@ def indexed_values(text: str) -> list[tuple[str, int, int, str]]:
     return out
 
 
+_KNUM = r"[+-]?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?"
+_KTOK = r"[A-Za-z<>][\w<>'’-]{0,30}"
+#: a dictionary printed by code: {'the': 0.2119, 'cat': 0.2119, 'sat': 0.5761} (np.float64(0.21) too)
+_DICT_RE = re.compile(rf"\{{\s*((?:(['\"]){_KTOK}\2\s*:\s*(?:np\.float\d+\()?{_KNUM}\)?\s*,\s*)+"
+                      rf"(['\"]){_KTOK}\3\s*:\s*(?:np\.float\d+\()?{_KNUM}\)?\s*,?)\s*\}}")
+_DICT_ENTRY_RE = re.compile(rf"(['\"])({_KTOK})\1\s*:\s*(?:np\.float\d+\()?({_KNUM})")
+#: one line of a per-token list: "- the: 0.21", "'cat' → 0.21", "sat = 0.58"
+_KV_LINE_RE = re.compile(rf"\s*(?:[-•*]\s+)?([\"'“‘`]?)({_KTOK})[\"'”’`]?\s*(?::|=|→|->)\s*({_KNUM})\s*[,;]?\s*")
+#: names in a "name: number" list that are settings, not tokens
+_NOT_TOKENS = {"d", "dk", "d_k", "d_model", "dmodel", "n", "scale", "sum", "total", "max", "min", "mean", "seed",
+               "temperature", "heads", "n_heads", "num_heads", "dim", "step", "shape", "size", "loss", "lr"}
+
 _PERCENT_RE = re.compile(r"([+-]?(?:\d{1,3}(?:\.\d{1,20})?|\.\d{1,20}))\s?%")
 
 
@@ -1059,6 +1132,36 @@ def from_percent(text: str) -> str | None:
 
 _SUM_HEADER = re.compile(r"(?:Σ|∑|\\sum)(?:_?\{?j\}?)?|(?:row\s+)?sums?|totals?|sum\s+of\s+(?:the\s+)?(?:weights|row)", re.I)
 _ORD_OR_QUOTE = re.compile(rf"\b{_ORD}\b|[\"'“‘]", re.I)
+def pair_in(sentence: str) -> tuple[str, str, str, str] | None:
+    """A sentence that gives one entry for two quoted tokens: (first token, second token, the
+    number as printed, step hinted); which is the query is left to the numbers.
+
+    >>> pair_in("The attention weight of 'sat' on 'cat' is 0.21.")
+    ('sat', 'cat', '0.21', 'weights')
+    >>> pair_in("“cat” attends to “sat” with weight 0.42"), pair_in("“jumps” has a score of 0.27, the same as “fox”")
+    (('cat', 'sat', '0.42', 'weights'), None)
+    """
+    s = sentence.replace("−", "-")
+    lists = list(_QUOTED_LIST_RE.finditer(s))
+    toks = [w[1:-1] for m in lists for w in re.findall(r"[\"'“‘][^\"'“”‘’\s]{1,30}[\"'”’]", m.group(1))]
+    if len(lists) != 2 or len(toks) != 2 or _ORD_LIST_RE.search(s):
+        return None
+    spans = [(m.start(), m.end()) for m in lists]
+    if not re.fullmatch(r"\s*(?:(?:attends?|attending|attention|pays?|gives?|puts?|places?)\s+(?:[a-z]+\s+){0,3})?"
+                        r"(?:to|on|onto|towards?|for|and|with|over|→|->)\s*(?:the\s+)?(?:word|token|key)?\s*",
+                        s[spans[0][1]:spans[1][0]], re.I):
+        return None  # the two words are not a query and a key of one entry ("… the same as 'fox'")
+    nums = [m for m in _NUM_LIST_RE.finditer(s) if not any(a <= m.start() < b for a, b in spans)
+            and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():])]
+    if len(nums) != 1 or len(re.findall(_PNUM, nums[0].group(1))) != 1:
+        return None
+    hints = [h.group(1) for h in _HINT_RE.finditer(s)]
+    if not hints or len({_hint(h) for h in hints}) != 1:
+        return None
+    num = re.findall(_PNUM, nums[0].group(1))[0]
+    return toks[0], toks[1], from_percent(num) or num, _hint(hints[0])
+
+
 _DIM_RE = re.compile(r"(dim(ension)?|d|x|e|feature|f|emb)?\s*_?\d+|[xyzw]|x_?\{?\d+\}?")
 
 
@@ -1113,6 +1216,7 @@ def collect(page: Page) -> Collected:
             c.table(b)
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
+    c.keyed_rows()
     c.lines_items()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
