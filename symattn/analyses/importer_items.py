@@ -854,9 +854,7 @@ class _Collector:
             toks = [mm.group(2) for mm in run]
             if len(run) >= 2 and len(set(toks)) == len(toks):
                 self.keyed(k, j - 1, toks, [mm.group(3) for mm in run], "")
-                k = j
-                continue
-            k += 1
+            k = max(j, k + 1)  # a run is read (or refused) once: linear in the page
 
     def keyed(self, first: int, last: int, toks: list[str], nums: list[str], before: str) -> None:
         label, ident, _ = _label_before(before, self.lines[first].role) if before.strip() else ("", None, False)
