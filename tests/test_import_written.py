@@ -186,6 +186,8 @@ def test_entries_written_with_their_indices(page, want):
 NOT_INDEXED = [
     HEAD + WEIGHTS + "e_{12} = e^{0.5} = 1.65\n",  # an exponential, not an energy
     HEAD + WEIGHTS + "a_1 = 0.5, x_12 = 3, α₁₂ = 0.2 × 3\n",  # one index, another symbol, a product
+    # a Latin letter names an entry of any matrix (here of a product explained in general): numbers decide
+    HEAD + WEIGHTS + "For C = AB, the entry $c_{12} = a_{11} b_{12} + a_{12} b_{22}$, e.g. so $a_{12} = 3$.\n",
 ]
 
 

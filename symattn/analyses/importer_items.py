@@ -938,7 +938,7 @@ class _Collector:
             if found and not elem_re.match(t):
                 for st, i, j, num in found:
                     it = Item(rows=[[num]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip()[:100],
-                              step=st, strength=2, pair=("#" + str(i), "#" + str(j)), role=ln.role)
+                              step=st, strength=2 if st else 0, pair=("#" + str(i), "#" + str(j)), role=ln.role)
                     indexed.append(it)
                     self.items.append(it)
                 continue
@@ -1075,14 +1075,14 @@ _DOT_RE = re.compile(r"(?<![\w\\])q_?\{?(\d{1,2})\}?\s*(?:·|⋅|•|∙|\\cdot|
                      r"\s*(?:=|≈)\s*" + _FORMULA + _VAL)
 
 
-def indexed_values(text: str) -> list[tuple[str, int, int, str]]:
+def indexed_values(text: str) -> list[tuple[str | None, int, int, str]]:
     r"""Entries of a step written one by one with their query and key index, as (step, query
     index, key index, number as printed); the indices as written (the page's own base).
 
     >>> indexed_values("so α₁₂ = 0.269 and α₂₁ = e^0/(e^1 + e^0) = 0.2689.")
     [('weights', 1, 2, '0.269'), ('weights', 2, 1, '0.2689')]
     >>> indexed_values("$a_{1,2} = 0.24$"), indexed_values("q1·k2 = 1×0 + 0×1 = 0"), indexed_values("q_2 \\cdot k_1 / \\sqrt{2} = 0.71")
-    ([('weights', 1, 2, '0.24')], [('scores', 1, 2, '0')], [('scaled', 2, 1, '0.71')])
+    ([(None, 1, 2, '0.24')], [('scores', 1, 2, '0')], [('scaled', 2, 1, '0.71')])
     >>> indexed_values("a_1 = 0.5, x_12 = 3, α₁₂ = 0.2 × 3"), indexed_values("α₁₂ = 0.2 and so α₂₁ = 0.3")
     ([], [('weights', 1, 2, '0.2'), ('weights', 2, 1, '0.3')])
     """
@@ -1091,9 +1091,11 @@ def indexed_values(text: str) -> list[tuple[str, int, int, str]]:
     out = []
     for m in _ELEM_RE.finditer(t):
         g = [x for x in m.groups()[1:7] if x is not None]
-        st = {"ω": "scores", "omega": "scores", "s": "scores", "e": "scores"}.get(m.group(1), "weights")
         if m.group(1) == "e" and re.search(r"exp|e\^", m.group(0)[1:]):
             continue  # e_ij = exp(…): an exponential, not an energy
+        # a Latin letter (a_{12}, s_12, e_12) names an entry of any matrix as often as a weight or a score:
+        # no step, so that the numbers decide
+        st = {"ω": "scores", "omega": "scores", "α": "weights", "alpha": "weights"}.get(m.group(1))
         out.append((st, int(g[0]), int(g[1]), m.group(8)))
     for m in _DOT_RE.finditer(t):
         out.append(("scaled" if m.group(3) else "scores", int(m.group(1)), int(m.group(2)), m.group(4)))
