@@ -273,6 +273,10 @@ KEYED = [
     # a subset of the keys, named by the label's query
     (HEAD3 + "Attention weights for 'the':\n\nthe: 0.42\ncat: 0.16\n",
      {("weights", "the", None, ("0.42", "0.16", ".."), False)}),
+    # a row listed in a sentence: the query named, or the one whose row has the numbers
+    (HEAD3 + "Softmax output for 'sat': 0.21, 0.21, 0.58\n", {("weights", "sat", None, ("0.21", "0.21", "0.58"), False)}),
+    (HEAD3 + "The attention weights for the first word are 0.42, 0.16 and 0.42. The model has 2, 3 and 4 layers.\n",
+     {("weights", "the", None, ("0.42", "0.16", "0.42"), False)}),
     # a pair written with an arrow, and one in a sentence (query and key decided by the numbers)
     (HEAD3 + "Attention(sat → cat) = 0.21\n", {("weights", "sat", None, ("..", "0.21", ".."), False)}),
     (HEAD3 + "The attention weight of 'sat' on 'cat' is 0.21.\n", {("weights", "sat", None, ("..", "0.21", ".."), False)}),
@@ -298,6 +302,8 @@ NOT_KEYED = [
     # 0.5 is no weight of 'the' and 'sat' either way round: listed
     (HEAD3 + W3
      + "The attention weight of 'the' on 'sat' is 0.5.\n", 1),
+    # a list in a sentence that names a step, whose numbers are no row of it: listed
+    (HEAD3 + W3 + "The scores of the queries are 7, 8 and 9.\n", 1),
     # two words compared, not a query and a key
     (HEAD3 + W3
      + "“the” has a weight of 0.42, the same as “sat”.\n", 0),

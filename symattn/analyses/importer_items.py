@@ -951,12 +951,19 @@ class _Collector:
                               role=ln.role)
                     self.items.append(it)
                     continue
-            if ln.role in ("prose", "comment") and k not in self.block_lines and _ORD_OR_QUOTE.search(t):
+            if ln.role in ("prose", "comment") and k not in self.block_lines and _HINT_RE.search(t) \
+                    and (_ORD_OR_QUOTE.search(t) or re.search(r"\d\s*(?:,|and)\s*\d", t)):
                 for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z“\"'])", t):
                     for positions, nums, hint in positions_in(sentence):
                         it = Item(rows=[nums], where=[ln.where], line=k, end=k, kind="positions",
                                   label=sentence.strip()[:100], step=hint, strength=0, role=ln.role)
                         it.positions = positions  # type: ignore[attr-defined]
+                        self.items.append(it)
+                    for nums in rows_in(sentence):
+                        q = quoted(sentence)
+                        it = Item(rows=[nums], where=[ln.where], line=k, end=k, kind="vector",
+                                  label=sentence.strip()[:100], step=None, strength=0, role=ln.role,
+                                  token=q[0] if len(q) == 1 else None)
                         self.items.append(it)
                     two = pair_in(sentence)
                     if two:
@@ -1132,6 +1139,25 @@ def from_percent(text: str) -> str | None:
 
 _SUM_HEADER = re.compile(r"(?:Σ|∑|\\sum)(?:_?\{?j\}?)?|(?:row\s+)?sums?|totals?|sum\s+of\s+(?:the\s+)?(?:weights|row)", re.I)
 _ORD_OR_QUOTE = re.compile(rf"\b{_ORD}\b|[\"'“‘]", re.I)
+def rows_in(sentence: str) -> list[list[str]]:
+    """Rows of numbers a sentence lists ("the attention weights for 'sat' are 0.21, 0.21 and 0.58",
+    "Softmax output: 0.21, 0.21, 0.58"): each list of two or more numbers, in a sentence with a word
+    that names a step (softmax, weights, attention, scores, …) and no positions (:func:`positions_in`).
+
+    >>> rows_in("The attention weights for the first word are 0.42, 0.16 and 0.42."), rows_in("dims 2, 3 and 4")
+    ([['0.42', '0.16', '0.42']], [])
+    """
+    s = sentence.replace("−", "-")
+    if not _HINT_RE.search(s) or positions_in(sentence):
+        return []
+    out = []
+    for m in _NUM_LIST_RE.finditer(s):
+        nums = re.findall(_PNUM, m.group(1))
+        if len(nums) >= 2 and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():]):
+            out.append([from_percent(x) or x for x in nums])
+    return out
+
+
 def pair_in(sentence: str) -> tuple[str, str, str, str] | None:
     """A sentence that gives one entry for two quoted tokens: (first token, second token, the
     number as printed, step hinted); which is the query is left to the numbers.
