@@ -1593,6 +1593,11 @@ class _Placer:
                            form=it.form, head=h)
                 self.place(sub)
             return
+        truncated = [x for r in it.rows for x in r if entry_kind(x) == "truncated"]
+        if truncated:
+            self.unplaced(it, f"printed truncated ({truncated[0]}{', …' if len(truncated) > 1 else ''}): digits cut "
+                              "off are not a rounded value `check` can judge, so the draft leaves it out")
+            return
         if not _numeric(it.rows) and not it.exprs:
             return
         if it.exprs and it.operand:
