@@ -1605,7 +1605,7 @@ class _Placer:
         if it.kind == "positions":
             self.place_positions(it)
             return
-        if getattr(it, "keyed", False):
+        if it.keyed:
             self.place_keyed(it)
             return
         echo = self.echo_of(it)
@@ -2135,10 +2135,10 @@ class _Placer:
         """Numbers a sentence gives by position ("the first and last get 0.119 and 0.880",
         "0.2, 0.3 and 0.5 for 'the', 'cat' and 'sat'"): placed in the step the sentence names
         (weights; or scores, scaled, masked) at the one query whose row has every number there."""
-        positions = getattr(it, "positions", [])
+        positions = it.positions or []
         family = ("weights",) if it.step == "weights" else ("scores", "scaled", "masked")
         hits: list[tuple[str, int, list[int]]] = []
-        either = getattr(it, "either", None)
+        either = it.either
         if either:  # two tokens and one number: query and key either way round, the values decide
             for s in family:
                 if s not in self.steps or len(self.d[s].shape) != 2 or self.vals(s) is None:

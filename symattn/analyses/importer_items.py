@@ -59,6 +59,9 @@ class Item:
     head: int | None = None  # the attention head it belongs to (1-based): "Head 2 output", W_Q1, a heading "Head 1"
     stack: list[list[list[str]]] | None = None  # a printed stack of matrices (one per head), each as printed
     grad: str | None = None  # a gradient: the backward step it is (symattn grad's name: dQ, dWq, …)
+    positions: list[int | str] | None = None  # numbers given by position in prose: key indices (-1: last) or tokens
+    either: tuple[str, str] | None = None  # a number given for two tokens, query and key either way round
+    keyed: bool = False  # a row keyed by token ({'the': 0.21, …}): col_labels say which key each number is
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -872,7 +875,7 @@ class _Collector:
                 step, strength = st, min(s_, 2)
         it = Item(rows=[nums], where=[self.lines[first].where], line=first, end=last, kind="vector", label=label,
                   step=step, strength=strength, col_labels=list(toks), role=self.lines[first].role)
-        it.keyed = True  # type: ignore[attr-defined]
+        it.keyed = True
         tok = _token_of(label) if label else None
         if tok and tok not in toks or (tok and len(quoted(label)) == 1):
             it.token = tok
@@ -957,7 +960,7 @@ class _Collector:
                     for positions, nums, hint in positions_in(sentence):
                         it = Item(rows=[nums], where=[ln.where], line=k, end=k, kind="positions",
                                   label=sentence.strip()[:100], step=hint, strength=0, role=ln.role)
-                        it.positions = positions  # type: ignore[attr-defined]
+                        it.positions = positions
                         self.items.append(it)
                     for nums in rows_in(sentence):
                         q = quoted(sentence)
@@ -969,7 +972,7 @@ class _Collector:
                     if two:
                         it = Item(rows=[[two[2]]], where=[ln.where], line=k, end=k, kind="positions",
                                   label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
-                        it.either = (two[0], two[1])  # type: ignore[attr-defined]
+                        it.either = (two[0], two[1])
                         self.items.append(it)
             m = sum_re.match(t)
             if m and k not in self.block_lines:
