@@ -244,6 +244,14 @@ def test_a_table_of_percentages_is_read_as_the_decimals_it_holds():
                           ("weights", "q2", None, ("0.269", "0.731"), False)}
 
 
+@pytest.mark.parametrize("weights", ["[[73%, 27%], [26.9%, 73.1%]]", "\n73% 27%\n26.9% 73.1%\n",
+                                     "\n[73%, 27%]\n[26.9%, 73.1%]\n"])
+def test_percentages_in_brackets_and_rows_are_read_as_decimals(weights):
+    ex = imported(HEAD + f"Attention weights: {weights}\n")
+    assert claims(ex) == {("weights", "1", None, ("0.73", "0.27"), False),
+                          ("weights", "2", None, ("0.269", "0.731"), False)}
+
+
 def test_a_percentage_in_prose_by_position():
     ex = imported(HEAD + "After softmax the first and second words get 26.9% and 73.1% of the attention.\n")
     assert claims(ex) == {("weights", "2", None, ("0.269", "0.731"), False)}

@@ -438,7 +438,12 @@ class _Collector:
             return
         compare = bool(re.search(r"\b(?:original|input|embedding)s?\s*$", label or "", re.I)) and "[" in b.before
         kinds = {entry_kind(x) for r in b.rows for x in r}
-        it = Item(rows=[list(r) for r in b.rows], where=list(b.where), line=b.start, end=b.end, role=b.role,
+        brows = b.rows
+        if "percent" in kinds:  # [73%, 27%]: each the decimal it is, with its digits
+            brows = [[from_percent(x) or x for x in r] for r in b.rows]
+            label = (label + " " if label else "") + "(printed as percentages: 73% is 0.73)"
+            kinds = {entry_kind(x) for r in brows for x in r}
+        it = Item(rows=[list(r) for r in brows], where=list(b.where), line=b.start, end=b.end, role=b.role,
                   form=b.form, suffix=b.suffix, transposed=transposed, after=b.after, before=b.before)
         it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
             ("vector" if b.depth == 1 else "matrix")

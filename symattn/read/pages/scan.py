@@ -39,6 +39,7 @@ MAX_GROUP_DEPTH = 4
 PLACEHOLDERS = {"..", "...", "…", "?", "⋯", "⋮", "⋱"}
 _INF = {"-inf", "inf", "+inf", "-∞", "∞", "nan", "-nan"}
 _EXPR_RE = re.compile(r"[\d.\s+\-*/×·^()eE]+")
+_PERCENT_RE = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{1,20})?|\.\d{1,20})\s?%")
 _TRUNCATED_RE = re.compile(r"[+-]?(?:\d{1,300}\.\d{1,300}|\d{1,300})(?:…|\.\.\.|⋯)")
 _FRACTION_RE = re.compile(r"[+-]?\d{1,300}/\d{1,300}")  # an exact claim, \frac{1}{3} → 1/3
 
@@ -55,10 +56,10 @@ class _Budget:
 
 def entry_kind(text: str) -> str:
     """``number``, ``placeholder``, ``inf``, ``expr`` (such as ``0.3012 * 0.66``), ``truncated``
-    (digits cut off and marked: ``0.7310…``, ``0.7310...``) or ``other``.
+    (digits cut off and marked: ``0.7310…``, ``0.7310...``), ``percent`` (``73%``) or ``other``.
 
-    >>> [entry_kind(t) for t in ("0.5", "1/3", "..", "-inf", "0.3012 * 0.66", "0.7310…", "x_1")]
-    ['number', 'number', 'placeholder', 'inf', 'expr', 'truncated', 'other']
+    >>> [entry_kind(t) for t in ("0.5", "1/3", "..", "-inf", "0.3012 * 0.66", "0.7310…", "73%", "x_1")]
+    ['number', 'number', 'placeholder', 'inf', 'expr', 'truncated', 'percent', 'other']
     """
     if is_number(text) or _FRACTION_RE.fullmatch(text):
         return "number"
@@ -66,6 +67,8 @@ def entry_kind(text: str) -> str:
         return "placeholder"
     if _TRUNCATED_RE.fullmatch(text):
         return "truncated"
+    if _PERCENT_RE.fullmatch(text):
+        return "percent"
     if text.lower() in _INF:
         return "inf"
     if _EXPR_RE.fullmatch(text) and re.search(r"\d", text) and re.search(r"\d\s*[+\-*/×·^]", text):
@@ -87,7 +90,7 @@ _TOKEN_RE = re.compile(r"""
   | (?P<atom>[^\[\],\s#'"“←]+)
 """, re.VERBOSE)
 _INF_CODE_RE = re.compile(r"""float\(\s*['"]([+-]?)inf(?:inity)?['"]\s*\)|([+-]?)(?:np|numpy|math|torch)\.inf\b""")
-_ATOM_OK_RE = re.compile(r"[\d.+\-*/×·^()eE…⋯?]+|[+-]?inf|[+-]?nan|[+-]?∞")
+_ATOM_OK_RE = re.compile(r"[\d.+\-*/×·^()eE…⋯?]+|[+-]?inf|[+-]?nan|[+-]?∞|[+-]?(?:\d+\.?\d*|\.\d+)%")
 
 
 def _skip_to_close(text: str, i: int, end: int) -> int:
@@ -291,7 +294,7 @@ def _classify_entries(rows: list[list[str]]) -> str:
                 kinds.add(k)
     if kinds == {"str"}:
         return "words"
-    if "str" in kinds or not kinds & {"number", "expr", "truncated"}:
+    if "str" in kinds or not kinds & {"number", "expr", "truncated", "percent"}:
         return "reject"
     return "numbers"
 
@@ -624,7 +627,7 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
         if k in taken or lines[k].role not in ("prose", "output", "table", "comment"):
             return None
         cells = _split_row(lines[k].text)
-        if not cells or any(entry_kind(c) not in ("number", "placeholder", "inf", "truncated") for c in cells):
+        if not cells or any(entry_kind(c) not in ("number", "placeholder", "inf", "truncated", "percent") for c in cells):
             return None
         if any("[" in c or "]" in c for c in cells):
             return None
@@ -658,7 +661,7 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
         cells = numeric(i)
         if cells is not None:
             rows, where, j = run(cells, numeric)
-            if any(is_number(c) or entry_kind(c) == "truncated" for r in rows for c in r):
+            if any(is_number(c) or entry_kind(c) in ("truncated", "percent") for r in rows for c in r):
                 blk = Numbers(rows=rows, where=where, form="rows", start=i, end=j - 1, depth=2, role=lines[i].role)
                 blk.alone = True
                 out.append(blk)
