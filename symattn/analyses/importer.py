@@ -67,6 +67,9 @@ _FAMILIES = {"scores": ("scores", "scaled", "masked"), "scaled": ("scores", "sca
 
 #: what a page calls scores is the energies step of an additive example (it has no scores step)
 _STEP_ALIASES = {"scores": ("energies",)}
+#: a line that adds bracketed vectors: "= [0.42,0,0.42,0] + [0,0.32,0,0.32] + … (= [result])"
+_VTERM = r"\[[^\[\]=]{1,2000}\]"
+_VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
 
 # ---------------------------------------------------------------------------------------
 # results
@@ -317,6 +320,36 @@ class _Importer:
         self.symbols = col.symbols
 
     # -- page-wide passes -------------------------------------------------------------
+    def vector_sums(self) -> None:
+        """One query's weighted values written as a sum on one line, ``= [0.42,0,0.42,0] +
+        [0,0.32,0,0.32] + [0.42,0.42,0.42,0.42]`` (possibly ``= [result]`` after it): the terms
+        become one item of kind ``vsum`` (one row per term, the placer decides which query's
+        p_ij·v_j they are from the values); the result is the output row."""
+        by_line: dict[int, list[Item]] = {}
+        for it in self.items:
+            if it.line == it.end:
+                by_line.setdefault(it.line, []).append(it)
+        lines = self.page.lines
+        for k, group in by_line.items():
+            text = lines[k].text.replace("−", "-")
+            m = _VSUM_RE.fullmatch(text)
+            if not m or len(group) < 2:
+                continue
+            n = m.group(1).count("[")
+            terms, rest = group[:n], group[n:]
+            if len(terms) != n or len(rest) != (1 if m.group(2) else 0) or any(
+                    t.kind != "vector" or t.shape != terms[0].shape or t.exprs for t in terms + rest):
+                continue
+            first = terms[0]
+            label = first.label if not first.label.lstrip().startswith("=") else ""
+            vs = Item(rows=[t.rows[0] for t in terms], where=[t.where[0] for t in terms], line=k, end=k,
+                      kind="vsum", label=label, role=first.role, form=first.form, token=first.token,
+                      row_index=first.row_index, before=first.before, after=terms[-1].after)
+            vs.notes.append(f"a sum of {n} vectors on one line: the weighted values p·v of one query, key by key")
+            self.items = [vs if x is first else x for x in self.items if not any(x is t for t in terms[1:])]
+            if rest:
+                rest[0].chain_of = [vs]  # the output row, when the terms are placed as weighted values
+
     def same_line_chains(self) -> None:
         """Several blocks on one line: those before the last '=' are operands; a result keeps
         the products it came from (``[0.3012 * 0.66, …] = [0.1988, …]``)."""
@@ -1328,6 +1361,7 @@ class _Importer:
         return name if name and name not in ("<page>", "-", "<stdin>") else "Imported worked example"
 
     def run(self) -> list[ImportedExample]:
+        self.vector_sums()
         self.same_line_chains()
         self.math_chains()
         self.cross_line_chains()
@@ -1568,6 +1602,7 @@ class _Placer:
         self.row_of_item: dict[int, str] = {}
         self.query_hint: str | None = None
         self.pending: tuple[str, Note] | None = None  # an assumption made while fitting, kept if placed
+        self._pend: dict[str, tuple[str, Note] | None] = {}  # the assumption each step's fit made
         self.dropped: list[str] = []  # tokens left out (rows of X the attention steps do not use)
         self.full_x: Item | None = None
         self.heads = spec.convention.heads
@@ -1613,6 +1648,11 @@ class _Placer:
                            form=it.form, head=h)
                 self.place(sub)
             return
+        truncated = [x for r in it.rows for x in r if entry_kind(x) == "truncated"]
+        if truncated:
+            self.unplaced(it, f"printed truncated ({truncated[0]}{', …' if len(truncated) > 1 else ''}): digits cut "
+                              "off are not a rounded value `check` can judge, so the draft leaves it out")
+            return
         if not _numeric(it.rows) and not it.exprs:
             return
         if VECTOR_SUM in it.notes:
@@ -1625,12 +1665,21 @@ class _Placer:
         if it.notes and it.notes[0] == OPTION_NOTE:
             self.unplaced(it, OPTION_NOTE)
             return
+        if it.kind == "positions":
+            self.place_positions(it)
+            return
+        if it.keyed:
+            self.place_keyed(it)
+            return
         echo = self.echo_of(it)
         if echo:
             self.notes.append(Note("echo", f"restates {echo}", it.at()))
             return
         if it.kind == "sum":
             self.place_sum(it)
+            return
+        if it.kind == "vsum":
+            self.place_vsum(it)
             return
         rep = self.repeat_of(it)
         if rep:
@@ -1990,7 +2039,7 @@ class _Placer:
             scored = []
             for h in range(1, self.heads + 1):
                 name = f"head{h}.{st}"
-                f = self.fits(it, name) if name in self.steps else None
+                f = self._fit(it, name) if name in self.steps else None
                 if f is not None:
                     scored.append((self.match(name, f), name))
             scored.sort(reverse=True)
@@ -1998,7 +2047,22 @@ class _Placer:
                 return scored[0][1]
         return None
 
+    def _fit(self, it: Item, step: str) -> list | None:
+        """:meth:`fits` (or :meth:`fits_weighted`), keeping the assumption it made for ``step`` apart
+        (only the chosen step's assumption is stated)."""
+        saved, self.pending = self.pending, None
+        f = self.fits_weighted(it) if step == "weighted" else self.fits(it, step)
+        self._pend[step] = self.pending
+        self.pending = saved
+        return f
+
     def choose(self, it: Item) -> tuple[str | None, list | None, str]:
+        self._pend = {}
+        step, cells, why = self._choose(it)
+        self.pending = self._pend.get(step) if step is not None and cells is not None else None
+        return step, cells, why
+
+    def _choose(self, it: Item) -> tuple[str | None, list | None, str]:
         primary = self.head_step(it)
         if it.step in self.input_names and it.step is not None:
             return None, None, f"names the input {it.step}, but its numbers differ from the input's"
@@ -2006,15 +2070,15 @@ class _Placer:
         for s in self.steps:
             if s in ("weighted",):
                 continue
-            f = self.fits(it, s) if s != primary else None
+            f = self._fit(it, s) if s != primary else None
             if f is not None:
                 fits[s] = f
-        fw = self.fits_weighted(it) if "weighted" in self.steps else None
+        fw = self._fit(it, "weighted") if "weighted" in self.steps else None
         if fw is not None:
             if primary == "weighted":
                 return "weighted", fw, ""
             fits["weighted"] = fw
-        pfit = self.fits(it, primary) if primary else None
+        pfit = self._fit(it, primary) if primary else None
         if pfit is not None:
             prefix = primary.rsplit(".", 1)[0] + "." if primary and "." in primary else ""  # type: ignore[union-attr]
             family = tuple(prefix + f for f in _FAMILIES.get(primary[len(prefix):], ())) if primary else ()  # type: ignore[index]
@@ -2226,6 +2290,140 @@ class _Placer:
                 self.notes.append(Note("found", f"placed {c.step}_sum[{c.row}]", it.at()))
                 return
         self.unplaced(it, "a sum whose terms are not a printed row of weights")
+
+    def place_keyed(self, it: Item) -> None:
+        """A row keyed by token (``{'the': 0.21, 'cat': 0.21}``, ``the: 0.21`` lines): each number goes
+        to its token's key column. The query is the one the label names, or the one row whose
+        values it has; without a name, the step is the one whose values it has (only one)."""
+        primary = self.head_step(it)
+        steps = [primary] if primary else [s for s in self.steps if s != "weighted" and len(self.d[s].shape) == 2]
+        cands: list[tuple[float, str, int, list]] = []
+        named_row = False
+        for s in steps:
+            if s is None or len(self.d[s].shape) != 2:
+                continue
+            rows_l, cols_l = self.d[s].row_labels, self.d[s].col_labels
+            cols = [_index(t, cols_l) for t in it.col_labels or []]
+            if any(c is None for c in cols) or len(set(cols)) != len(cols):
+                continue
+            qs = list(range(len(rows_l)))
+            if it.token is not None:
+                i = _index(it.token, rows_l)
+                qs, named_row = ([i], True) if i is not None else ([], False)
+            elif len(rows_l) == 1:
+                qs, named_row = [0], True
+            for q in qs:
+                cells = [(rows_l[q], None, c, t) for c, t in zip(cols, it.rows[0])]
+                cands.append((self.match(s, cells), s, q, cells))
+        if not cands:
+            self.unplaced(it, f"numbers keyed by {', '.join((it.col_labels or [])[:4])}: not the keys of "
+                              + (f"{primary}" if primary else "a step of this example"))
+            return
+        best = max(cands, key=lambda c: c[0])
+        if primary and it.strength >= 2 and named_row and len(cands) == 1:
+            best = cands[0]  # named, and its query named: placed as printed (check judges the numbers)
+        elif best[0] < 0.75 or sum(1 for c in cands if c[0] == best[0]) > 1:
+            self.unplaced(it, f"numbers keyed by {', '.join((it.col_labels or [])[:4])}: "
+                              + ("no" if best[0] < 0.75 else "more than one") + " query's row has them")
+            return
+        self.commit(it, best[1], best[3])
+
+    def place_positions(self, it: Item) -> None:
+        """Numbers a sentence gives by position ("the first and last get 0.119 and 0.880",
+        "0.2, 0.3 and 0.5 for 'the', 'cat' and 'sat'"): placed in the step the sentence names
+        (weights; or scores, scaled, masked) at the one query whose row has every number there."""
+        positions = it.positions or []
+        family = ("weights",) if it.step == "weights" else ("scores", "scaled", "masked")
+        hits: list[tuple[str, int, list[int]]] = []
+        either = it.either
+        if either:  # two tokens and one number: query and key either way round, the values decide
+            for s in family:
+                if s not in self.steps or len(self.d[s].shape) != 2 or self.vals(s) is None:
+                    continue
+                rows_l, cols_l = self.d[s].row_labels, self.d[s].col_labels
+                for a, b in {either, either[::-1]}:
+                    i, j = _index(a, rows_l), _index(b, cols_l)
+                    if i is not None and j is not None and _close(it.rows[0][0], self.vals(s)[i][j]):
+                        hits.append((s, i, [j]))
+            if len({(q, c[0]) for _, q, c in hits}) != 1:
+                self.unplaced(it, f"a number given for {either[0]!r} and {either[1]!r}: "
+                                  + ("no" if not hits else "more than one") + f" {'/'.join(family)} entry of "
+                                  "theirs has it")
+                return
+            s, q, cols = hits[0]
+            self.commit(it, s, [(self.d[s].row_labels[q], None, cols[0], it.rows[0][0])])
+            return
+        for s in family:
+            if s not in self.steps or len(self.d[s].shape) != 2:
+                continue
+            vals = self.vals(s)
+            if vals is None:
+                continue
+            cols_l = self.d[s].col_labels
+            cols = [(p if p >= 0 else len(cols_l) + p) if isinstance(p, int) else _index(p, cols_l) for p in positions]
+            if any(c is None or not 0 <= c < len(cols_l) for c in cols) or len(set(cols)) != len(cols):
+                continue
+            for q, row in enumerate(vals):
+                if all(_close(t, row[c]) for t, c in zip(it.rows[0], cols)):  # type: ignore[index]
+                    hits.append((s, q, cols))  # type: ignore[arg-type]
+        if len({q for _, q, _ in hits}) != 1:
+            self.unplaced(it, f"numbers a sentence gives by position ({', '.join(map(str, positions))}): "
+                              + ("no query's " if not hits else "several queries' ") + "/".join(family)
+                              + " have them there")
+            return
+        s, q, cols = hits[0]  # in the family's order: scores before scaled when both hold the numbers
+        self.commit(it, s, [(self.d[s].row_labels[q], None, c, t) for t, c in zip(it.rows[0], cols)])
+
+    def place_vsum(self, it: Item) -> None:
+        """Terms p_ij·v_j of one query written as a sum (key j's term is the j-th): placed as the
+        weighted values of the one query whose weights (as printed on the page, or as derived)
+        times V give every term to its printed precision."""
+        if "weighted" not in self.d or len(self.d["weighted"].shape) != 3:
+            self.unplaced(it, "a sum of vectors, and this example has no weighted values")
+            return
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        if it.shape != (nk, dv):
+            self.unplaced(it, f"a sum of {it.shape[0]} vectors of {it.shape[1]} numbers, and the weighted values "
+                              f"here are {nk} keys of {dv}")
+            return
+        vv = self.vals("V")
+        derived = self.vals("weights")
+        if vv is None or derived is None or len(self.d["weights"].shape) != 2:
+            self.unplaced(it, "a sum of vectors whose values cannot be compared with this example's")
+            return
+        qlabels, keys = st.row_labels, st.col_labels
+
+        def term_ok(text: str, p: str | float, v: float) -> bool:
+            x = _num(text)
+            if isinstance(p, str):
+                w = _num(p)
+                if w is None or x is None:
+                    return False
+                return abs(x - w * v) <= _ulp(text) * 0.51 + _ulp(p) * 0.51 * abs(v) + 1e-12
+            return _close(text, p * v)
+
+        hits = []
+        for q in range(nq):
+            sources: list[list] = [list(derived[q])]
+            sources += [c.values for c in self.claims if c.step == "weights" and c.key is None
+                        and c.row == qlabels[q] and len(c.values) == nk]
+            cells = [(j, c) for j in range(nk) for c in range(dv) if _num(it.rows[j][c]) is not None]
+            if cells and any(all(p[j] != ".." and term_ok(it.rows[j][c], p[j], vv[j][c]) for j, c in cells)
+                             for p in sources):
+                hits.append(q)
+        if it.row_index is not None and 1 <= it.row_index <= nq and it.row_index - 1 in hits:
+            hits = [it.row_index - 1]
+        if len(hits) != 1:
+            self.unplaced(it, "a sum of vectors that " + ("no query's weights times V give" if not hits else
+                                                          "several queries' weights times V give"))
+            return
+        q = hits[0]
+        self.commit(it, "weighted", [(qlabels[q], keys[j], c, it.rows[j][c], j) for j in range(nk) for c in range(dv)])
+        for other in self.imp.items:
+            if other.chain_of and other.chain_of[0] is it:
+                # the sum of p_ij·v_j is query i's output row
+                other.step, other.strength, other.row_index, other.token = "output", 3, q + 1, None
 
     def place_products(self, it: Item) -> bool:
         """A result written as products p·v (``[0.3012 * 0.66, 0.3012 * 0.82] = [0.1988, 0.2460]``,

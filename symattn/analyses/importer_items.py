@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
@@ -59,6 +60,9 @@ class Item:
     head: int | None = None  # the attention head it belongs to (1-based): "Head 2 output", W_Q1, a heading "Head 1"
     stack: list[list[list[str]]] | None = None  # a printed stack of matrices (one per head), each as printed
     grad: str | None = None  # a gradient: the backward step it is (symattn grad's name: dQ, dWq, …)
+    positions: list[int | str] | None = None  # numbers given by position in prose: key indices (-1: last) or tokens
+    either: tuple[str, str] | None = None  # a number given for two tokens, query and key either way round
+    keyed: bool = False  # a row keyed by token ({'the': 0.21, …}): col_labels say which key each number is
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -562,7 +566,7 @@ def chain_step(before: str) -> str | None:
     return None
 
 
-_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
+_ROW_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 
 
 def _row_of(before: str) -> tuple[str, int] | None:
@@ -580,7 +584,7 @@ def _row_of(before: str) -> tuple[str, int] | None:
     if not m:
         return None
     n = m.group(1).lower()
-    row = _ORD.get(n) or int(re.sub(r"\D", "", n))
+    row = _ROW_ORDINALS.get(n) or int(re.sub(r"\D", "", n))
     step = step_of_ident(m.group(2))
     if row < 1 or step not in ("X", "Q", "K", "V", "scores", "scaled", "weights", "output"):
         return None
@@ -622,6 +626,7 @@ class _Collector:
             self.block_lines.update(range(b.start, b.end + 1))
         self.items: list[Item] = []
         self.base = 1 if zero_based(page.lines) else 0  # added to an index written in a name (q0 → row 1)
+        self.percent_lines: set[int] = set()  # lines whose percentages were read as decimals
 
     # -- context --
     def context_label(self, start: int, stop_at: int = -1) -> tuple[str, int]:
@@ -729,7 +734,12 @@ class _Collector:
             return
         compare = bool(re.search(r"\b(?:original|input|embedding)s?\s*$", label or "", re.I)) and "[" in b.before
         kinds = {entry_kind(x) for r in b.rows for x in r}
-        it = Item(rows=[list(r) for r in b.rows], where=list(b.where), line=b.start, end=b.end, role=b.role,
+        brows = b.rows
+        if "percent" in kinds:  # [73%, 27%]: each the decimal it is, with its digits
+            brows = [[from_percent(x) or x for x in r] for r in b.rows]
+            label = (label + " " if label else "") + "(printed as percentages: 73% is 0.73)"
+            kinds = {entry_kind(x) for r in brows for x in r}
+        it = Item(rows=[list(r) for r in brows], where=list(b.where), line=b.start, end=b.end, role=b.role,
                   form=b.form, suffix=b.suffix, transposed=transposed, after=b.after, before=b.before)
         it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
             ("vector" if b.depth == 1 else "matrix")
@@ -983,6 +993,36 @@ class _Collector:
             width -= 1
         if header is not None:
             header = (header + [""] * width)[:width]
+        pct = [[from_percent(c) for c in r] for r in rows]
+        if any(p is not None for r in pct for p in r) and all(
+                p is not None or entry_kind(c) == "other" or c == "" for r, pr in zip(rows, pct) for c, p in zip(r, pr)):
+            # a table of percentages (weights as "73%"): each the decimal it is, with its digits
+            rows = [[p if p is not None else c for c, p in zip(r, pr)] for r, pr in zip(rows, pct)]
+            self.percent_lines.update(range(t.start, t.end + 1))
+        sums: list[str] | None = None
+        if header is not None and width >= 3 and _SUM_HEADER.fullmatch(header[-1].strip(" *`$_")) \
+                and all(is_number(r[-1]) for r in rows):
+            # a last column "Σ" / "sum" / "total": each row's sum, placed as a sum of that row (not a key)
+            sums = [r[-1] for r in rows]
+            rows = [r[:-1] for r in rows]
+            header = header[:-1]
+            width -= 1
+        before = len(self.items)
+        self._table(t, header, rows, width, ctx, step)
+        if t.start in self.percent_lines:
+            for it in self.items[before:]:
+                it.label = (it.label + " " if it.label else "") + "(printed as percentages: 73% is 0.73)"
+        if sums is not None:
+            made = self.items[-1] if len(self.items) == before + 1 else None
+            read = made is not None and made.shape[0] == len(rows) and not made.transposed
+            for r, total in enumerate(sums):
+                # the row as read (or its numbers): placed as a sum only where a printed row of weights has them
+                body = made.rows[r] if made is not None and read else [c for c in rows[r] if is_number(c)] or ["?"]
+                self.items.append(Item(rows=[list(body)], where=[t.where[r]], line=t.start, end=t.end,
+                                       kind="sum", label=total, role=t.role))
+
+    def _table(self, t: Table, header: list[str] | None, rows: list[list[str]], width: int, ctx: str,
+               step: str | None) -> None:
         vec_re = re.compile(r"^\s*[\[(]\s*(-?[\d.]+(?:e-?\d+)?(?:\s*[,\s]\s*-?[\d.]+(?:e-?\d+)?)*)\s*[\])]\s*$")
         first_col = [r[0] for r in rows]
         label_col = all(entry_kind(c) == "other" and not vec_re.match(c) for c in first_col if c)
@@ -1171,8 +1211,61 @@ class _Collector:
         return None
 
     # -- lines --
+    def keyed_rows(self) -> None:
+        """A row of numbers keyed by token: a printed dictionary ``{'the': 0.21, 'cat': 0.21}`` or a
+        list of lines ``the: 0.21`` / ``cat: 0.21`` (two or more): an item whose column labels are the
+        tokens (placed only where they are the example's keys)."""
+        lines = self.lines
+        k = 0
+        while k < len(lines):
+            ln = lines[k]
+            t = ln.text.replace("−", "-")
+            m = _DICT_RE.search(t) if k not in self.block_lines else None
+            if m:
+                entries = _DICT_ENTRY_RE.findall(m.group(1))
+                toks = [e[1] for e in entries]
+                if len(set(toks)) == len(toks) and not any(x.lower() in _NOT_TOKENS for x in toks):
+                    self.keyed(k, k, toks, [e[2] for e in entries], t[:m.start()])
+                k += 1
+                continue
+            run = []
+            j = k
+            while j < len(lines) and j not in self.block_lines and lines[j].role != "code":
+                mm = _KV_LINE_RE.fullmatch(lines[j].text.replace("−", "-"))
+                if not mm or mm.group(2).lower() in _NOT_TOKENS or step_of_ident(mm.group(2)):
+                    break
+                run.append(mm)
+                j += 1
+            toks = [mm.group(2) for mm in run]
+            if len(run) >= 2 and len(set(toks)) == len(toks):
+                self.keyed(k, j - 1, toks, [mm.group(3) for mm in run], "")
+            k = max(j, k + 1)  # a run is read (or refused) once: linear in the page
+
+    def keyed(self, first: int, last: int, toks: list[str], nums: list[str], before: str) -> None:
+        label, ident, _ = _label_before(before, self.lines[first].role) if before.strip() else ("", None, False)
+        step = _ident_step(ident) if ident else None
+        strength = 3 if step else 0
+        if not step and label:
+            step = step_of_text(label)
+            strength = 2 if step else 0
+        if not step:
+            ctx, s_ = self.context_label(first)
+            st = (step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:])) if ctx else None
+            if ctx:
+                label = label or ctx
+            if st:
+                step, strength = st, min(s_, 2)
+        it = Item(rows=[nums], where=[self.lines[first].where], line=first, end=last, kind="vector", label=label,
+                  step=step, strength=strength, col_labels=list(toks), role=self.lines[first].role)
+        it.keyed = True
+        tok = _token_of(label) if label else None
+        if tok and tok not in toks or (tok and len(quoted(label)) == 1):
+            it.token = tok
+        self.items.append(it)
+        self.block_lines.update(range(first, last + 1))
+
     def lines_items(self) -> None:
-        pair_re = re.compile(r"^\s*[-•*]?\s*\$?([A-Za-z\\][\w\\{}^]*)\s*\(\s*([\"'“‘]?)([^,()\"'“”‘’]{1,40})\2[”’]?\s*,\s*"
+        pair_re = re.compile(r"^\s*[-•*]?\s*\$?([A-Za-z\\][\w\\{}^]*)\s*\(\s*([\"'“‘]?)([^,()\"'“”‘’→]{1,40}?)\2[”’]?\s*(?:,|→|->|\\to)\s*"
                              r"([\"'“‘]?)([^,()\"'“”‘’]{1,40})\4[”’]?\s*\)\$?\s*(?:=|≈|:)\s*"
                              r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
         idx_re = re.compile(r"^\s*[-•*]?\s*\$?\\?(ω|omega|α|alpha|a|s|e)_\{?(?:(\d)(\d)|(\d+)\s*,\s*(\d+))\}?\$?"
@@ -1181,6 +1274,7 @@ class _Collector:
                              r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
         sum_re = re.compile(r"^\s*[-•*]?\s*((?:[+-]?\d*\.?\d+\s*\+\s*)+[+-]?\d*\.?\d+)\s*(?:=|≈)\s*"
                             r"([+-]?(?:\d+\.?\d*|\.\d+))\s*$")
+        indexed: list[Item] = []  # entries written with their indices (α₁₂ = 0.24): 1-based unless a 0 is met
         eye_re = re.compile(r"^\s*((?:self\.)?[A-Za-z_][\w.]*)\s*=\s*(?:np|numpy|torch|jnp)\.(?:eye|identity)\(\s*(\d{1,3})\s*\)")
         for k, ln in enumerate(self.lines):
             if ln.role == "code":
@@ -1225,6 +1319,14 @@ class _Collector:
                               step=st, strength=2, pair=("#" + i, "#" + j), role=ln.role)
                     self.items.append(it)
                     continue
+            found = indexed_values(t) if k not in self.block_lines and ln.role != "code" else []
+            if found and not elem_re.match(t):
+                for st, i, j, num in found:
+                    it = Item(rows=[[num]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip()[:100],
+                              step=st, strength=2 if st else 0, pair=("#" + str(i), "#" + str(j)), role=ln.role)
+                    indexed.append(it)
+                    self.items.append(it)
+                continue
             m = elem_re.match(t)
             if m:
                 st = step_of_ident(m.group(1))
@@ -1234,12 +1336,34 @@ class _Collector:
                               role=ln.role)
                     self.items.append(it)
                     continue
+            if ln.role in ("prose", "comment") and k not in self.block_lines and _HINT_RE.search(t) \
+                    and (_ORD_OR_QUOTE.search(t) or re.search(r"\d\s*(?:,|and)\s*\d", t)):
+                for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z“\"'])", t):
+                    for positions, nums, hint in positions_in(sentence):
+                        it = Item(rows=[nums], where=[ln.where], line=k, end=k, kind="positions",
+                                  label=sentence.strip()[:100], step=hint, strength=0, role=ln.role)
+                        it.positions = positions
+                        self.items.append(it)
+                    for nums in rows_in(sentence):
+                        q = quoted(sentence)
+                        it = Item(rows=[nums], where=[ln.where], line=k, end=k, kind="vector",
+                                  label=sentence.strip()[:100], step=None, strength=0, role=ln.role,
+                                  token=q[0] if len(q) == 1 else None)
+                        self.items.append(it)
+                    two = pair_in(sentence)
+                    if two:
+                        it = Item(rows=[[two[2]]], where=[ln.where], line=k, end=k, kind="positions",
+                                  label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
+                        it.either = (two[0], two[1])
+                        self.items.append(it)
             m = sum_re.match(t)
             if m and k not in self.block_lines:
                 terms = [x.strip() for x in m.group(1).split("+")]
                 it = Item(rows=[terms], where=[ln.where], line=k, end=k, kind="sum", label=m.group(2), role=ln.role)
                 self.items.append(it)
-
+        if any(p == "#0" for it in indexed for p in it.pair or ()):  # q0·k1, α_{01}: the page counts from 0
+            for it in indexed:
+                it.pair = tuple("#" + str(int(p[1:]) + 1) for p in it.pair or ())  # type: ignore[assignment]
 
     def dot_lines(self) -> None:
         """``q1 . k2 = [1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1``: a dot product of an indexed
@@ -1315,6 +1439,215 @@ class _Collector:
                       role=lines[k - 1].role, form="lines")
             it.notes.append(f"{len(run)} lines dividing by {m.group(3)}: one row of {step}")
             self.items.append(it)
+
+
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixth": 5, "seventh": 6, "eighth": 7,
+             "ninth": 8, "tenth": 9, "last": -1, "final": -1}
+_ORD = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final|\d{1,2}(?:st|nd|rd|th))"
+_AND = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
+#: "the first and last (words)", "the second token": positions among the keys, with an optional noun that
+#: says they are keys (not rows, steps or heads, whose ordinals name something else)
+_ORD_LIST_RE = re.compile(rf"\b(?:the\s+)?({_ORD}(?:{_AND}(?:the\s+)?{_ORD})*)\b(?:\s+(?:two|three|four))?"
+                          r"(?:\s+([a-z]+))?", re.I)
+_KEY_NOUNS = re.compile(r"(?:words?|tokens?|keys?|positions?|annotations?|elements?|entries|entry|items?|ones?|"
+                        r"inputs?|vectors?|columns?|values?|get|gets|got|receives?|received|has|have|had|is|are|was|"
+                        r"were|scored?|takes?|obtains?|weights?|attention|with|at|of|in|to|probabilit(?:y|ies))\b", re.I)
+_QUOTED_LIST_RE = re.compile(rf"([\"'“‘][^\"'“”‘’\s]{{1,30}}[\"'”’](?:{_AND}[\"'“‘][^\"'“”‘’\s]{{1,30}}[\"'”’])*)")
+_PNUM = r"(?<![\w.^_/×*^-])[+-]?(?:\d+\.\d+|\.\d+|\d+)(?:\s?%)?(?![\w%×*/^]|\.\d)"
+_NUM_LIST_RE = re.compile(rf"({_PNUM}(?:{_AND}{_PNUM})*)")
+#: words that say which step a number in a sentence belongs to
+_HINT_RE = re.compile(r"\b(softmax|weights?|weighted|probabilit(?:y|ies)|attention|attends?|attended|"
+                      r"scores?|scored|dot\s+products?|logits?|similarit(?:y|ies))\b", re.I)
+
+
+#: what a number written after it counts or labels (not a value of a step): "step 2", "√4", "d_k = 4"
+_NOT_VALUE = re.compile(r"(?:\b(?:steps?|rows?|heads?|layers?|lines?|figures?|tables?|equations?|sections?|chapters?|"
+                        r"dimensions?|dims?|positions?|tokens?|words?|query|queries|keys?|d_?k|d_?model|size|"
+                        r"of\s+size|by|times|than)|[#√=×*/^])\s*$", re.I)
+
+
+def _hint(word: str) -> str:
+    return "scores" if re.match(r"scor|dot|logit|similar", word, re.I) else "weights"
+
+
+def positions_in(sentence: str) -> list[tuple[list[int | str], list[str], str]]:
+    """Numbers a sentence gives by position: (positions, numbers as printed, step hinted).
+    A position is a 0-based key index (-1: the last) or a quoted token; only when the
+    sentence has one list of positions and a list of numbers as long, with a word saying
+    which step (weights: softmax, attention, weight, probability; scores: score, dot product).
+
+    >>> positions_in("The first and last annotations scored 927 and 929; after softmax they get 0.119 and 0.880.")
+    [([0, -1], ['927', '929'], 'scores'), ([0, -1], ['0.119', '0.880'], 'weights')]
+    >>> positions_in("The model gives weights of 0.2, 0.3 and 0.5 to 'the', 'cat' and 'sat'.")
+    [(['the', 'cat', 'sat'], ['0.2', '0.3', '0.5'], 'weights')]
+    >>> positions_in("The first and second words get 73% and 27% of the attention.")
+    [([0, 1], ['0.73', '0.27'], 'weights')]
+    >>> positions_in("The first row gets 0.5 attention"), positions_in("the first 3 tokens get 0.5")
+    ([], [])
+    """
+    s = sentence.replace("−", "-")
+    ords = [m for m in _ORD_LIST_RE.finditer(s)
+            if not m.group(2) or _KEY_NOUNS.fullmatch(m.group(2))]
+    ords = [m for m in ords if not re.match(r"\s+\d", s[m.end(1):])]  # "the first 3 tokens": a count
+    fraction = [m for m in ords if re.search(r"\b(?:one|two|three|a|an)\s+$", s[:m.start(1)], re.I)]
+    ords = [m for m in ords if m not in fraction]  # "one third", "a fifth": a fraction, not a position
+    quoted = list(_QUOTED_LIST_RE.finditer(s))
+    if len(ords) + len(quoted) != 1 or len(_ORD_LIST_RE.findall(s)) > len(ords) + len(fraction):
+        return []  # no positions, several lists of them, or an ordinal of something else (a row, a step)
+    if ords:
+        pos_m = ords[0]
+        positions: list[int | str] = []
+        for w in re.split(_AND + r"|\s+", pos_m.group(1)):
+            w = w.strip().lower()
+            if w in ("", "the", "and"):
+                continue
+            positions.append(_ORDINALS[w] if w in _ORDINALS else int(re.match(r"\d+", w).group(0)) - 1)  # type: ignore[union-attr]
+        span = (pos_m.start(), pos_m.end(1))
+    else:
+        pos_m = quoted[0]
+        positions = [w[1:-1] for w in re.findall(r"[\"'“‘][^\"'“”‘’\s]{1,30}[\"'”’]", pos_m.group(1))]
+        span = (pos_m.start(), pos_m.end())
+    out: list[tuple[list[int | str], list[str], str]] = []
+    prev = 0
+    lists = [m for m in _NUM_LIST_RE.finditer(s) if not (span[0] <= m.start() < span[1])
+             and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():])]
+    for i, m in enumerate(lists):
+        nums = [from_percent(x) or x for x in re.findall(_PNUM, m.group(1))]  # "73%" is 0.73
+        nxt = lists[i + 1].start() if i + 1 < len(lists) else len(s)
+        before = [h.group(1) for h in _HINT_RE.finditer(s, prev, m.start())]
+        after = [h.group(1) for h in _HINT_RE.finditer(s, m.end(), nxt)]
+        prev = m.end()
+        if len(nums) != len(positions) or len(set(positions)) != len(positions):
+            continue
+        if quoted and not (0 <= m.start() - span[1] <= 40 or 0 <= span[0] - m.end() <= 40):
+            continue  # a quoted word far from the numbers is not what they are given for
+        hint = before[-1] if before else after[0] if after else None
+        if hint is not None:
+            out.append((list(positions), nums, _hint(hint)))
+    return out
+
+
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_VAL = (r"([+-]?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?)(?=\s*$|\s|[,;](?:\s|$)|\.(?:\s|$)|\$|\)|\\)"
+        r"(?!\s*(?:[×*·/+^=]|\\times|\\cdot|-\s*\d))")
+_IDX = r"(?:_\{?\s*(\d)(\d)\s*\}?|_\{?\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\}?|_(\d{1,2}),(\d{1,2}))"
+#: "α₁₂ = 0.24", "a_{1,2} = 0.24", "\alpha_{21} ≈ 0.1385" (weights); "ω₂₁", "e_{12}", "s_12" (scores);
+#: several on a line, each possibly after a formula ("α₁₂ = e^1/(e^1 + e^0) = 0.731")
+#: a formula between the name and the number: digits, operators, e, exp, \\frac, \\sqrt (no other words)
+_FORMULA = r"(?:(?:exp|sqrt|frac|cdot|times|left|right|[\\\d .+\-*/×·⋅^(){}\[\]√e]){1,120}?(?:=|≈)\s*)?"
+_ELEM_RE = re.compile(r"(?<![\w\\])\\?(ω|omega|α|alpha|a|s|e)" + _IDX + r"\s*(?:=|≈)\s*" + _FORMULA + _VAL)
+#: "q1·k2 = 1×0 + 0×1 = 0", "q_1 \cdot k_2 = 0", "q₂ · k₁ᵀ = 5" (scores); "q1·k2/√2 = 0.71" (scaled)
+_DOT_RE = re.compile(r"(?<![\w\\])q_?\{?(\d{1,2})\}?\s*(?:·|⋅|•|∙|\\cdot|\*|@|\.)\s*k_?\{?(\d{1,2})\}?"
+                     r"(?:\s*(?:\^\{?(?:T|\\top)\}?|ᵀ))?(\s*/\s*(?:√|\\sqrt)\s*\{?\s*\d+(?:\.\d+)?\s*\}?)?"
+                     r"\s*(?:=|≈)\s*" + _FORMULA + _VAL)
+
+
+def indexed_values(text: str) -> list[tuple[str | None, int, int, str]]:
+    r"""Entries of a step written one by one with their query and key index, as (step, query
+    index, key index, number as printed); the indices as written (the page's own base).
+
+    >>> indexed_values("so α₁₂ = 0.269 and α₂₁ = e^0/(e^1 + e^0) = 0.2689.")
+    [('weights', 1, 2, '0.269'), ('weights', 2, 1, '0.2689')]
+    >>> indexed_values("$a_{1,2} = 0.24$"), indexed_values("q1·k2 = 1×0 + 0×1 = 0"), indexed_values("q_2 \\cdot k_1 / \\sqrt{2} = 0.71")
+    ([(None, 1, 2, '0.24')], [('scores', 1, 2, '0')], [('scaled', 2, 1, '0.71')])
+    >>> indexed_values("a_1 = 0.5, x_12 = 3, α₁₂ = 0.2 × 3"), indexed_values("α₁₂ = 0.2 and so α₂₁ = 0.3")
+    ([], [('weights', 1, 2, '0.2'), ('weights', 2, 1, '0.3')])
+    """
+    t = re.sub(r"([₀-₉]+)(?:,([₀-₉]+))?", lambda m: "_{" + ",".join(g for g in m.groups() if g) + "}",
+               text).translate(_SUBSCRIPTS).replace("−", "-")
+    out = []
+    for m in _ELEM_RE.finditer(t):
+        g = [x for x in m.groups()[1:7] if x is not None]
+        if m.group(1) == "e" and re.search(r"exp|e\^", m.group(0)[1:]):
+            continue  # e_ij = exp(…): an exponential, not an energy
+        # a Latin letter (a_{12}, s_12, e_12) names an entry of any matrix as often as a weight or a score:
+        # no step, so that the numbers decide
+        st = {"ω": "scores", "omega": "scores", "α": "weights", "alpha": "weights"}.get(m.group(1))
+        out.append((st, int(g[0]), int(g[1]), m.group(8)))
+    for m in _DOT_RE.finditer(t):
+        out.append(("scaled" if m.group(3) else "scores", int(m.group(1)), int(m.group(2)), m.group(4)))
+    return out
+
+
+_KNUM = r"[+-]?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?"
+_KTOK = r"[A-Za-z<>][\w<>'’-]{0,30}"
+#: a dictionary printed by code: {'the': 0.2119, 'cat': 0.2119, 'sat': 0.5761} (np.float64(0.21) too)
+_DICT_RE = re.compile(rf"\{{\s*((?:(['\"]){_KTOK}\2\s*:\s*(?:np\.float\d+\()?{_KNUM}\)?\s*,\s*)+"
+                      rf"(['\"]){_KTOK}\3\s*:\s*(?:np\.float\d+\()?{_KNUM}\)?\s*,?)\s*\}}")
+_DICT_ENTRY_RE = re.compile(rf"(['\"])({_KTOK})\1\s*:\s*(?:np\.float\d+\()?({_KNUM})")
+#: one line of a per-token list: "- the: 0.21", "'cat' → 0.21", "sat = 0.58"
+_KV_LINE_RE = re.compile(rf"\s*(?:[-•*]\s+)?([\"'“‘`]?)({_KTOK})[\"'”’`]?\s*(?::|=|→|->)\s*({_KNUM})\s*[,;]?\s*")
+#: names in a "name: number" list that are settings, not tokens
+_NOT_TOKENS = {"d", "dk", "d_k", "d_model", "dmodel", "n", "scale", "sum", "total", "max", "min", "mean", "seed",
+               "temperature", "heads", "n_heads", "num_heads", "dim", "step", "shape", "size", "loss", "lr"}
+
+_PERCENT_RE = re.compile(r"([+-]?(?:\d{1,3}(?:\.\d{1,20})?|\.\d{1,20}))\s?%")
+
+
+def from_percent(text: str) -> str | None:
+    """A percentage as the decimal it is, with the same digits: "73%" → "0.73", "26.9 %" → "0.269",
+    "100%" → "1.00"; None for anything else.
+
+    >>> from_percent("73%"), from_percent("26.9 %"), from_percent("100%"), from_percent("0.5%"), from_percent("73")
+    ('0.73', '0.269', '1.00', '0.005', None)
+    """
+    m = _PERCENT_RE.fullmatch(text.strip())
+    if not m:
+        return None
+    return format(Decimal(m.group(1)).scaleb(-2), "f")
+
+
+_SUM_HEADER = re.compile(r"(?:Σ|∑|\\sum)(?:_?\{?j\}?)?|(?:row\s+)?sums?|totals?|sum\s+of\s+(?:the\s+)?(?:weights|row)", re.I)
+_ORD_OR_QUOTE = re.compile(rf"\b{_ORD}\b|[\"'“‘]", re.I)
+def rows_in(sentence: str) -> list[list[str]]:
+    """Rows of numbers a sentence lists ("the attention weights for 'sat' are 0.21, 0.21 and 0.58",
+    "Softmax output: 0.21, 0.21, 0.58"): each list of two or more numbers, in a sentence with a word
+    that names a step (softmax, weights, attention, scores, …) and no positions (:func:`positions_in`).
+
+    >>> rows_in("The attention weights for the first word are 0.42, 0.16 and 0.42."), rows_in("dims 2, 3 and 4")
+    ([['0.42', '0.16', '0.42']], [])
+    """
+    s = sentence.replace("−", "-")
+    if not _HINT_RE.search(s) or positions_in(sentence):
+        return []
+    out = []
+    for m in _NUM_LIST_RE.finditer(s):
+        nums = re.findall(_PNUM, m.group(1))
+        if len(nums) >= 2 and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():]):
+            out.append([from_percent(x) or x for x in nums])
+    return out
+
+
+def pair_in(sentence: str) -> tuple[str, str, str, str] | None:
+    """A sentence that gives one entry for two quoted tokens: (first token, second token, the
+    number as printed, step hinted); which is the query is left to the numbers.
+
+    >>> pair_in("The attention weight of 'sat' on 'cat' is 0.21.")
+    ('sat', 'cat', '0.21', 'weights')
+    >>> pair_in("“cat” attends to “sat” with weight 0.42"), pair_in("“jumps” has a score of 0.27, the same as “fox”")
+    (('cat', 'sat', '0.42', 'weights'), None)
+    """
+    s = sentence.replace("−", "-")
+    lists = list(_QUOTED_LIST_RE.finditer(s))
+    toks = [w[1:-1] for m in lists for w in re.findall(r"[\"'“‘][^\"'“”‘’\s]{1,30}[\"'”’]", m.group(1))]
+    if len(lists) != 2 or len(toks) != 2 or _ORD_LIST_RE.search(s):
+        return None
+    spans = [(m.start(), m.end()) for m in lists]
+    if not re.fullmatch(r"\s*(?:(?:attends?|attending|attention|pays?|gives?|puts?|places?)\s+(?:[a-z]+\s+){0,3})?"
+                        r"(?:to|on|onto|towards?|for|and|with|over|→|->)\s*(?:the\s+)?(?:word|token|key)?\s*",
+                        s[spans[0][1]:spans[1][0]], re.I):
+        return None  # the two words are not a query and a key of one entry ("… the same as 'fox'")
+    nums = [m for m in _NUM_LIST_RE.finditer(s) if not any(a <= m.start() < b for a, b in spans)
+            and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():])]
+    if len(nums) != 1 or len(re.findall(_PNUM, nums[0].group(1))) != 1:
+        return None
+    hints = [h.group(1) for h in _HINT_RE.finditer(s)]
+    if not hints or len({_hint(h) for h in hints}) != 1:
+        return None
+    num = re.findall(_PNUM, nums[0].group(1))[0]
+    return toks[0], toks[1], from_percent(num) or num, _hint(hints[0])
+
+
 
 
 def join_indexed_rows(items: list[Item]) -> list[Item]:
@@ -1609,6 +1942,7 @@ def collect(page: Page) -> Collected:
             c.table(b)
         elif isinstance(b, Words):
             token_lists.append((b.words, b.where, "list"))
+    c.keyed_rows()
     c.lines_items()
     c.answer_options()
     c.dot_lines()

@@ -97,6 +97,7 @@ _PHRASES = [
     (r"(query|queries)\s+weights?(\s+matri(x|ces))?", "Wq"),
     (r"keys?\s+weights?(\s+matri(x|ces))?", "Wk"),
     (r"values?\s+weights?(\s+matri(x|ces))?", "Wv"),
+    (r"weights?\s+(for|of)\s+(the\s+)?(query|token|word|position)\s*(#?\d|[\"'“‘])", "weights"),  # one query's row
     (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?(query|queries)", "Wq"),
     (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?keys?", "Wk"),
     (r"weights?\s+(matri(x|ces)\s+)?(for|of)\s+(the\s+)?values?", "Wv"),

@@ -39,6 +39,8 @@ MAX_GROUP_DEPTH = 4
 PLACEHOLDERS = {"..", "...", "…", "?", "⋯", "⋮", "⋱"}
 _INF = {"-inf", "inf", "+inf", "-∞", "∞", "nan", "-nan"}
 _EXPR_RE = re.compile(r"[\d.\s+\-*/×·^()eE]+")
+_PERCENT_RE = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{1,20})?|\.\d{1,20})\s?%")
+_TRUNCATED_RE = re.compile(r"[+-]?(?:\d{1,300}\.\d{1,300}|\d{1,300})(?:…|\.\.\.|⋯)")
 _FRACTION_RE = re.compile(r"[+-]?\d{1,300}/\d{1,300}")  # an exact claim, \frac{1}{3} → 1/3
 
 
@@ -53,15 +55,20 @@ class _Budget:
 
 
 def entry_kind(text: str) -> str:
-    """``number``, ``placeholder``, ``inf``, ``expr`` (such as ``0.3012 * 0.66``) or ``other``.
+    """``number``, ``placeholder``, ``inf``, ``expr`` (such as ``0.3012 * 0.66``), ``truncated``
+    (digits cut off and marked: ``0.7310…``, ``0.7310...``), ``percent`` (``73%``) or ``other``.
 
-    >>> [entry_kind(t) for t in ("0.5", "1/3", "..", "-inf", "0.3012 * 0.66", "x_1")]
-    ['number', 'number', 'placeholder', 'inf', 'expr', 'other']
+    >>> [entry_kind(t) for t in ("0.5", "1/3", "..", "-inf", "0.3012 * 0.66", "0.7310…", "73%", "x_1")]
+    ['number', 'number', 'placeholder', 'inf', 'expr', 'truncated', 'percent', 'other']
     """
     if is_number(text) or _FRACTION_RE.fullmatch(text):
         return "number"
     if text in PLACEHOLDERS:
         return "placeholder"
+    if _TRUNCATED_RE.fullmatch(text):
+        return "truncated"
+    if _PERCENT_RE.fullmatch(text):
+        return "percent"
     if text.lower() in _INF:
         return "inf"
     if _EXPR_RE.fullmatch(text) and re.search(r"\d", text) and re.search(r"\d\s*[+\-*/×·^]", text):
@@ -83,7 +90,7 @@ _TOKEN_RE = re.compile(r"""
   | (?P<atom>[^\[\],\s#'"“←]+)
 """, re.VERBOSE)
 _INF_CODE_RE = re.compile(r"""float\(\s*['"]([+-]?)inf(?:inity)?['"]\s*\)|([+-]?)(?:np|numpy|math|torch)\.inf\b""")
-_ATOM_OK_RE = re.compile(r"[\d.+\-*/×·^()eE…⋯?]+|[+-]?inf|[+-]?nan|[+-]?∞")
+_ATOM_OK_RE = re.compile(r"[\d.+\-*/×·^()eE…⋯?]+|[+-]?inf|[+-]?nan|[+-]?∞|[+-]?(?:\d+\.?\d*|\.\d+)%")
 
 
 def _skip_to_close(text: str, i: int, end: int) -> int:
@@ -287,7 +294,7 @@ def _classify_entries(rows: list[list[str]]) -> str:
                 kinds.add(k)
     if kinds == {"str"}:
         return "words"
-    if "str" in kinds or not kinds & {"number", "expr"}:
+    if "str" in kinds or not kinds & {"number", "expr", "truncated", "percent"}:
         return "reject"
     return "numbers"
 
@@ -561,7 +568,7 @@ def _pipe_cells(line: str) -> list[str]:
     if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
     parts = re.split(r"(?<!\\)\|", s)
-    return [re.sub(r"\*\*|__|`", "", p.replace("\\|", "|")).strip() for p in parts]
+    return [re.sub(r"\*\*|__|`", "", _normalise(p.replace("\\|", "|"))).strip() for p in parts]
 
 
 _SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -597,8 +604,14 @@ def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     return out
 
 
+_COMMA_ROW_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?:\s*,\s+[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)+"
+                           r"\s*,?")
+
+
 def _split_row(text: str) -> list[str]:
     t = _normalise(text).strip()
+    if _COMMA_ROW_RE.fullmatch(t):  # "0.73, 0.27": numbers and commas (a comma with a space after it)
+        return [c.strip() for c in t.rstrip(",").split(",")]
     if "\t" in t:
         return [c.strip() for c in t.split("\t") if c.strip() != ""]
     return t.split()
@@ -615,7 +628,7 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
         if k in taken or lines[k].role not in ("prose", "output", "table", "comment"):
             return None
         cells = _split_row(lines[k].text)
-        if not cells or any(entry_kind(c) not in ("number", "placeholder", "inf") for c in cells):
+        if not cells or any(entry_kind(c) not in ("number", "placeholder", "inf", "truncated", "percent") for c in cells):
             return None
         if any("[" in c or "]" in c for c in cells):
             return None
@@ -649,7 +662,7 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
         cells = numeric(i)
         if cells is not None:
             rows, where, j = run(cells, numeric)
-            if any(is_number(c) for r in rows for c in r):
+            if any(is_number(c) or entry_kind(c) in ("truncated", "percent") for r in rows for c in r):
                 blk = Numbers(rows=rows, where=where, form="rows", start=i, end=j - 1, depth=2, role=lines[i].role)
                 blk.alone = True
                 out.append(blk)
