@@ -589,8 +589,10 @@ class _Importer:
             if len(words) == n:
                 return list(words), f"the token list at {where}"
         lo = (x.line if x else seg.first) - 12
+        # words listed far below the example's last number (a code editor's footer) are not its tokens
+        hi = max((it.end for it in seg.items), default=seg.first) + 12
         for a, b, words in self.col.vertical_lists:
-            if len(words) == n and a >= lo:
+            if len(words) == n and lo <= a <= hi:
                 return list(words), f"the words at {self.page.lines[a].where}"
         for it in seg.items:
             if it.row_labels and len(it.row_labels) == n and it.step in ("Q", "K", "V", "scores", "weights", "output"):

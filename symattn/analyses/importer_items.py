@@ -286,6 +286,27 @@ _FAMILY = {"scores", "scaled", "masked"}
 _DEF_RE = re.compile(r"(?<![\w\\])([A-Za-z](?:_\{?\w{1,8}\}?)?)\s*=\s*(?!=)([^=]{1,200}?)(?=$|\s=|,\s*\\q?quad|\\quad|\\qquad|;)")
 
 
+def formula_before(before: str) -> str | None:
+    """The step named by a formula written just before a block and its '=' (the text after the
+    last label colon or closing bracket): "Compute scores: Q @ K.T / sqrt(2) = [[…]]" is the
+    scaled scores whatever the label before the colon says. Only QKᵀ divided (by a root or a
+    number) is read here; None otherwise.
+
+    >>> formula_before("]]Explanation: 1. Compute scores: Q @ K.T / sqrt(2) = "), formula_before("scores = ")
+    ('scaled', None)
+    """
+    m = re.search(r"([^:=\[\]\n]{1,160}?)\s*=\s*$", before)
+    if not m or not re.search(r"\bQ\b|\bQK", m.group(1)):
+        return None
+    r = m.group(1)
+    qk = re.search(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|⊤)|ᵀ|\.T)|QK\^", r)
+    if not qk or re.search(r"soft-?max", r, re.I):
+        return None
+    # only a division names the step here: a bare QKᵀ is left to the label ("Scores = QKᵀ =")
+    return "scaled" if re.search(r"/\s*\(?\s*(?:(?:np|math|torch)\.)?(?:sqrt|√)|\*\*\s*-?0?\.5|/\s*\d", r[qk.end():]) \
+        else None
+
+
 def symbol_definitions(lines: list[Line]) -> dict[str, str]:
     """The steps a page defines its own symbols as, from its formulas: ``S = QK^T/√d_k``
     makes S the scaled scores, ``A = softmax(S)`` the weights, ``Z = AV`` the output.
@@ -440,7 +461,7 @@ class _Collector:
         if "expr" in kinds:
             it.exprs = it.rows
             it.operand = True
-        step = self.symbols.get(ident or "") or _ident_step(ident)
+        step = formula_before(b.before) or self.symbols.get(ident or "") or _ident_step(ident)
         strength = 3 if step else 0
         if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
             strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
