@@ -73,3 +73,111 @@ def test_one_word_lines_far_below_the_example_are_not_its_tokens():
     ex = imported(page)[0]
     assert ex.spec.tokens != ["pass", "Python3"]
     assert claims(ex) == {("weights", "1", ("0.66", "0.34")), ("weights", "2", ("0.34", "0.66"))}
+
+
+# ---------------------------------------------------------------------------------------
+# ASCII matrices side by side, projections written per token, box-drawing tables
+
+from symattn.analyses.importer_items import projection_names, projection_part  # noqa: E402
+from symattn.read.pages import read_page  # noqa: E402
+from symattn.read.pages.model import Line, Numbers, Table, Where  # noqa: E402
+
+# (text, [(text before the block, rows)] of the Numbers blocks found)
+BARS = [
+    # three matrices side by side, each named on its first row
+    ("Wk = | 1 0 0 |   Wv = | 0 0 1 |\n     | 0 1 0 |        | 1 0 0 |\n",
+     [("Wk = ", [["1", "0", "0"], ["0", "1", "0"]]), ("Wv = ", [["0", "0", "1"], ["1", "0", "0"]])]),
+    # named on a middle row
+    ("      | 0.5 1 |\nW_q = | 2 -3 |\n      | 4 5.5 |\n", [("W_q = ", [["0.5", "1"], ["2", "-3"], ["4", "5.5"]])]),
+    # named by words on the line above, right over each matrix
+    ("   Wq         Wk\n| 1 0 |    | 0 1 |\n| 0 1 |    | 1 0 |\n",
+     [("Wq = ", [["1", "0"], ["0", "1"]]), ("Wk = ", [["0", "1"], ["1", "0"]])]),
+    # bars not in the same columns: not one matrix
+    ("W = | 1 0 |\n  | 0 1 |\n", []),
+    # a single line of bars is not a matrix
+    ("W = | 1 0 |   V = | 0 1 |\n", []),
+    # a pipe table of numbers is not read as bars
+    ("| 1 | 2 |\n| 3 | 4 |\n", []),
+    # words inside the bars: not numbers
+    ("| a b |\n| c d |\n", []),
+]
+
+
+@pytest.mark.parametrize("text,want", BARS)
+def test_matrices_drawn_with_bars(text, want):
+    got = [(b.before, b.rows) for b in read_page(text, "text").blocks if isinstance(b, Numbers)]
+    assert got == want
+
+
+# (box-drawing table, header, rows)
+BOXES = [
+    ("┌──────┬────────────┐\n│ Tok  │ Key        │\n├──────┼────────────┤\n│ a    │ [1, 2]     │\n"
+     "│ b    │ [3, 4]     │\n└──────┴────────────┘\n", ["Tok", "Key"], [["a", "[1, 2]"], ["b", "[3, 4]"]]),
+    ("╔═══╦═══╗\n║ x ║ y ║\n╠═══╬═══╣\n║ 1 ║ 2 ║\n╚═══╩═══╝\n", ["x", "y"], [["1", "2"]]),
+]
+
+
+@pytest.mark.parametrize("text,header,rows", BOXES)
+def test_box_drawing_tables(text, header, rows):
+    tables = [b for b in read_page(text, "text").blocks if isinstance(b, Table)]
+    assert [(t.header, t.rows) for t in tables] == [(header, rows)]
+
+
+# (text before a vector on its line, (step, left-hand side) or None)
+PROJECTIONS = [
+    ('Key("The") = Wk × ', ("X", 'Key("The")')),
+    ('Key("The") = Wk × [0.5, 0.3, 0.1, 0.9] = ', ("K", 'Key("The")')),
+    ('Worth("cat") = Wv × [1.0, 0.1] = ', ("V", 'Worth("cat")')),  # the weight's letter names it
+    ("q_1 = W_Q · [1, 0] = ", ("Q", "q_1")),
+    (r"k = W^K \times ", ("X", "k")),
+    ("y = W × [1, 2] = ", None),  # a weight that names no projection
+    ("Q = X × ", None),
+    ("Key = Wk × [1, 0] + [0, 1] = ", None),  # not a product of the weight and one vector
+]
+
+
+@pytest.mark.parametrize("before,want", PROJECTIONS)
+def test_projection_written_per_token(before, want):
+    assert projection_part(before) == want
+
+
+# (definition lines, the names they define)
+DEFINITIONS = [
+    (["Question = Wq × embedding → what am I looking for?", "Worth = Wv × embedding"], {"Question": "Q", "Worth": "V"}),
+    (["Okay = W_k · x"], {"Okay": "K"}),
+    (["Scores = Wk × x"], {}),  # a name that names another step
+    (["Foo = Wk × x", "Foo = Wv × x"], {}),  # defined twice differently
+    (["Worth = Wv × 2"], {}),  # not a projection of the input
+]
+
+
+@pytest.mark.parametrize("texts,want", DEFINITIONS)
+def test_names_defined_as_projections(texts, want):
+    assert projection_names([Line(t, Where(k + 1)) for k, t in enumerate(texts)]) == want
+
+
+KV_PAGE = (
+    "Key = Wk × embedding\nWorth = Wv × embedding\n\n"
+    "Wk = | 1 0 0 |   Wv = | 0 0 1 |   Wq = | 0 1 0 |\n     | 0 1 0 |        | 1 0 0 |        | 0 0 1 |\n\n"
+    'Key("a") = Wk × [0.1, 0.2, 0.3] = [0.1, 0.2]\nKey("b") = Wk × [0.4, 0.5, 0.6] = [0.4, 0.5]\n\n'
+    'Worth("a") = Wv × [0.1, 0.2, 0.3] = [0.3, 0.1]\nWorth("b") = Wv × [0.4, 0.5, 0.6] = [0.6, 0.4]\n\n'
+    "┌─────┬────────────┬────────────┐\n│ Tok │ Key        │ Worth      │\n├─────┼────────────┼────────────┤\n"
+    '│ "a" │ [0.1, 0.2] │ [0.3, 0.1] │\n│ "b" │ [0.4, 0.5] │ [0.6, 0.4] │\n└─────┴────────────┴────────────┘\n')
+
+
+def test_a_kv_cache_page_written_per_token_with_side_by_side_weights():
+    ex = imported(KV_PAGE)[0]
+    assert inputs(ex) == {"X": [["0.1", "0.2", "0.3"], ["0.4", "0.5", "0.6"]], "Wk": [["1", "0", "0"], ["0", "1", "0"]],
+                          "Wv": [["0", "0", "1"], ["1", "0", "0"]], "Wq": [["0", "1", "0"], ["0", "0", "1"]]}
+    assert ex.spec.tokens == ["a", "b"]
+    assert claims(ex) == {("K", "a", ("0.1", "0.2")), ("K", "b", ("0.4", "0.5")), ("V", "a", ("0.3", "0.1")),
+                          ("V", "b", ("0.6", "0.4"))}
+    assert not ex.unplaced
+
+
+def test_a_table_column_is_not_named_by_the_column_beside_it():
+    # "Other" names no step and its numbers are no step's: listed as not placed, never placed as K
+    page = KV_PAGE.replace("Worth      │", "Other      │").replace("[0.3, 0.1] │\n", "[0.9, 0.9] │\n").replace("[0.6, 0.4] │\n", "[0.8, 0.8] │\n")
+    ex = imported(page)[0]
+    assert all(c.step != "K" or c.values in (["0.1", "0.2"], ["0.4", "0.5"]) for c in ex.claims)
+    assert any("0.9" in n.text for n in ex.unplaced)

@@ -336,7 +336,9 @@ class _Importer:
                 elif op.role == "math" and op.strength < 3:
                     op.step, op.strength = None, 0  # the line's label names its result, not each factor
             last.chain_of = [g for g in group[:-1]]
-            if last.step is None and head[0] and head[0] not in INPUT_NAMES:  # a product is never an input
+            # a product is never an input; a table's columns side by side are not a product: one
+            # column's header does not name the next
+            if last.step is None and head[0] and head[0] not in INPUT_NAMES and last.form != "table":
                 last.step, last.strength = head[0], head[1]
                 if not last.label:
                     last.label = head[2]
@@ -522,6 +524,35 @@ class _Importer:
         if new:
             self.items = [it for it in self.items if id(it) not in drop] + new
             self.items.sort(key=lambda it: (it.line, it.where[0].line))
+
+    def untangle_tokens(self) -> None:
+        """Per-token vectors of several steps written on the same lines, one line per token
+        (``Key("The") = Wk × [x] = [k]`` on each line): each step's vectors are brought together,
+        in page order, so that they form one matrix per step."""
+        items = self.items
+
+        def per_token(it: Item) -> bool:
+            return it.kind == "vector" and bool(it.token) and bool(it.step) and not it.products
+
+        i = 0
+        while i < len(items):
+            if not per_token(items[i]):
+                i += 1
+                continue
+            j = i + 1
+            seen = {(items[i].step, items[i].token)}
+            # the run ends where a step's token comes again (the same inputs, projected by another weight)
+            while j < len(items) and per_token(items[j]) and items[j].line <= items[j - 1].end + 3 \
+                    and (items[j].step, items[j].token) not in seen:
+                seen.add((items[j].step, items[j].token))
+                j += 1
+            run = items[i:j]
+            steps = list(dict.fromkeys(it.step for it in run))
+            lines = {it.line for it in run}
+            by_line = [[it.step for it in run if it.line == ln] for ln in sorted(lines)]
+            if len(steps) >= 2 and len(lines) >= 2 and all(len(set(b)) == len(b) for b in by_line):
+                items[i:j] = [it for st in steps for it in run if it.step == st]
+            i = j
 
     def group_tokens(self) -> None:
         """Consecutive per-token vectors of one step ('Word Embedding for "I": […]', …) form
@@ -1285,6 +1316,7 @@ class _Importer:
         toks = self.page_tokens() or _vector_tokens(self.items)
         if self.page.format == "text" and toks:
             self.glued_tables(toks)
+        self.untangle_tokens()
         self.group_tokens()
         self.attach_labels()
         segs = self.segments()

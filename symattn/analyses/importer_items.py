@@ -307,6 +307,58 @@ def formula_before(before: str) -> str | None:
         else None
 
 
+_PROJ_RE = re.compile(r"^(?P<lab>[^=\[\]]*?)=\s*(?:W_?\{?(?P<w>[qkvQKV])\}?|W\^\{?(?P<w2>[QKV])\}?)"
+                      r"\s*(?:×|\*|·|@|\\times|\\cdot)\s*(?P<x>\[[^\[\]]{1,2000}\]\s*=\s*)?$")
+
+
+def projection_part(before: str) -> tuple[str, str] | None:
+    """What a block is in a projection written out per token, ``Key("The") = Wk × [0.5, 0.3,
+    0.1, 0.9] = [0.5, 0.3, 0.1]``: the vector the weight multiplies is an input row (X), the
+    result after the second '=' is the projection's output (Q, K or V by the weight's letter,
+    whatever the left-hand side calls it). (step, the left-hand side), or None.
+
+    >>> projection_part('Key("The") = Wk × '), projection_part('Worth("cat") = Wv × [1.0, 0.1] = ')
+    (('X', 'Key("The")'), ('V', 'Worth("cat")'))
+    >>> projection_part("Q = X × "), projection_part("y = W × [1, 2] = ")
+    (None, None)
+    """
+    m = _PROJ_RE.search(before)
+    if not m:
+        return None
+    lab = m.group("lab").strip()
+    step = "X" if m.group("x") is None else (m.group("w") or m.group("w2")).upper()
+    return step, lab
+
+
+_NAMED_PROJ_RE = re.compile(r"^\s*[-•*]?\s*([A-Za-z][A-Za-z_]{0,20})\s*=\s*(?:W_?\{?([qkvQKV])\}?|W\^\{?([QKV])\}?)"
+                            r"\s*(?:×|\*|·|@|\\times|\\cdot)\s*(?:x|X|h|H|e|E|embeddings?|inputs?|tokens?)\b")
+
+
+def projection_names(lines: list[Line]) -> dict[str, str]:
+    """Names a page gives to what its weights make, from its definitions ``Worth = Wv ×
+    embedding``, ``Question = Wq × x``: each name is the projection its weight's letter says
+    (Q, K or V). A name that already names another step, or is defined twice differently,
+    is left out.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> projection_names([Line("Question = Wq × embedding → what am I looking for?", Where(1)),
+    ...                   Line("Worth = Wv × embedding", Where(2)), Line("Scores = Wk × x", Where(3))])
+    {'Question': 'Q', 'Worth': 'V'}
+    """
+    out: dict[str, str] = {}
+    bad: set[str] = set()
+    for ln in lines:
+        m = _NAMED_PROJ_RE.match(ln.text)
+        if not m:
+            continue
+        name, step = m.group(1), (m.group(2) or m.group(3)).upper()
+        known = step_of_ident(name) or step_of_text(name)
+        if known not in (None, step) or out.get(name, step) != step:
+            bad.add(name)
+        out[name] = step
+    return {k: v for k, v in out.items() if k not in bad}
+
+
 def symbol_definitions(lines: list[Line]) -> dict[str, str]:
     """The steps a page defines its own symbols as, from its formulas: ``S = QK^T/√d_k``
     makes S the scaled scores, ``A = softmax(S)`` the weights, ``Z = AV`` the output.
@@ -342,7 +394,7 @@ class _Collector:
     def __init__(self, page: Page) -> None:
         self.page = page
         self.lines = page.lines
-        self.symbols = symbol_definitions(page.lines)
+        self.symbols = {**projection_names(page.lines), **symbol_definitions(page.lines)}
         self.block_lines: set[int] = set()
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
@@ -463,6 +515,9 @@ class _Collector:
             it.operand = True
         step = formula_before(b.before) or self.symbols.get(ident or "") or _ident_step(ident)
         strength = 3 if step else 0
+        proj = projection_part(b.before) if b.depth == 1 else None
+        if proj:  # Key("The") = Wk × [x] = [k]: x is an input row, k the projection's output
+            step, strength, label, ident = proj[0], 3, proj[1], None
         if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
             strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
         if getattr(b, "flipped", False):
@@ -683,7 +738,7 @@ class _Collector:
                 if len({len(v) for v in vecs}) != 1:
                     continue
                 name = header[j].strip(" *`$")
-                st = step_of_ident(name) or (step_of_text(name) if name else None)
+                st = step_of_ident(name) or self.symbols.get(name) or (step_of_text(name) if name else None)
                 it = Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
                           label=name, row_labels=[r[0] for r in rows])
                 it.step, it.strength = st, (2 if st else 0)
