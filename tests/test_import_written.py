@@ -181,3 +181,70 @@ def test_a_table_column_is_not_named_by_the_column_beside_it():
     ex = imported(page)[0]
     assert all(c.step != "K" or c.values in (["0.1", "0.2"], ["0.4", "0.5"]) for c in ex.claims)
     assert any("0.9" in n.text for n in ex.unplaced)
+
+
+# ---------------------------------------------------------------------------------------
+# code glued to the text around it (a flip-book's text, line breaks lost)
+
+from symattn.analyses.importer_glued import glued_name, printout_step  # noqa: E402
+
+# (text before a block, the name the glued statement assigns)
+GLUED_NAMES = [
+    ("so we can draw them as arrows:q = ", "q"),
+    ("torch.tensor([.55, .95]).view(1, 1, 2) # N, 1, Hk = ", "k"),  # "# N, 1, H" then "k = "
+    ("# N, 1, H x N, H, L -> N, 1, Lprod = ", "prod"),
+    ("the query = ", None),  # prose with spaces: no glued statement
+    ("Example: Q = ", None),
+    ("# N, 1, H = ", None),
+]
+
+
+@pytest.mark.parametrize("before,name", GLUED_NAMES)
+def test_glued_statement_names(before, name):
+    assert glued_name(before) == name
+
+
+# (code before a glued "Output", what it prints: (step, name or expression, why not) or None)
+PRINTOUTS = [
+    ("prod = torch.bmm(q, k.permute(0, 2, 1))prodAttention | 718\nOutput", ("scores", "prod", "")),
+    ("p = torch.bmm(q, k.transpose(1, 2))pOutputtensor([[1.0]])\nw = F.softmax(p, dim=-1)wOutput",
+     ("weights", "w", "")),
+    # a name assigned from softmax(…) holds the weights, whatever it is called
+    ("prod = q @ k.T\nscores = F.softmax(prod, dim=-1)scoresOutput", ("weights", "scores", "")),
+    ("w = F.softmax(q @ k.T, dim=-1)\ncontext = torch.bmm(w, v)contextOutput", None),  # w: a softmax of what?
+    ("prod = q @ k.T\nw = F.softmax(prod, dim=-1)\ncontext = torch.bmm(w, v)contextOutput", ("output", "context", "")),
+    ("scores = F.softmax(prod, dim=-1)scoresOutput", None),  # prod is not known
+    ("x = torch.tensor([4.0, 1.0])(F.softmax(x, dim=-1),F.softmax(100*x, dim=-1))Output(",
+     (None, "(F.softmax(x, dim=-1),F.softmax(100*x, dim=-1))", "a softmax of x, a tensor the page makes up beside the example")),
+    ("scores = torch.tensor([[1.0, 2.0]])F.softmax(scores, dim=-1)Output", ("weights", "F.softmax(scores, dim=-1)", "")),
+    ("print(x)Output", None),
+    ("prod = q @ k.T\nprod", None),  # no Output
+]
+
+
+@pytest.mark.parametrize("code,want", PRINTOUTS)
+def test_what_a_glued_printout_prints(code, want):
+    assert printout_step(code) == want
+
+
+FLIPBOOK = (
+    "Make up a query and two keys:q = torch.tensor([1.0, 1.0]).view(1, 1, 2) # N, 1, Hk = torch.tensor([[1.0, 0.0],"
+    "[0.0, 2.0]]).view(1, 2, 2) # N, L, HThe keys, transposed:prod = torch.bmm(q, k.permute(0, 2, 1))prodPage | 12\n"
+    "\n"
+    "Outputtensor([[[1.0000, 2.0000]]])The softmax gives the scores:scores = F.softmax(prod, dim=-1)scoresOutput"
+    "tensor([[[0.2689, 0.7311]]])and the context vector:then the context vectorv = kcontext = torch.bmm(scores, v)"
+    "contextOutputtensor([[[0.2689, 1.4621]]])\n"
+    "An aside, without scaling:dummy = torch.tensor([2.0, 0.0])(F.softmax(dummy, dim=-1),F.softmax(10*dummy, dim=-1))"
+    "Output(tensor([0.8808, 0.1192]), tensor([1., 0.]))\n")
+
+
+def test_a_flip_book_page_with_its_code_glued_to_the_prose():
+    ex = imported(FLIPBOOK)[0]
+    k = [["1.0", "0.0"], ["0.0", "2.0"]]
+    assert inputs(ex) == {"Q": [["1.0", "1.0"]], "K": k, "V": k}  # v = k
+    # "scores" is the softmax's result: the weights; prod the raw scores; context the output
+    assert claims(ex) == {("scores", "1", ("1.0000", "2.0000")), ("weights", "1", ("0.2689", "0.7311")),
+                          ("output", "1", ("0.2689", "1.4621"))}
+    assert not [c for c in ex.claims if c.group is not None]  # the aside's softmax is placed nowhere
+    aside = [n for n in ex.unplaced if "makes up beside the example" in n.text]
+    assert len(aside) == 2

@@ -1594,6 +1594,9 @@ class _Placer:
             return
         if not _numeric(it.rows) and not it.exprs:
             return
+        if it.aside:
+            self.unplaced(it, it.aside)
+            return
         if it.exprs and it.operand:
             return  # products written out; their result carries them
         echo = self.echo_of(it)

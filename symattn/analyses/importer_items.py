@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
+from .importer_glued import OUTPUT_RE, assignments, glued_name, printout_step
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions"]
@@ -58,6 +59,7 @@ class Item:
     head: int | None = None  # the attention head it belongs to (1-based): "Head 2 output", W_Q1, a heading "Head 1"
     stack: list[list[list[str]]] | None = None  # a printed stack of matrices (one per head), each as printed
     grad: str | None = None  # a gradient: the backward step it is (symattn grad's name: dQ, dWq, …)
+    aside: str = ""  # why it is no number of the example (a softmax of a made-up tensor printed beside it)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -399,6 +401,7 @@ class _Collector:
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
         self.items: list[Item] = []
+        self.glued_names: set[str] = set()  # names assigned in code glued to prose
 
     # -- context --
     def context_label(self, start: int, stop_at: int = -1) -> tuple[str, int]:
@@ -518,11 +521,15 @@ class _Collector:
         proj = projection_part(b.before) if b.depth == 1 else None
         if proj:  # Key("The") = Wk × [x] = [k]: x is an input row, k the projection's output
             step, strength, label, ident = proj[0], 3, proj[1], None
+        glued, aside = self.glued_code(b)
+        if glued:  # code glued to the text around it: the code says what the block is
+            step, label, ident = glued
+            strength = 3 if step else 0
         if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
             strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
         if getattr(b, "flipped", False):
             it.transposed = True  # np.transpose([[…]]): the rows written are the variable's columns
-        if not step and label:
+        if not step and label and not aside:
             step = step_of_text(label)
             strength = 2 if step else 0
         if not step and re.fullmatch(r"(?:expected(?:\s+output)?|returns?|result|answer|output)\s*[:=≈→]*",
@@ -530,7 +537,7 @@ class _Collector:
                 re.search(r"\b(?:scaled_dot_product_|self_)?attention\w*\s*\(", self.lines[b.start - 1].text, re.I):
             step, strength, label = "output", 2, b.before.strip(" :=≈→")  # attention(…) on the line above, then its result
         it.label = label
-        if it.kind == "vector" and label:
+        if it.kind == "vector" and label and not glued:
             tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
             if tok and (tok != ident or not step):
                 it.token = tok
@@ -565,7 +572,8 @@ class _Collector:
                     if st:
                         step, strength, it.label = st, 2, own
                         it.transposed = it.transposed or is_transposed(own)
-        if not step and not compare:
+        it.aside = aside
+        if not step and not compare and not aside:
             ctx, s = self.context_label(b.start)
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label
@@ -614,6 +622,49 @@ class _Collector:
         if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
             it.row_labels = notes
         self.items.append(it)
+
+    def glued_code(self, b: Numbers) -> tuple[tuple[str | None, str, str | None] | None, str]:
+        """For a block in code glued to the text around it (a flip-book's text): ((step, label,
+        identifier) or None, why it is no step of the example or ""). The name a glued
+        statement assigns ("arrows:q = torch.tensor(…)"), or what the code before a glued
+        "Output" printed."""
+        if b.role not in ("prose", "heading", "table"):
+            return None, ""
+        g = glued_name(b.before)
+        if g:
+            self.glued_names.add(g)
+            return (_ident_step(g), g, g), ""
+        pre = re.sub(r"(?:(?:tensor|array)\(\s*\[[^()]*\]\s*\)\s*,\s*)+$", "", b.before)  # Output(tensor([…]), tensor(
+        if not OUTPUT_RE.search(pre):
+            return None, ""
+        k0 = max(0, b.start - 10)
+        got = printout_step("\n".join(ln.text for ln in self.lines[k0:b.start]) + "\n" + pre)
+        if got is None:
+            return None, ""
+        st, name, why = got
+        return ((st, name, None), "") if st else ((None, name, None), why)
+
+    def glued_aliases(self) -> None:
+        """``v = k`` in code glued into prose ("…context vectorv = kcontext = torch.bmm(…)"):
+        the target is given the numbers of a glued name printed before."""
+        if not self.glued_names:
+            return
+        for k, ln in enumerate(self.lines):
+            if ln.role not in ("prose", "heading") or "=" not in ln.text:
+                continue
+            before = "\n".join(x.text for x in self.lines[max(0, k - 10):k]) + "\n"
+            for target, off, rhs in assignments(before + ln.text):
+                if off < len(before) or rhs not in self.glued_names or not re.fullmatch(r"\w+", rhs):
+                    continue
+                step = step_of_ident(target)
+                src = self.named_before(rhs, k + 1)
+                if step not in ("Q", "K", "V") or step == step_of_ident(rhs) or src is None:
+                    continue
+                it = Item(rows=[list(r) for r in src.rows], where=[ln.where] * len(src.rows), line=k, end=k,
+                          kind=src.kind, label=f"{target} = {rhs}", step=step, strength=3, role=ln.role,
+                          form="code", row_labels=src.row_labels, col_labels=src.col_labels)
+                it.notes.append(f"{target} = {rhs}: the numbers of {rhs} ({src.at()})")
+                self.items.append(it)
 
     def uninitialized(self, b: Numbers, name: str) -> bool:
         """Whether the cell makes ``name`` with torch.empty/np.empty and prints it before filling it."""
@@ -998,6 +1049,7 @@ def collect(page: Page) -> Collected:
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.aliases()
+    c.glued_aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
         m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",
