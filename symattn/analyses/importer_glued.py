@@ -25,7 +25,7 @@ import re
 
 from .importer_names import step_of_ident
 
-__all__ = ["glued_name", "printout_step", "assignments", "glued_aliases", "OUTPUT_RE"]
+__all__ = ["glued_name", "printout_step", "assignments", "OUTPUT_RE", "WINDOW"]
 
 #: a printout announced by the word Output glued to what precedes it ("…scoresOutputtensor(", "Output(")
 OUTPUT_RE = re.compile(r"Output\s*:?\s*\(?\s*$")
@@ -52,21 +52,29 @@ def glued_name(before: str) -> str | None:
     return m.group("n") if m else None
 
 
+#: characters of code read before a printout (its statements are near it): bounds the work on long lines
+WINDOW = 4000
+_MAX_ASSIGNMENTS = 200
+
+
 def assignments(text: str) -> list[tuple[str, int, str]]:
     """(name, offset, right-hand side up to the line's end) of each assignment in ``text``,
-    in order. A chain glued to a known name ("v = kcontext = …" after "k = …") is split: v = k,
-    then context = …."""
+    in order (at most 200, each right-hand side read to 300 characters). A chain glued to a
+    known name ("v = kcontext = …" after "k = …") is split: v = k, then context = …."""
     out: list[tuple[str, int, str]] = []
     for m in _ASSIGN.finditer(text):
+        if len(out) >= _MAX_ASSIGNMENTS:
+            break
         head = text[max(0, m.start() - 200):m.start()]
         if head.count("(") > head.count(")") and head.rstrip().endswith(("(", ",")):
             continue  # a keyword argument: softmax(x, dim=-1)
         name = glued_name(text[max(0, m.start() - 80):m.end()]) or m.group(1)
         name = name if m.group(1).endswith(name) else m.group(1)
-        if name == m.group(1):
-            name = _unglued(name, text)
-        rhs = text[m.end(): text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)]
-        if out and text[:m.start()].rstrip().endswith("=") and out[-1][2].startswith(m.group(1)):
+        rhs = text[m.end(): m.end() + 300].split("\n", 1)[0]
+        if name == m.group(1) and re.match(r"[A-Za-z_]\w*\s*=(?!=)", rhs):
+            # a copy glued to the next statement ("vectorv = kcontext = …"): the name may be glued to prose too
+            name = _unglued(name, text[max(0, m.start() - WINDOW):m.end() + WINDOW])
+        if out and head.rstrip().endswith("=") and out[-1][2].startswith(m.group(1)):
             # the previous assignment's right-hand side is this name: a chain, or a name glued to the next
             known = [n for n, _, _ in out[:-1] if name.startswith(n) and len(n) < len(name)]
             if known:
@@ -153,10 +161,10 @@ def printout_step(text: str, known: dict[str, str] | None = None) -> tuple[str |
     """What a printout announced by a glued "Output" prints, from the code before it:
     (step or None, the name or expression printed, why it is no step of the example) or None
     when the code says nothing. ``text`` ends with "Output" (the printout follows)."""
-    m = OUTPUT_RE.search(text)
+    m = OUTPUT_RE.search(text[-WINDOW:])
     if not m:
         return None
-    code = text[: m.start()].rstrip()
+    code = text[-WINDOW:][: m.start()].rstrip()
     known = steps_of(code, known)
     names = {n for n, _, _ in assignments(code)}
     # the REPL's echo: a name glued right after the statement that closes with ')', then at
@@ -177,8 +185,3 @@ def printout_step(text: str, known: dict[str, str] | None = None) -> tuple[str |
         if found and all(st == "weights" for st in found) and len(found) == 1:
             return "weights", expr, ""
     return None
-
-
-def glued_aliases(text: str) -> list[tuple[str, str]]:
-    """(target, source) of each plain copy ``v = k`` in ``text``, glued chains split."""
-    return [(n, rhs) for n, _, rhs in assignments(text) if re.fullmatch(r"[A-Za-z_]\w*", rhs)]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
-from .importer_glued import OUTPUT_RE, assignments, glued_name, printout_step
+from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions"]
@@ -630,15 +630,18 @@ class _Collector:
         "Output" printed."""
         if b.role not in ("prose", "heading", "table"):
             return None, ""
-        g = glued_name(b.before)
+        g = glued_name(b.before[-200:])
         if g:
             self.glued_names.add(g)
             return (_ident_step(g), g, g), ""
-        pre = re.sub(r"(?:(?:tensor|array)\(\s*\[[^()]*\]\s*\)\s*,\s*)+$", "", b.before)  # Output(tensor([…]), tensor(
+        pre = re.sub(r"(?:(?:tensor|array)\(\s*\[[^()]*\]\s*\)\s*,\s*)+$", "", b.before[-WINDOW:])  # Output(tensor([…]), tensor(
         if not OUTPUT_RE.search(pre):
             return None, ""
-        k0 = max(0, b.start - 10)
-        got = printout_step("\n".join(ln.text for ln in self.lines[k0:b.start]) + "\n" + pre)
+        parts, k = [pre], b.start - 1  # the code before it: up to 10 lines, WINDOW characters
+        while k >= max(0, b.start - 10) and sum(map(len, parts)) < WINDOW:
+            parts.append(self.lines[k].text[-WINDOW:])
+            k -= 1
+        got = printout_step("\n".join(reversed(parts)))
         if got is None:
             return None, ""
         st, name, why = got
@@ -649,17 +652,21 @@ class _Collector:
         the target is given the numbers of a glued name printed before."""
         if not self.glued_names:
             return
+        done: set[str] = set()  # one copy per name (the first): a name is given once
         for k, ln in enumerate(self.lines):
             if ln.role not in ("prose", "heading") or "=" not in ln.text:
                 continue
-            before = "\n".join(x.text for x in self.lines[max(0, k - 10):k]) + "\n"
-            for target, off, rhs in assignments(before + ln.text):
-                if off < len(before) or rhs not in self.glued_names or not re.fullmatch(r"\w+", rhs):
+            before = ("\n".join(x.text for x in self.lines[max(0, k - 10):k]) + "\n")[-WINDOW:]
+            for target, off, rhs in assignments(before + ln.text[:WINDOW]):
+                if off < len(before) or rhs not in self.glued_names or target in done:
                     continue
                 step = step_of_ident(target)
-                src = self.named_before(rhs, k + 1)
-                if step not in ("Q", "K", "V") or step == step_of_ident(rhs) or src is None:
+                if step not in ("Q", "K", "V") or step == step_of_ident(rhs):
                     continue
+                src = self.named_before(rhs, k + 1)
+                if src is None:
+                    continue
+                done.add(target)
                 it = Item(rows=[list(r) for r in src.rows], where=[ln.where] * len(src.rows), line=k, end=k,
                           kind=src.kind, label=f"{target} = {rhs}", step=step, strength=3, role=ln.role,
                           form="code", row_labels=src.row_labels, col_labels=src.col_labels)
