@@ -566,7 +566,7 @@ def _pipe_cells(line: str) -> list[str]:
 _SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
-_BOX_RULE_RE = re.compile(r"\s*[┌├└╔╠╚╭╰+][─━═┬┼┴╦╬╩┐┤┘╗╣╝╮╯+\s-]*\s*")
+_BOX_RULE_RE = re.compile(r"\s*[┌├└╔╠╚╭╰+][─━═┬┼┴╦╬╩┐┤┘╗╣╝╮╯+\s-]*")
 
 
 def _boxed(text: str) -> str:
@@ -609,7 +609,8 @@ def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     return out
 
 
-_BAR_GROUP_RE = re.compile(r"\|((?:\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)+)\s*\|")
+_BAR_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_BAR_GROUP_RE = re.compile(rf"\|\s*({_BAR_NUM}(?:[ \t]+{_BAR_NUM})*)\s*\|")
 _BAR_GAP_RE = re.compile(r"\s*(?:([A-Za-z][\w^{}']{0,30})\s*=\s*)?")
 
 
