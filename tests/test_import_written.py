@@ -34,6 +34,11 @@ BEFORE = [
     ("Q @ K.T / sqrt(2) is ", None),  # no '=' before the block
     ("Q K^T / √d_k = ", "scaled"),
     ("softmax(Q @ K.T / sqrt(2)) = ", None),  # the weights: not read from a formula here
+    ("(Q @ K.T / sqrt(2)) @ V = ", None),  # the output, not the scaled scores
+    ("Q @ K.T / sqrt(2) + M = ", None),  # masked: not read here
+    ("S = (Q @ K.T) / np.sqrt(d_k) = ", "scaled"),
+    ("Q @ K.T / d_k ** 0.5 = ", "scaled"),
+    ("2 * Q @ K.T / sqrt(2) = ", None),
 ]
 
 

@@ -304,9 +304,13 @@ def formula_before(before: str) -> str | None:
     qk = re.search(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|⊤)|ᵀ|\.T)|QK\^", r)
     if not qk or re.search(r"soft-?max", r, re.I):
         return None
-    # only a division names the step here: a bare QKᵀ is left to the label ("Scores = QKᵀ =")
-    return "scaled" if re.search(r"/\s*\(?\s*(?:(?:np|math|torch)\.)?(?:sqrt|√)|\*\*\s*-?0?\.5|/\s*\d", r[qk.end():]) \
-        else None
+    # only QKᵀ divided, and nothing else, names the step here: a bare QKᵀ is left to the label
+    # ("Scores = QKᵀ ="), and (QKᵀ/√d)·V is not the scaled scores
+    return "scaled" if r[:qk.start()].strip() in ("", "(") and _DIVIDED_RE.fullmatch(r, qk.end()) else None
+
+
+_DIVIDED_RE = re.compile(r"\s*(?:\{?\s*(?:T|\\top|⊤)\s*\}?)?\s*\)?\s*/\s*(?:\(?\s*(?:(?:np|math|torch)\.)?sqrt\s*\([^()]{1,40}\)\s*\)?"
+                         r"|√\s*\(?[\w.{}]{1,20}\)?|\d+(?:\.\d+)?|\(?\s*[\w.]{1,20}\s*\*\*\s*0?\.5\s*\)?)\s*\)?\s*")
 
 
 _PROJ_RE = re.compile(r"^(?P<lab>[^=\[\]]*?)=\s*(?:W_?\{?(?P<w>[qkvQKV])\}?|W\^\{?(?P<w2>[QKV])\}?)"
