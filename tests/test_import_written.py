@@ -83,7 +83,7 @@ def test_one_word_lines_far_below_the_example_are_not_its_tokens():
 # ---------------------------------------------------------------------------------------
 # ASCII matrices side by side, projections written per token, box-drawing tables
 
-from symattn.analyses.importer_items import projection_names, projection_part  # noqa: E402
+from symattn.analyses.importer_items import projection_names, projection_part, triple_names  # noqa: E402
 from symattn.read.pages import read_page  # noqa: E402
 from symattn.read.pages.model import Line, Numbers, Table, Where  # noqa: E402
 
@@ -159,6 +159,24 @@ DEFINITIONS = [
 @pytest.mark.parametrize("texts,want", DEFINITIONS)
 def test_names_defined_as_projections(texts, want):
     assert projection_names([Line(t, Where(k + 1)) for k, t in enumerate(texts)]) == want
+
+
+# (lines, the names a Q, K, V triple gives)
+TRIPLES = [
+    (["Step 3 — Three Projections: Q, Okay, V"], {"Okay": "K"}),
+    (["the Question, K and V matrices"], {"Question": "Q"}),
+    (["Q, K, and Worth"], {"Worth": "V"}),
+    (["Q, K, V"], {}),
+    (["Q, Values, V"], {}),  # a word that names a step is never renamed
+    (["Q, Okay, V", "Okay, K, V"], {}),  # used two ways
+    (["We have Q, So, V and so on"], {"So": "K"}),  # the triple decides, whatever the word
+    (["X.Q, Okay, V"], {}),  # an attribute, not the triple
+]
+
+
+@pytest.mark.parametrize("texts,want", TRIPLES)
+def test_names_a_q_k_v_triple_gives(texts, want):
+    assert triple_names([Line(t, Where(k + 1)) for k, t in enumerate(texts)]) == want
 
 
 KV_PAGE = (
@@ -253,3 +271,16 @@ def test_a_flip_book_page_with_its_code_glued_to_the_prose():
     assert not [c for c in ex.claims if c.group is not None]  # the aside's softmax is placed nowhere
     aside = [n for n in ex.unplaced if "makes up beside the example" in n.text]
     assert len(aside) == 2
+
+
+def test_a_word_standing_for_k_in_the_triple_names_a_table_column():
+    # the table restates the keys misprinted (no number right): "Okay" names the column only
+    # because the page writes "Q, Okay, V"; unnamed, its numbers fit no step and it is listed
+    table = ("┌─────┬────────────┐\n│ Tok │ Okay       │\n├─────┼────────────┤\n"
+             '│ "a" │ [0.7, 0.9] │\n│ "b" │ [0.8, 0.7] │\n└─────┴────────────┘\n')
+    page = KV_PAGE.split("┌")[0] + table
+    named = imported("Three projections: Q, Okay, V\n" + page)[0]
+    assert claims(named, "line 17–18") == {("K", "a", ("0.7", "0.9")), ("K", "b", ("0.8", "0.7"))}
+    unnamed = imported(page)[0]
+    assert not [c for c in unnamed.claims if c.group is not None]
+    assert any("0.7" in n.text for n in unnamed.unplaced)

@@ -365,6 +365,34 @@ def projection_names(lines: list[Line]) -> dict[str, str]:
     return {k: v for k, v in out.items() if k not in bad}
 
 
+_AND = r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)"
+_TRIPLES = [(re.compile(rf"(?<![\w.])([A-Z][a-z]{{1,15}}){_AND}K{_AND}V(?![\w.])"), "Q"),
+            (re.compile(rf"(?<![\w.])Q{_AND}([A-Z][a-z]{{1,15}}){_AND}V(?![\w.])"), "K"),
+            (re.compile(rf"(?<![\w.])Q{_AND}K{_AND}([A-Z][a-z]{{1,15}})(?![\w.])"), "V")]
+
+
+def triple_names(lines: list[Line]) -> dict[str, str]:
+    """A word standing in the Q, K, V triple for one of its letters ("Q, Okay, V" in a reworded
+    repost): that step, when the word names no step itself and the page uses it one way only.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> triple_names([Line("Step 3 — Three Projections: Q, Okay, V", Where(1))])
+    {'Okay': 'K'}
+    >>> triple_names([Line("Q, Values, V", Where(1))]), triple_names([Line("Q, K, V", Where(1))])
+    ({}, {})
+    """
+    out: dict[str, str] = {}
+    bad: set[str] = set()
+    for ln in lines:
+        for rx, step in _TRIPLES:
+            for m in rx.finditer(ln.text):
+                name = m.group(1)
+                if step_of_ident(name) or step_of_text(name) or out.get(name, step) != step:
+                    bad.add(name)
+                out[name] = step
+    return {k: v for k, v in out.items() if k not in bad}
+
+
 def symbol_definitions(lines: list[Line]) -> dict[str, str]:
     """The steps a page defines its own symbols as, from its formulas: ``S = QK^T/√d_k``
     makes S the scaled scores, ``A = softmax(S)`` the weights, ``Z = AV`` the output.
@@ -400,7 +428,7 @@ class _Collector:
     def __init__(self, page: Page) -> None:
         self.page = page
         self.lines = page.lines
-        self.symbols = {**projection_names(page.lines), **symbol_definitions(page.lines)}
+        self.symbols = {**triple_names(page.lines), **projection_names(page.lines), **symbol_definitions(page.lines)}
         self.block_lines: set[int] = set()
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
@@ -788,7 +816,7 @@ class _Collector:
                 it.step = step_of_text(ctx[-160:]) if ctx else None
                 it.strength = 1 if it.step else 0
                 if header and not it.step:
-                    it.step = step_of_text(" ".join(header))
+                    it.step = self.symbols.get(header[1].strip(" *`$")) or step_of_text(" ".join(header))
                     it.strength = 1 if it.step else 0
                 self.items.append(it)
                 return
