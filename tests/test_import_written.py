@@ -284,3 +284,23 @@ def test_a_word_standing_for_k_in_the_triple_names_a_table_column():
     unnamed = imported(page)[0]
     assert not [c for c in unnamed.claims if c.group is not None]
     assert any("0.7" in n.text for n in unnamed.unplaced)
+
+
+# (page, layout, K claims): square weights, so only the way the projection is written decides the layout
+W2 = "Wq = | 1 0 |   Wk = | 0 1 |   Wv = | 1 1 |\n     | 0 1 |        | 2 0 |        | 0 1 |\n\n"
+SQUARE = [
+    # W × x: each token's row multiplied from the left, K = X·Wkᵀ: k_a = [0·1 + 1·0.5, 2·1 + 0·0.5]
+    (W2 + 'Key("a") = Wk × [1.0, 0.5] = [0.5, 2.0]\nKey("b") = Wk × [0.0, 1.0] = [1.0, 0.0]\n', "torch",
+     {("K", "a", ("0.5", "2.0")), ("K", "b", ("1.0", "0.0"))}),
+    # x @ W: from the right, K = X·Wk: k_a = [1·0 + 0.5·2, 1·1 + 0.5·0]
+    (W2 + 'Key("a") = [1.0, 0.5] @ Wk = [1.0, 1.0]\nKey("b") = [0.0, 1.0] @ Wk = [2.0, 0.0]\n', "row",
+     {("K", "a", ("1.0", "1.0")), ("K", "b", ("2.0", "0.0"))}),
+]
+
+
+@pytest.mark.parametrize("page,layout,want", SQUARE)
+def test_the_way_a_projection_is_written_per_token_gives_the_layout(page, layout, want):
+    ex = imported(page)[0]
+    assert ex.spec.convention.layout == layout
+    assert inputs(ex)["X"] == [["1.0", "0.5"], ["0.0", "1.0"]]
+    assert claims(ex) == want

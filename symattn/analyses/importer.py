@@ -43,7 +43,8 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
-from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
+from .importer_conventions import (Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, per_token_layout,
+                                   query_evidence, scale_evidence)
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_items import Collected, Item, collect, split_glued
@@ -804,7 +805,7 @@ class _Importer:
                     tokens = sub
                     n = len(sub)
             lay_ev = layout_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or \
-                layout_evidence(lines[: seg.last + 1])
+                layout_evidence(lines[: seg.last + 1]) or per_token_layout(lines[max(0, seg.first - 30): seg.last + 1])
             layout = None
             for w in WEIGHT_NAMES:
                 if w in ws:

@@ -313,27 +313,38 @@ _DIVIDED_RE = re.compile(r"\s*(?:\{?\s*(?:T|\\top|⊤)\s*\}?)?\s*\)?\s*/\s*(?:\(
                          r"|√\s*\(?[\w.{}]{1,20}\)?|\d+(?:\.\d+)?|\(?\s*[\w.]{1,20}\s*\*\*\s*0?\.5\s*\)?)\s*\)?\s*")
 
 
-_PROJ_RE = re.compile(r"^(?P<lab>[^=\[\]]*?)=\s*(?:W_?\{?(?P<w>[qkvQKV])\}?|W\^\{?(?P<w2>[QKV])\}?)"
-                      r"\s*(?:×|\*|·|@|\\times|\\cdot)\s*(?P<x>\[[^\[\]]{1,2000}\]\s*=\s*)?$")
+_W = r"(?:W_?\{?(?P<w>[qkvQKV])\}?|W\^\{?(?P<w2>[QKV])\}?)"
+_TIMES = r"\s*(?:×|\*|·|@|\\times|\\cdot)\s*"
+_PROJ_RE = re.compile(rf"^(?P<lab>[^=\[\]]*?)=\s*{_W}{_TIMES}(?P<x>\[[^\[\]]{{1,2000}}\]\s*=\s*)?$")
+_PROJ_RIGHT_RE = re.compile(rf"^(?P<lab>[^=\[\]]*?)=\s*\[[^\[\]]{{1,2000}}\]{_TIMES}{_W}\s*=\s*$")
+_TIMES_W_RE = re.compile(rf"{_TIMES}{_W}\s*=")
 
 
-def projection_part(before: str) -> tuple[str, str] | None:
+def projection_part(before: str, after: str = "") -> tuple[str, str] | None:
     """What a block is in a projection written out per token, ``Key("The") = Wk × [0.5, 0.3,
-    0.1, 0.9] = [0.5, 0.3, 0.1]``: the vector the weight multiplies is an input row (X), the
-    result after the second '=' is the projection's output (Q, K or V by the weight's letter,
-    whatever the left-hand side calls it). (step, the left-hand side), or None.
+    0.1, 0.9] = [0.5, 0.3, 0.1]`` (or with the weight on the right, ``k_1 = [1, 0] @ W_k = […]``):
+    the vector the weight multiplies is an input row (X), the result after the second '=' is the
+    projection's output (Q, K or V by the weight's letter, whatever the left-hand side calls it).
+    (step, the left-hand side), or None.
 
     >>> projection_part('Key("The") = Wk × '), projection_part('Worth("cat") = Wv × [1.0, 0.1] = ')
     (('X', 'Key("The")'), ('V', 'Worth("cat")'))
+    >>> projection_part("k_1 = ", " @ W_k = [0.5, 0.1]"), projection_part("k_1 = [1.0, 0.5] @ W_k = ")
+    (('X', 'k_1'), ('K', 'k_1'))
     >>> projection_part("Q = X × "), projection_part("y = W × [1, 2] = ")
     (None, None)
     """
     m = _PROJ_RE.search(before)
-    if not m:
-        return None
-    lab = m.group("lab").strip()
-    step = "X" if m.group("x") is None else (m.group("w") or m.group("w2")).upper()
-    return step, lab
+    if m:
+        lab = m.group("lab").strip()
+        return ("X" if m.group("x") is None else (m.group("w") or m.group("w2")).upper()), lab
+    m = _PROJ_RIGHT_RE.search(before)
+    if m:
+        return (m.group("w") or m.group("w2")).upper(), m.group("lab").strip()
+    m = re.fullmatch(r"(?P<lab>[^=\[\]]*?)=\s*", before)
+    if m and m.group("lab").strip() and _TIMES_W_RE.match(after):
+        return "X", m.group("lab").strip()
+    return None
 
 
 _NAMED_PROJ_RE = re.compile(r"^\s*[-•*]?\s*([A-Za-z][A-Za-z_]{0,20})\s*=\s*(?:W_?\{?([qkvQKV])\}?|W\^\{?([QKV])\}?)"
@@ -550,7 +561,7 @@ class _Collector:
             it.operand = True
         step = formula_before(b.before) or self.symbols.get(ident or "") or _ident_step(ident)
         strength = 3 if step else 0
-        proj = projection_part(b.before) if b.depth == 1 else None
+        proj = projection_part(b.before, b.after) if b.depth == 1 else None
         if proj:  # Key("The") = Wk × [x] = [k]: x is an input row, k the projection's output
             step, strength, label, ident = proj[0], 3, proj[1], None
         glued, aside = self.glued_code(b)
