@@ -567,11 +567,14 @@ _SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
 _BOX_RULE_RE = re.compile(r"\s*[┌├└╔╠╚╭╰+][─━═┬┼┴╦╬╩┐┤┘╗╣╝╮╯+\s-]*")
+_ASCII_RULE_RE = re.compile(r"\s*\+(?:[-=]+\+)+\s*")  # +------+-------+
 
 
 def _boxed(text: str) -> str:
     """A box-drawing table's line as a pipe table's: '│ a │ b │' → '| a | b |', a rule
-    ('┌──┬──┐', '├──┼──┤', '└──┴──┘') → '|---|'."""
+    ('┌──┬──┐', '├──┼──┤', '└──┴──┘', '+----+----+') → '|---|'."""
+    if _ASCII_RULE_RE.fullmatch(text):
+        return "|---|"
     if "│" not in text and "║" not in text and not re.match(r"\s*[┌├└╔╠╚╭╰]", text):
         return text
     if _BOX_RULE_RE.fullmatch(text):
@@ -611,6 +614,8 @@ def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
 
 _BAR_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _BAR_GROUP_RE = re.compile(rf"\|\s*({_BAR_NUM}(?:[ \t]+{_BAR_NUM})*)\s*\|")
+#: the pieces of tall brackets copied from rendered math (⎡ ⎤ ⎢ ⎥ ⎣ ⎦, ⎛ ⎞ ⎜ ⎟ ⎝ ⎠) and box bars, as bars
+_BAR_PIECES = str.maketrans({c: "|" for c in "⎡⎤⎢⎥⎣⎦⎛⎞⎜⎟⎝⎠│┃"})
 _BAR_GAP_RE = re.compile(r"\s*(?:([A-Za-z][\w^{}']{0,30})\s*=\s*)?")
 
 
@@ -618,7 +623,7 @@ def _bar_line(text: str) -> list[tuple[int, list[str], str]] | None:
     """The matrices' rows on one line of ASCII art: ``Wk = | 1 0 0 0 |   Wv = | 0 0 0 1 |`` →
     [(column of its '|', entries, name written before it)], or None when the line holds
     anything else."""
-    t = _normalise(text)
+    t = _normalise(text).translate(_BAR_PIECES)
     out = []
     pos = 0
     for m in _BAR_GROUP_RE.finditer(t):
