@@ -247,6 +247,8 @@ PRINTOUTS = [
      (None, "(F.softmax(x, dim=-1),F.softmax(100*x, dim=-1))", "a softmax of x, a tensor the page makes up beside the example")),
     ("scores = torch.tensor([[1.0, 2.0]])F.softmax(scores, dim=-1)Output", ("weights", "F.softmax(scores, dim=-1)", "")),
     ("print(x)Output", None),
+    ("prod = q @ k.T\nprint(F.softmax(prod, dim=-1) @ v)Output", None),  # the output, not the softmax
+    ("prod = q @ k.T\nF.softmax(prod, dim=-1)Output", ("weights", "F.softmax(prod, dim=-1)", "")),
     ("prod = q @ k.T\nprod", None),  # no Output
 ]
 

@@ -157,6 +157,18 @@ def _last_expression(code: str) -> str:
     return code
 
 
+def _top_level(expr: str) -> list[str]:
+    """The comma-separated parts of ``expr`` at its top level, stripped."""
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(expr):
+        depth += (ch in "([") - (ch in ")]")
+        if ch == "," and depth == 0:
+            parts.append(expr[start:k].strip())
+            start = k + 1
+    parts.append(expr[start:].strip())
+    return [p for p in parts if p]
+
+
 def printout_step(text: str, known: dict[str, str] | None = None) -> tuple[str | None, str, str] | None:
     """What a printout announced by a glued "Output" prints, from the code before it:
     (step or None, the name or expression printed, why it is no step of the example) or None
@@ -178,6 +190,9 @@ def printout_step(text: str, known: dict[str, str] | None = None) -> tuple[str |
         return None
     if code.endswith(")"):  # an expression printed as it is: "(F.softmax(x, dim=-1), F.softmax(100*x, dim=-1))"
         expr = _last_expression(code)
+        calls = _top_level(expr[1:-1] if expr.startswith("(") else expr)
+        if not calls or not all(_SOFTMAX.match(c) and _last_expression(c) == c for c in calls):
+            return None  # something else is printed (print(softmax(s) @ V)): the code does not say
         found = [_rhs_step(s.group(0), known) for s in _SOFTMAX.finditer(expr)]
         if found and all(st == "aside" for st in found):
             arg = _SOFTMAX.search(expr).group(1)  # type: ignore[union-attr]
