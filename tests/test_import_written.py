@@ -246,6 +246,12 @@ PRINTOUTS = [
     ("x = torch.tensor([4.0, 1.0])(F.softmax(x, dim=-1),F.softmax(100*x, dim=-1))Output(",
      (None, "(F.softmax(x, dim=-1),F.softmax(100*x, dim=-1))", "a softmax of x, a tensor the page makes up beside the example")),
     ("scores = torch.tensor([[1.0, 2.0]])F.softmax(scores, dim=-1)Output", ("weights", "F.softmax(scores, dim=-1)", "")),
+    ("s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(2)\nsOutput", ("scaled", "s", "")),  # echoed on its own line
+    ("s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(2)s\nOutput", ("scaled", "s", "")),
+    ("s = torch.bmm(q, k.transpose(1, 2)) / 8s\nOutput", None),  # '8s' is not an echo after ')'
+    ("s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(2) * 3s\nOutput", None),
+    ("s = torch.bmm(q, k.transpose(1, 2)) + masks\nOutput", None),  # masked: not read here
+    ("s = q @ k.T\nw = F.softmax(s / 2, dim=-1)wOutput", ("weights", "w", "")),  # a softmax of scaled scores
     ("print(x)Output", None),
     ("prod = q @ k.T\nprint(F.softmax(prod, dim=-1) @ v)Output", None),  # the output, not the softmax
     ("prod = q @ k.T\nF.softmax(prod, dim=-1)Output", ("weights", "F.softmax(prod, dim=-1)", "")),

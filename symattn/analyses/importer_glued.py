@@ -122,6 +122,12 @@ def _rhs_step(rhs: str, known: dict[str, str]) -> str | None:
     if m:
         a, b, tr = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
         sa, sb = of(a), of(b)
+        rest = rhs[m.end():].lstrip()
+        if rest[:1] and rest[0] in "+-*/@%" or rest.startswith(("."," ")):
+            # divided by a root or a number, and nothing more (what is glued after it is not an operator)
+            divided = re.match(r"/\s*(?:\(?\s*(?:(?:math|np|numpy|torch)\.)?sqrt\s*\([^()]{1,40}\)\s*\)?|"
+                               r"\d+(?:\.\d+)?(?![\d.]))(?!\s*[-+*/@%])", rest)
+            return "scaled" if divided and sa == "Q" and sb == "K" and tr else None
         if sa == "Q" and sb == "K" and tr:
             return "scores"
         if sa == "weights" and sb in ("V", "K") and not tr:
@@ -185,7 +191,7 @@ def printout_step(text: str, known: dict[str, str] | None = None) -> tuple[str |
     if echoes and _FOOTER.fullmatch(code, echoes[-1].end(1)):
         name = echoes[-1].group(1)
         st = known.get(name)
-        if st in ("weights", "scores", "output"):
+        if st in ("weights", "scores", "scaled", "output"):
             return st, name, ""
         return None
     if code.endswith(")"):  # an expression printed as it is: "(F.softmax(x, dim=-1), F.softmax(100*x, dim=-1))"
