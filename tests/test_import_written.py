@@ -318,3 +318,30 @@ def test_the_way_a_projection_is_written_per_token_gives_the_layout(page, layout
     assert ex.spec.convention.layout == layout
     assert inputs(ex)["X"] == [["1.0", "0.5"], ["0.0", "1.0"]]
     assert claims(ex) == want
+
+
+# hostile text in these ways of writing: a clear answer (examples or SymattnError), never a crash
+HOSTILE = [
+    "| " + "1" * 5000 + " x\n| 1 2 |\n",
+    "Wk = | 1 0 |   Wv = | 0 1\n     | 0 1 |        | 1 0 |\n",
+    "┌" + " " * 20000 + "x\n│ a │ [1, 2] │\n",
+    "│ a │ [1, 2\n├──┼\n│ b │ 3 │\n",
+    "+--+\n| [1, 2] |\n+--+\n" * 50,
+    'Key("a") = Wk × [0.1, 0.2] = \nKey("b") = Wk × = [0.1]\n',
+    "x = f(x)xOutputtensor([[0.5, 0.5]])" * 200,
+    "v = " * 3000 + "kOutputtensor([[0.5]])\n",
+    "# N, 1, Hk = " * 500 + "torch.tensor([[1.0]])\n",
+    "Q, Okay, V, Okay, K, V\n" * 100,
+    "a:q = torch.tensor([1.0, 0.0])\n" + "v = q\n" * 2000,
+]
+
+
+@pytest.mark.parametrize("page", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_text_gets_a_clear_answer(page):
+    from symattn.errors import SymattnError
+
+    try:
+        exs = imported(page)
+    except SymattnError:
+        return
+    assert all(ex.spec is not None for ex in exs)
