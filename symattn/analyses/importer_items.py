@@ -559,8 +559,16 @@ class _Collector:
         if "expr" in kinds:
             it.exprs = it.rows
             it.operand = True
-        step = formula_before(b.before) or self.symbols.get(ident or "") or _ident_step(ident)
+        step = self.symbols.get(ident or "") or _ident_step(ident)
         strength = 3 if step else 0
+        if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
+            strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
+        if getattr(b, "flipped", False):
+            it.transposed = True  # np.transpose([[…]]): the rows written are the variable's columns
+
+        # how the line writes it decides over a name: a formula before '=', a projection per token, glued code
+        if formula_before(b.before):  # Compute scores: Q @ K.T / sqrt(2) = [[…]]
+            step, strength = formula_before(b.before), 3
         proj = projection_part(b.before, b.after) if b.depth == 1 else None
         if proj:  # Key("The") = Wk × [x] = [k]: x is an input row, k the projection's output
             step, strength, label, ident = proj[0], 3, proj[1], None
@@ -568,10 +576,7 @@ class _Collector:
         if glued:  # code glued to the text around it: the code says what the block is
             step, label, ident = glued
             strength = 3 if step else 0
-        if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
-            strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
-        if getattr(b, "flipped", False):
-            it.transposed = True  # np.transpose([[…]]): the rows written are the variable's columns
+
         if not step and label and not aside:
             step = step_of_text(label)
             strength = 2 if step else 0
