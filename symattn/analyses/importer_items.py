@@ -50,6 +50,7 @@ class Item:
     row_vectors: list[list[str]] | None = None  # table rows labelled by a printed vector
     batches: int = 1
     after: str = ""  # text after it on its last line
+    aside: str = ""  # why it is no number of the example (a softmax of a made-up tensor printed beside it)
     before: str = ""  # text before it on its first line (or the line above, for a LaTeX matrix under "X =")
     products: list[list[str]] | None = None  # the products it is the result of ("0.3012 * 0.66")
     chain_of: list["Item"] | None = None  # the operands of the product it is the result of
@@ -59,7 +60,6 @@ class Item:
     head: int | None = None  # the attention head it belongs to (1-based): "Head 2 output", W_Q1, a heading "Head 1"
     stack: list[list[list[str]]] | None = None  # a printed stack of matrices (one per head), each as printed
     grad: str | None = None  # a gradient: the backward step it is (symattn grad's name: dQ, dWq, …)
-    aside: str = ""  # why it is no number of the example (a softmax of a made-up tensor printed beside it)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -440,11 +440,11 @@ class _Collector:
         self.page = page
         self.lines = page.lines
         self.symbols = {**triple_names(page.lines), **projection_names(page.lines), **symbol_definitions(page.lines)}
+        self.glued_names: set[str] = set()  # names assigned in code glued to prose
         self.block_lines: set[int] = set()
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
         self.items: list[Item] = []
-        self.glued_names: set[str] = set()  # names assigned in code glued to prose
 
     # -- context --
     def context_label(self, start: int, stop_at: int = -1) -> tuple[str, int]:

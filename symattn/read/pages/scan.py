@@ -550,67 +550,7 @@ def _label_column(text: str, end: int, n: int) -> list[str] | None:
 
 
 # ---------------------------------------------------------------------------------------
-# line-based blocks: pipe tables and rows of numbers
-
-
-def _pipe_cells(line: str) -> list[str]:
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    parts = re.split(r"(?<!\\)\|", s)
-    return [re.sub(r"\*\*|__|`", "", p.replace("\\|", "|")).strip() for p in parts]
-
-
-_SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-
-
-_BOX_RULE_RE = re.compile(r"\s*[┌├└╔╠╚╭╰+][─━═┬┼┴╦╬╩┐┤┘╗╣╝╮╯+\s-]*")
-_ASCII_RULE_RE = re.compile(r"\s*\+(?:[-=]+\+)+\s*")  # +------+-------+
-
-
-def _boxed(text: str) -> str:
-    """A box-drawing table's line as a pipe table's: '│ a │ b │' → '| a | b |', a rule
-    ('┌──┬──┐', '├──┼──┤', '└──┴──┘', '+----+----+') → '|---|'."""
-    if _ASCII_RULE_RE.fullmatch(text):
-        return "|---|"
-    if "│" not in text and "║" not in text and not re.match(r"\s*[┌├└╔╠╚╭╰]", text):
-        return text
-    if _BOX_RULE_RE.fullmatch(text):
-        return "|---|"
-    return text.replace("│", "|").replace("║", "|")
-
-
-def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
-    out = []
-    i = 0
-    n = len(lines)
-    while i < n:
-        t = _boxed(lines[i].text).strip()
-        if i in taken or lines[i].role == "code" or not (t.startswith("|") and t.count("|") >= 2):
-            i += 1
-            continue
-        j = i
-        while j < n and j not in taken and lines[j].role != "code" and _boxed(lines[j].text).strip().startswith("|"):
-            j += 1
-        rows: list[list[str]] = []
-        where: list[Where] = []
-        header = None
-        for k in range(i, j):
-            if _SEP_RE.match(_boxed(lines[k].text)):
-                if len(rows) == 1 and header is None:
-                    header = rows.pop()
-                    where.pop()
-                continue
-            rows.append(_pipe_cells(_boxed(lines[k].text)))
-            where.append(lines[k].where)
-        if rows or header:
-            out.append(Table(header=header, rows=rows, where=where, start=i, end=j - 1))
-            taken.update(range(i, j))
-        i = j
-    return out
-
+# matrices drawn with bars
 
 _BAR_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _BAR_GROUP_RE = re.compile(rf"\|\s*({_BAR_NUM}(?:[ \t]+{_BAR_NUM})*)\s*\|")
@@ -673,6 +613,69 @@ def _bar_matrices(lines: list[Line], taken: set[int]) -> list[Numbers]:
             blk.alone = not name and len(cols) == 1
             out.append(blk)
         taken.update(range(i, j))
+        i = j
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# line-based blocks: pipe tables and rows of numbers
+
+
+def _pipe_cells(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    parts = re.split(r"(?<!\\)\|", s)
+    return [re.sub(r"\*\*|__|`", "", p.replace("\\|", "|")).strip() for p in parts]
+
+
+_SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+_BOX_RULE_RE = re.compile(r"\s*[┌├└╔╠╚╭╰+][─━═┬┼┴╦╬╩┐┤┘╗╣╝╮╯+\s-]*")
+_ASCII_RULE_RE = re.compile(r"\s*\+(?:[-=]+\+)+\s*")  # +------+-------+
+
+
+def _boxed(text: str) -> str:
+    """A box-drawing table's line as a pipe table's: '│ a │ b │' → '| a | b |', a rule
+    ('┌──┬──┐', '├──┼──┤', '└──┴──┘', '+----+----+') → '|---|'."""
+    if _ASCII_RULE_RE.fullmatch(text):
+        return "|---|"
+    if "│" not in text and "║" not in text and not re.match(r"\s*[┌├└╔╠╚╭╰]", text):
+        return text
+    if _BOX_RULE_RE.fullmatch(text):
+        return "|---|"
+    return text.replace("│", "|").replace("║", "|")
+
+
+def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
+    out = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        t = _boxed(lines[i].text).strip()
+        if i in taken or lines[i].role == "code" or not (t.startswith("|") and t.count("|") >= 2):
+            i += 1
+            continue
+        j = i
+        while j < n and j not in taken and lines[j].role != "code" and _boxed(lines[j].text).strip().startswith("|"):
+            j += 1
+        rows: list[list[str]] = []
+        where: list[Where] = []
+        header = None
+        for k in range(i, j):
+            if _SEP_RE.match(_boxed(lines[k].text)):
+                if len(rows) == 1 and header is None:
+                    header = rows.pop()
+                    where.pop()
+                continue
+            rows.append(_pipe_cells(_boxed(lines[k].text)))
+            where.append(lines[k].where)
+        if rows or header:
+            out.append(Table(header=header, rows=rows, where=where, start=i, end=j - 1))
+            taken.update(range(i, j))
         i = j
     return out
 
