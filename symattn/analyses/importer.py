@@ -43,7 +43,8 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
-from .importer_conventions import Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, query_evidence, scale_evidence
+from .importer_conventions import (Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, per_token_layout,
+                                   query_evidence, scale_evidence)
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
@@ -371,7 +372,9 @@ class _Importer:
                 elif op.role == "math" and op.strength < 3:
                     op.step, op.strength = None, 0  # the line's label names its result, not each factor
             last.chain_of = [g for g in group[:-1]]
-            if last.step is None and head[0] and head[0] not in INPUT_NAMES:  # a product is never an input
+            # a product is never an input; a table's columns side by side are not a product: one
+            # column's header does not name the next
+            if last.step is None and head[0] and head[0] not in INPUT_NAMES and last.form != "table":
                 last.step, last.strength = head[0], head[1]
                 if not last.label:
                     last.label = head[2]
@@ -575,6 +578,35 @@ class _Importer:
             self.items = [it for it in self.items if id(it) not in drop] + new
             self.items.sort(key=lambda it: (it.line, it.where[0].line))
 
+    def untangle_tokens(self) -> None:
+        """Per-token vectors of several steps written on the same lines, one line per token
+        (``Key("The") = Wk × [x] = [k]`` on each line): each step's vectors are brought together,
+        in page order, so that they form one matrix per step."""
+        items = self.items
+
+        def per_token(it: Item) -> bool:
+            return it.kind == "vector" and bool(it.token) and bool(it.step) and not it.products
+
+        i = 0
+        while i < len(items):
+            if not per_token(items[i]):
+                i += 1
+                continue
+            j = i + 1
+            seen = {(items[i].step, items[i].token)}
+            # the run ends where a step's token comes again (the same inputs, projected by another weight)
+            while j < len(items) and per_token(items[j]) and items[j].line <= items[j - 1].end + 3 \
+                    and (items[j].step, items[j].token) not in seen:
+                seen.add((items[j].step, items[j].token))
+                j += 1
+            run = items[i:j]
+            steps = list(dict.fromkeys(it.step for it in run))
+            lines = {it.line for it in run}
+            by_line = [[it.step for it in run if it.line == ln] for ln in sorted(lines)]
+            if len(steps) >= 2 and len(lines) >= 2 and all(len(set(b)) == len(b) for b in by_line):
+                items[i:j] = [it for st in steps for it in run if it.step == st]
+            i = j
+
     def group_tokens(self) -> None:
         """Consecutive per-token vectors of one step ('Word Embedding for "I": […]', …) form
         one matrix with the tokens as row labels."""
@@ -673,8 +705,10 @@ class _Importer:
             if len(words) == n:
                 return list(words), f"the token list at {where}"
         lo = (x.line if x else seg.first) - 12
+        # words listed far below the example's last number (a code editor's footer) are not its tokens
+        hi = max((it.end for it in seg.items), default=seg.first) + 12
         for a, b, words in self.col.vertical_lists:
-            if len(words) == n and a >= lo:
+            if len(words) == n and lo <= a <= hi:
                 return list(words), f"the words at {self.page.lines[a].where}"
         for it in seg.items:
             if it.row_labels and len(it.row_labels) == n and it.step in ("Q", "K", "V", "scores", "weights", "output"):
@@ -855,7 +889,7 @@ class _Importer:
                     tokens = sub
                     n = len(sub)
             lay_ev = layout_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or \
-                layout_evidence(lines[: seg.last + 1])
+                layout_evidence(lines[: seg.last + 1]) or per_token_layout(lines[max(0, seg.first - 30): seg.last + 1])
             layout = None
             for w in WEIGHT_NAMES:
                 if w in ws:
@@ -1368,6 +1402,7 @@ class _Importer:
         toks = self.page_tokens() or _vector_tokens(self.items)
         if self.page.format == "text" and toks:
             self.glued_tables(toks)
+        self.untangle_tokens()
         self.group_tokens()
         self.group_indexed()
         self.attach_labels()
@@ -1660,6 +1695,9 @@ class _Placer:
             return
         if SUM_TERM in it.notes:
             return  # placed with the sum it is a term of
+        if it.aside:
+            self.unplaced(it, it.aside)
+            return
         if it.exprs and it.operand:
             return  # products written out; their result carries them
         if it.notes and it.notes[0] == OPTION_NOTE:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from ..read.pages.model import Line
 
-__all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "query_evidence", "snippet",
+__all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "per_token_layout",
+           "query_evidence", "snippet",
            "heads_evidence"]
 
 
@@ -165,6 +166,22 @@ def layout_evidence(lines: list[Line]) -> Evidence | None:
     hit = _first(bare, re.compile(r"nn\.Linear\(|F\.linear\("), joined=False)
     if hit:
         return Evidence("torch", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    return None
+
+
+_W_TIMES_VEC = re.compile(r"=\s*(?:W_?\{?[qkvQKV]\}?|W\^\{?[QKV]\}?)\s*(?:×|·|@|\*|\\times|\\cdot)\s*\[[^\[\]]{1,2000}\]\s*=")
+_VEC_TIMES_W = re.compile(r"=\s*\[[^\[\]]{1,2000}\]\s*(?:×|·|@|\*|\\times|\\cdot)\s*(?:W_?\{?[qkvQKV]\}?|W\^\{?[QKV]\}?)\s*=")
+
+
+def per_token_layout(lines: list[Line]) -> Evidence | None:
+    """The layout a projection written out per token says: ``Key("The") = Wk × [x] = [k]``
+    multiplies each token's row by W from the left (W·x, so Q = X·Wᵀ: ``torch``);
+    ``k_1 = [x] @ W_k = [k]`` from the right (``row``)."""
+    for ln in lines:
+        for rx, value in ((_W_TIMES_VEC, "torch"), (_VEC_TIMES_W, "row")):
+            m = rx.search(ln.text)
+            if m:
+                return Evidence(value, str(ln.where), snippet(ln.text, m))
     return None
 
 

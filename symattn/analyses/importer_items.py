@@ -18,6 +18,7 @@ from decimal import Decimal
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
+from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
@@ -51,6 +52,7 @@ class Item:
     row_vectors: list[list[str]] | None = None  # table rows labelled by a printed vector
     batches: int = 1
     after: str = ""  # text after it on its last line
+    aside: str = ""  # why it is no number of the example (a softmax of a made-up tensor printed beside it)
     before: str = ""  # text before it on its first line (or the line above, for a LaTeX matrix under "X =")
     products: list[list[str]] | None = None  # the products it is the result of ("0.3012 * 0.66")
     chain_of: list["Item"] | None = None  # the operands of the product it is the result of
@@ -467,6 +469,122 @@ _FAMILY = {"scores", "scaled", "masked"}
 _DEF_RE = re.compile(r"(?<![\w\\])([A-Za-z](?:_\{?\w{1,8}\}?)?)\s*=\s*(?!=)([^=]{1,200}?)(?=$|\s=|,\s*\\q?quad|\\quad|\\qquad|;)")
 
 
+def formula_before(before: str) -> str | None:
+    """The step named by a formula written just before a block and its '=' (the text after the
+    last label colon or closing bracket): "Compute scores: Q @ K.T / sqrt(2) = [[…]]" is the
+    scaled scores whatever the label before the colon says. Only QKᵀ divided (by a root or a
+    number) is read here; None otherwise.
+
+    >>> formula_before("]]Explanation: 1. Compute scores: Q @ K.T / sqrt(2) = "), formula_before("scores = ")
+    ('scaled', None)
+    """
+    m = re.search(r"([^:=\[\]\n]{1,160}?)\s*=\s*$", before)
+    if not m or not re.search(r"\bQ\b|\bQK", m.group(1)):
+        return None
+    r = m.group(1)
+    qk = re.search(r"Q\s*(\\cdot|·|@|\*)?\s*\{?K\}?\s*(\^\s*\{?\s*(T|\\top|⊤)|ᵀ|\.T)|QK\^", r)
+    if not qk or re.search(r"soft-?max", r, re.I):
+        return None
+    # only QKᵀ divided, and nothing else, names the step here: a bare QKᵀ is left to the label
+    # ("Scores = QKᵀ ="), and (QKᵀ/√d)·V is not the scaled scores
+    return "scaled" if r[:qk.start()].strip() in ("", "(") and _DIVIDED_RE.fullmatch(r, qk.end()) else None
+
+
+_DIVIDED_RE = re.compile(r"\s*(?:\{?\s*(?:T|\\top|⊤)\s*\}?)?\s*\)?\s*/\s*(?:\(?\s*(?:(?:np|math|torch)\.)?sqrt\s*\([^()]{1,40}\)\s*\)?"
+                         r"|√\s*\(?[\w.{}]{1,20}\)?|\d+(?:\.\d+)?|\(?\s*[\w.]{1,20}\s*\*\*\s*0?\.5\s*\)?)\s*\)?\s*")
+
+
+_W = r"(?:W_?\{?(?P<w>[qkvQKV])\}?|W\^\{?(?P<w2>[QKV])\}?)"
+_TIMES = r"\s*(?:×|\*|·|@|\\times|\\cdot)\s*"
+_PROJ_RE = re.compile(rf"^(?P<lab>[^=\[\]]*?)=\s*{_W}{_TIMES}(?P<x>\[[^\[\]]{{1,2000}}\]\s*=\s*)?$")
+_PROJ_RIGHT_RE = re.compile(rf"^(?P<lab>[^=\[\]]*?)=\s*\[[^\[\]]{{1,2000}}\]{_TIMES}{_W}\s*=\s*$")
+_TIMES_W_RE = re.compile(rf"{_TIMES}{_W}\s*=")
+
+
+def projection_part(before: str, after: str = "") -> tuple[str, str] | None:
+    """What a block is in a projection written out per token, ``Key("The") = Wk × [0.5, 0.3,
+    0.1, 0.9] = [0.5, 0.3, 0.1]`` (or with the weight on the right, ``k_1 = [1, 0] @ W_k = […]``):
+    the vector the weight multiplies is an input row (X), the result after the second '=' is the
+    projection's output (Q, K or V by the weight's letter, whatever the left-hand side calls it).
+    (step, the left-hand side), or None.
+
+    >>> projection_part('Key("The") = Wk × '), projection_part('Worth("cat") = Wv × [1.0, 0.1] = ')
+    (('X', 'Key("The")'), ('V', 'Worth("cat")'))
+    >>> projection_part("k_1 = ", " @ W_k = [0.5, 0.1]"), projection_part("k_1 = [1.0, 0.5] @ W_k = ")
+    (('X', 'k_1'), ('K', 'k_1'))
+    >>> projection_part("Q = X × "), projection_part("y = W × [1, 2] = ")
+    (None, None)
+    """
+    m = _PROJ_RE.search(before)
+    if m:
+        lab = m.group("lab").strip()
+        return ("X" if m.group("x") is None else (m.group("w") or m.group("w2")).upper()), lab
+    m = _PROJ_RIGHT_RE.search(before)
+    if m:
+        return (m.group("w") or m.group("w2")).upper(), m.group("lab").strip()
+    m = re.fullmatch(r"(?P<lab>[^=\[\]]*?)=\s*", before)
+    if m and m.group("lab").strip() and _TIMES_W_RE.match(after):
+        return "X", m.group("lab").strip()
+    return None
+
+
+_NAMED_PROJ_RE = re.compile(r"^\s*[-•*]?\s*([A-Za-z][A-Za-z_]{0,20})\s*=\s*(?:W_?\{?([qkvQKV])\}?|W\^\{?([QKV])\}?)"
+                            r"\s*(?:×|\*|·|@|\\times|\\cdot)\s*(?:x|X|h|H|e|E|embeddings?|inputs?|tokens?)\b")
+
+
+def projection_names(lines: list[Line]) -> dict[str, str]:
+    """Names a page gives to what its weights make, from its definitions ``Worth = Wv ×
+    embedding``, ``Question = Wq × x``: each name is the projection its weight's letter says
+    (Q, K or V). A name that already names another step, or is defined twice differently,
+    is left out.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> projection_names([Line("Question = Wq × embedding → what am I looking for?", Where(1)),
+    ...                   Line("Worth = Wv × embedding", Where(2)), Line("Scores = Wk × x", Where(3))])
+    {'Question': 'Q', 'Worth': 'V'}
+    """
+    out: dict[str, str] = {}
+    bad: set[str] = set()
+    for ln in lines:
+        m = _NAMED_PROJ_RE.match(ln.text)
+        if not m:
+            continue
+        name, step = m.group(1), (m.group(2) or m.group(3)).upper()
+        known = step_of_ident(name) or step_of_text(name)
+        if known not in (None, step) or out.get(name, step) != step:
+            bad.add(name)
+        out[name] = step
+    return {k: v for k, v in out.items() if k not in bad}
+
+
+_TRIPLE_AND = r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)"
+_TRIPLES = [(re.compile(rf"(?<![\w.])([A-Z][a-z]{{1,15}}){_TRIPLE_AND}K{_TRIPLE_AND}V(?![\w.])"), "Q"),
+            (re.compile(rf"(?<![\w.])Q{_TRIPLE_AND}([A-Z][a-z]{{1,15}}){_TRIPLE_AND}V(?![\w.])"), "K"),
+            (re.compile(rf"(?<![\w.])Q{_TRIPLE_AND}K{_TRIPLE_AND}([A-Z][a-z]{{1,15}})(?![\w.])"), "V")]
+
+
+def triple_names(lines: list[Line]) -> dict[str, str]:
+    """A word standing in the Q, K, V triple for one of its letters ("Q, Okay, V" in a reworded
+    repost): that step, when the word names no step itself and the page uses it one way only.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> triple_names([Line("Step 3 — Three Projections: Q, Okay, V", Where(1))])
+    {'Okay': 'K'}
+    >>> triple_names([Line("Q, Values, V", Where(1))]), triple_names([Line("Q, K, V", Where(1))])
+    ({}, {})
+    """
+    out: dict[str, str] = {}
+    bad: set[str] = set()
+    for ln in lines:
+        for rx, step in _TRIPLES:
+            for m in rx.finditer(ln.text):
+                name = m.group(1)
+                if step_of_ident(name) or step_of_text(name) or out.get(name, step) != step:
+                    bad.add(name)
+                out[name] = step
+    return {k: v for k, v in out.items() if k not in bad}
+
+
 def symbol_definitions(lines: list[Line]) -> dict[str, str]:
     """The steps a page defines its own symbols as, from its formulas: ``S = QK^T/√d_k``
     makes S the scaled scores, ``A = softmax(S)`` the weights, ``Z = AV`` the output.
@@ -620,7 +738,8 @@ class _Collector:
     def __init__(self, page: Page) -> None:
         self.page = page
         self.lines = page.lines
-        self.symbols = symbol_definitions(page.lines)
+        self.symbols = {**triple_names(page.lines), **projection_names(page.lines), **symbol_definitions(page.lines)}
+        self.glued_names: set[str] = set()  # names assigned in code glued to prose
         self.block_lines: set[int] = set()
         for b in page.blocks:
             self.block_lines.update(range(b.start, b.end + 1))
@@ -758,7 +877,19 @@ class _Collector:
             strength = 1  # a, b, A, p in code are as often a demo of np.dot as attention weights
         if getattr(b, "flipped", False):
             it.transposed = True  # np.transpose([[…]]): the rows written are the variable's columns
-        if not step and label:
+
+        # how the line writes it decides over a name: a formula before '=', a projection per token, glued code
+        if formula_before(b.before):  # Compute scores: Q @ K.T / sqrt(2) = [[…]]
+            step, strength = formula_before(b.before), 3
+        proj = projection_part(b.before, b.after) if b.depth == 1 else None
+        if proj:  # Key("The") = Wk × [x] = [k]: x is an input row, k the projection's output
+            step, strength, label, ident = proj[0], 3, proj[1], None
+        glued, aside = self.glued_code(b)
+        if glued:  # code glued to the text around it: the code says what the block is
+            step, label, ident = glued
+            strength = 3 if step else 0
+
+        if not step and label and not aside:
             step = step_of_text(label)
             strength = 2 if step else 0
         if not step and re.fullmatch(r"(?:expected(?:\s+output)?|returns?|result|answer|output)\s*[:=≈→]*",
@@ -766,7 +897,7 @@ class _Collector:
                 re.search(r"\b(?:scaled_dot_product_|self_)?attention\w*\s*\(", self.lines[b.start - 1].text, re.I):
             step, strength, label = "output", 2, b.before.strip(" :=≈→")  # attention(…) on the line above, then its result
         it.label = label
-        if it.kind == "vector" and label:
+        if it.kind == "vector" and label and not glued:
             tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
             if tok and (tok != ident or not step):
                 it.token = tok
@@ -801,7 +932,8 @@ class _Collector:
                     if st:
                         step, strength, it.label = st, 2, own
                         it.transposed = it.transposed or is_transposed(own)
-        if not step and not compare:
+        it.aside = aside
+        if not step and not compare and not aside:
             ctx, s = self.context_label(b.start)
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label
@@ -894,6 +1026,56 @@ class _Collector:
         if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
             it.row_labels = notes
         self.items.append(it)
+
+    def glued_code(self, b: Numbers) -> tuple[tuple[str | None, str, str | None] | None, str]:
+        """For a block in code glued to the text around it (a flip-book's text): ((step, label,
+        identifier) or None, why it is no step of the example or ""). The name a glued
+        statement assigns ("arrows:q = torch.tensor(…)"), or what the code before a glued
+        "Output" printed."""
+        if b.role not in ("prose", "heading", "table"):
+            return None, ""
+        g = glued_name(b.before[-200:])
+        if g:
+            self.glued_names.add(g)
+            return (_ident_step(g), g, g), ""
+        pre = re.sub(r"(?:(?:tensor|array)\(\s*\[[^()]*\]\s*\)\s*,\s*)+$", "", b.before[-WINDOW:])  # Output(tensor([…]), tensor(
+        if not OUTPUT_RE.search(pre):
+            return None, ""
+        parts, k = [pre], b.start - 1  # the code before it: up to 10 lines, WINDOW characters
+        while k >= max(0, b.start - 10) and sum(map(len, parts)) < WINDOW:
+            parts.append(self.lines[k].text[-WINDOW:])
+            k -= 1
+        got = printout_step("\n".join(reversed(parts)))
+        if got is None:
+            return None, ""
+        st, name, why = got
+        return ((st, name, None), "") if st else ((None, name, None), why)
+
+    def glued_aliases(self) -> None:
+        """``v = k`` in code glued into prose ("…context vectorv = kcontext = torch.bmm(…)"):
+        the target is given the numbers of a glued name printed before."""
+        if not self.glued_names:
+            return
+        done: set[str] = set()  # one copy per name (the first): a name is given once
+        for k, ln in enumerate(self.lines):
+            if ln.role not in ("prose", "heading") or "=" not in ln.text:
+                continue
+            before = ("\n".join(x.text for x in self.lines[max(0, k - 10):k]) + "\n")[-WINDOW:]
+            for target, off, rhs in assignments(before + ln.text[:WINDOW]):
+                if off < len(before) or rhs not in self.glued_names or target in done:
+                    continue
+                step = step_of_ident(target)
+                if step not in ("Q", "K", "V") or step == step_of_ident(rhs):
+                    continue
+                src = self.named_before(rhs, k + 1)
+                if src is None:
+                    continue
+                done.add(target)
+                it = Item(rows=[list(r) for r in src.rows], where=[ln.where] * len(src.rows), line=k, end=k,
+                          kind=src.kind, label=f"{target} = {rhs}", step=step, strength=3, role=ln.role,
+                          form="code", row_labels=src.row_labels, col_labels=src.col_labels)
+                it.notes.append(f"{target} = {rhs}: the numbers of {rhs} ({src.at()})")
+                self.items.append(it)
 
     def uninitialized(self, b: Numbers, name: str) -> bool:
         """Whether the cell makes ``name`` with torch.empty/np.empty and prints it before filling it."""
@@ -1036,7 +1218,7 @@ class _Collector:
                 it.step = step_of_text(ctx[-160:]) if ctx else None
                 it.strength = 1 if it.step else 0
                 if header and not it.step:
-                    it.step = step_of_text(" ".join(header))
+                    it.step = self.symbols.get(header[1].strip(" *`$")) or step_of_text(" ".join(header))
                     it.strength = 1 if it.step else 0
                 self.items.append(it)
                 return
@@ -1048,7 +1230,7 @@ class _Collector:
                 if len({len(v) for v in vecs}) != 1:
                     continue
                 name = header[j].strip(" *`$")
-                st = step_of_ident(name) or (step_of_text(name) if name else None)
+                st = step_of_ident(name) or self.symbols.get(name) or (step_of_text(name) if name else None)
                 it = Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
                           label=name, row_labels=[r[0] for r in rows])
                 it.step, it.strength = st, (2 if st else 0)
@@ -1954,6 +2136,7 @@ def collect(page: Page) -> Collected:
     c.items = join_word_sections(c.items, page.lines)
     vector_sums(c.items, page.lines)
     c.aliases()
+    c.glued_aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
         m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",

@@ -558,6 +558,74 @@ def _label_column(text: str, end: int, n: int) -> list[str] | None:
 
 
 # ---------------------------------------------------------------------------------------
+# matrices drawn with bars
+
+_BAR_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_BAR_GROUP_RE = re.compile(rf"\|\s*({_BAR_NUM}(?:[ \t]+{_BAR_NUM})*)\s*\|")
+#: the pieces of tall brackets copied from rendered math (⎡ ⎤ ⎢ ⎥ ⎣ ⎦, ⎛ ⎞ ⎜ ⎟ ⎝ ⎠) and box bars, as bars
+_BAR_PIECES = str.maketrans({c: "|" for c in "⎡⎤⎢⎥⎣⎦⎛⎞⎜⎟⎝⎠│┃"})
+_BAR_GAP_RE = re.compile(r"\s*(?:([A-Za-z][\w^{}']{0,30})\s*=\s*)?")
+
+
+def _bar_line(text: str) -> list[tuple[int, list[str], str]] | None:
+    """The matrices' rows on one line of ASCII art: ``Wk = | 1 0 0 0 |   Wv = | 0 0 0 1 |`` →
+    [(column of its '|', entries, name written before it)], or None when the line holds
+    anything else."""
+    t = _normalise(text).translate(_BAR_PIECES)
+    out = []
+    pos = 0
+    for m in _BAR_GROUP_RE.finditer(t):
+        gap = _BAR_GAP_RE.fullmatch(t, pos, m.start())
+        if gap is None:
+            return None
+        out.append((m.start(), m.group(1).split(), gap.group(1) or ""))
+        pos = m.end()
+    if not out or t[pos:].strip() or (len(out) == 1 and len(out[0][1]) < 2):
+        return None
+    return out
+
+
+def _bar_matrices(lines: list[Line], taken: set[int]) -> list[Numbers]:
+    """Matrices drawn in ASCII with a bar on each side of each row, several side by side on the
+    same lines (their bars in the same columns), each named on one of its rows (``Wk = | 1 0 |``)
+    or by a word on the line above, right over it."""
+    out: list[Numbers] = []
+    i, n = 0, len(lines)
+    while i < n:
+        first = _bar_line(lines[i].text) if i not in taken and lines[i].role in ("prose", "output", "comment") else None
+        if first is None:
+            i += 1
+            continue
+        cols = [(c, len(e)) for c, e, _ in first]
+        run = [first]
+        j = i + 1
+        while j < n and j not in taken and lines[j].role == lines[i].role:
+            nxt = _bar_line(lines[j].text)
+            if nxt is None or [(c, len(e)) for c, e, _ in nxt] != cols:
+                break
+            run.append(nxt)
+            j += 1
+        if len(run) < 2:
+            i += 1
+            continue
+        above = _normalise(lines[i - 1].text) if i > 0 and i - 1 not in taken else ""
+        for g, (col, _) in enumerate(cols):
+            names = [r[g][2] for r in run if r[g][2]]
+            name = names[0] if len(names) == 1 else ""
+            if not names and above.strip():
+                stop = cols[g + 1][0] if g + 1 < len(cols) else len(above)
+                words = re.findall(r"[A-Za-z][\w^{}']{0,30}", above[max(0, col - 2):stop])
+                name = words[0] if len(words) == 1 else ""
+            blk = Numbers(rows=[r[g][1] for r in run], where=[lines[k].where for k in range(i, j)], form="rows",
+                          start=i, end=j - 1, depth=2, before=f"{name} = " if name else "", role=lines[i].role)
+            blk.alone = not name and len(cols) == 1
+            out.append(blk)
+        taken.update(range(i, j))
+        i = j
+    return out
+
+
+# ---------------------------------------------------------------------------------------
 # line-based blocks: pipe tables and rows of numbers
 
 
@@ -574,28 +642,44 @@ def _pipe_cells(line: str) -> list[str]:
 _SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
+_BOX_RULE_RE = re.compile(r"\s*[┌├└╔╠╚╭╰+][─━═┬┼┴╦╬╩┐┤┘╗╣╝╮╯+\s-]*")
+_ASCII_RULE_RE = re.compile(r"\s*\+(?:[-=]+\+)+\s*")  # +------+-------+
+
+
+def _boxed(text: str) -> str:
+    """A box-drawing table's line as a pipe table's: '│ a │ b │' → '| a | b |', a rule
+    ('┌──┬──┐', '├──┼──┤', '└──┴──┘', '+----+----+') → '|---|'."""
+    if _ASCII_RULE_RE.fullmatch(text):
+        return "|---|"
+    if "│" not in text and "║" not in text and not re.match(r"\s*[┌├└╔╠╚╭╰]", text):
+        return text
+    if _BOX_RULE_RE.fullmatch(text):
+        return "|---|"
+    return text.replace("│", "|").replace("║", "|")
+
+
 def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     out = []
     i = 0
     n = len(lines)
     while i < n:
-        t = lines[i].text.strip()
+        t = _boxed(lines[i].text).strip()
         if i in taken or lines[i].role == "code" or not (t.startswith("|") and t.count("|") >= 2):
             i += 1
             continue
         j = i
-        while j < n and j not in taken and lines[j].role != "code" and lines[j].text.strip().startswith("|"):
+        while j < n and j not in taken and lines[j].role != "code" and _boxed(lines[j].text).strip().startswith("|"):
             j += 1
         rows: list[list[str]] = []
         where: list[Where] = []
         header = None
         for k in range(i, j):
-            if _SEP_RE.match(lines[k].text):
+            if _SEP_RE.match(_boxed(lines[k].text)):
                 if len(rows) == 1 and header is None:
                     header = rows.pop()
                     where.pop()
                 continue
-            rows.append(_pipe_cells(lines[k].text))
+            rows.append(_pipe_cells(_boxed(lines[k].text)))
             where.append(lines[k].where)
         if rows or header:
             out.append(Table(header=header, rows=rows, where=where, start=i, end=j - 1))
@@ -719,6 +803,7 @@ def scan(lines: list[Line]) -> list:
     # comment lines in code are read like text (numbers written there: "# [[2 0 1]" …)
     lines = [Line(re.sub(r"^(\s*)#", r"\1 ", ln.text), ln.where, "comment")
              if ln.role == "code" and re.match(r"\s*#", ln.text) else ln for ln in lines]
+    blocks += _bar_matrices(lines, taken)
     blocks += _pipe_tables(lines, taken)
     # bracket groups, printouts and LaTeX matrices, per run of lines with one role
     i = 0
