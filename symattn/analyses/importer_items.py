@@ -1563,8 +1563,9 @@ class _Collector:
             if not m or re.search(r"/|√|sqrt|\\frac|÷", t):
                 continue
             i, j = int(m.group(1)) + self.base, int(m.group(2)) + self.base
-            if i < 1 or j < 1:
-                continue
+            if i < 1 or j < 1 or any(o.kind == "pair" and o.line == k and o.pair == (f"#{i}", f"#{j}")
+                                     for o in self.items):
+                continue  # read already by the entries-with-indices reader (q1·k2 = … = 2)
             it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip(),
                       step="scores", strength=2, pair=(f"#{i}", f"#{j}"), role=ln.role)
             it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {i} on key {j}")
