@@ -27,7 +27,8 @@ and entries below e^{-700} are set to 0, their contribution bounded absolutely.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from dataclasses import dataclass, fields
+from typing import Any, Optional, Sequence
 
 import numpy as np
 from flint import arb
@@ -36,7 +37,7 @@ from .reference_exact import workprec as _prec
 from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, make_side, split_rows
 
 __all__ = ["two_sum", "fast_two_sum", "two_prod", "dd_exp", "DD_EXP_RHO", "dd_scores", "dd_rowsum", "dd_product",
-           "dd_split_product"]
+           "dd_split_product", "RowStats", "RowsDD"]
 
 _SPLITTER = 134217729.0  # 2^27 + 1
 
@@ -384,20 +385,65 @@ def _dd_matmul_piece(ah: np.ndarray, al: np.ndarray, a_err: np.ndarray, right: n
     return s, e, SAFETY * bound + FLOOR
 
 
+@dataclass
+class RowStats:
+    """The per-row statistics of attention's backward in double-float, for rows of one head:
+    the reference ``ref`` of the exponentials, whether a row has an allowed key, the normaliser
+    L = Σⱼ exp(sⱼ − ref) = lh + ll within l_err, and D = rowsum(dO ∘ O) = dh + dl within d_err.
+
+    The dK/dV pass needs them for every row (their errors do not cancel across rows); made once
+    with the row block's other work (:meth:`RowsDD.stats`), they let that pass form the
+    exponentials, dP and dS only on the key columns it decides (``RowsDD(..., stats=...)``).
+    """
+
+    ref: np.ndarray
+    live: np.ndarray
+    lh: np.ndarray
+    ll: np.ndarray
+    l_err: np.ndarray
+    dh: np.ndarray
+    dl: np.ndarray
+    d_err: np.ndarray
+
+    def rows(self, sel: Any) -> "RowStats":
+        """The statistics of rows ``sel`` (a slice or index array)."""
+        return RowStats(*(getattr(self, f.name)[sel] for f in fields(self)))
+
+    @staticmethod
+    def concat(parts: Sequence["RowStats"]) -> "RowStats":
+        return RowStats(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(RowStats)))
+
+
 class RowsDD:
     """A block of query rows in double-float: e = exp(s − ref), L = Σe, dP = dO·Vᵀ, D = Σ_j P dP,
-    each with an absolute error bound (per entry or per row)."""
+    each with an absolute error bound (per entry or per row).
+
+    With ``stats`` (:class:`RowStats` of these rows, made earlier over all keys), ``kside`` and
+    ``vside`` may hold only some key columns (``make_side(k[cols])``, with ``add_*`` and
+    ``allowed`` cut to them): e, dP and dS are formed on those columns with the given ref, L and
+    D. Every bound here is entrywise (or per row over the columns at hand), so it holds for a
+    subset of columns as it does for all of them.
+    """
 
     def __init__(self, q: np.ndarray, do: Optional[np.ndarray], kside, vside, tau_h: float, tau_l: float,
                  add_h: Optional[np.ndarray], add_l: Optional[np.ndarray], allowed: Optional[np.ndarray],
-                 ref: Optional[np.ndarray]) -> None:
+                 ref: Optional[np.ndarray], stats: Optional[RowStats] = None) -> None:
+        if stats is not None:
+            ref = stats.ref
         xh, xl, xerr = dd_scores(q, kside, tau_h, tau_l, add_h, add_l, allowed, ref)
         self.ref = dd_scores.last_ref  # type: ignore[attr-defined]
-        self.live = np.isfinite(xh).any(axis=1)
         self.eh, self.el = dd_exp(xh, xl)
         m = self.eh.shape[1]
         self.m = m
         self.eps = SAFETY * (DD_EXP_RHO + xerr + xerr * xerr) * (1 + DD_EXP_RHO)
+        if stats is not None:
+            self.live = stats.live
+            self.lh, self.ll, self.l_err = stats.lh, stats.ll, stats.l_err
+            self.dh, self.dl, self.d_err = stats.dh, stats.dl, stats.d_err
+            if do is not None:
+                self.dph, self.dpl, self.dperr = dd_split_product(do, vside)
+            return
+        self.live = np.isfinite(xh).any(axis=1)
         lh, ll, lb = dd_rowsum(self.eh, self.el)
         self.lh, self.ll = lh, ll
         self.l_err = SAFETY * (lb + self.eps * (np.abs(lh) + np.abs(ll)) * (1 + 4 * U) + m * 2.0 ** -999)
@@ -416,6 +462,20 @@ class RowsDD:
             prop = (t_err + np.abs(dh) * self.l_err * (1 + 2.0 ** -40)) / lo
         self.dh, self.dl = dh, dl
         self.d_err = np.where(lo > 0, SAFETY * (dc + prop), np.inf)
+
+    def stats(self) -> RowStats:
+        """This block's row statistics (made with ``do``)."""
+        return RowStats(self.ref, self.live, self.lh, self.ll, self.l_err, self.dh, self.dl, self.d_err)
+
+    def e_rel(self) -> np.ndarray:
+        """ρ per row with |e_h − exp(s − ref)| ≤ ρ·exp(s − ref) + 2⁻⁹⁹⁸ for the high parts e_h alone.
+
+        |e_h − e| ≤ |e_l| + |E − e| with E = e_h + e_l, |E − e| ≤ eps·e + 2⁻¹⁰⁰⁰ (:data:`DD_EXP_RHO`
+        with the score error, and entries below e⁻⁷⁰⁰ set to 0), and |e_l| ≤ u|e_h| ≤
+        u(e + |e_h − e|) (the pair is normalised by Fast2Sum), so
+        |e_h − e| ≤ ((u + eps)·e + 2⁻¹⁰⁰⁰)/(1 − u).
+        """
+        return SAFETY * (U + self.eps) / (1 - U)
 
     def e_err(self, cols: Optional[np.ndarray] = None) -> np.ndarray:
         """|e − e_exact| ≤ e_err entrywise, on key columns ``cols`` (all when None): formed only

@@ -267,7 +267,8 @@ class Forward:
     l_hi: np.ndarray
     eps: np.ndarray        # (R,) relative bound of ê against exp(s − m̂)
     masked: np.ndarray     # (R,) rows with no key allowed
-    smax_abs: np.ndarray   # (R,) max |ŝ| over allowed keys
+    smax_abs: np.ndarray   # (R,) max |ŝ| over allowed keys (|ref| from :func:`forward_from`)
+    e_abs: float = 2.0 ** -1000   # absolute part of ê's bound, per entry
 
 
 def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: float,
@@ -313,6 +314,13 @@ def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: fl
     dd = Delta + Delta * Delta
     eps = np.where(Delta <= 0.5, SAFETY * (EXP_RHO + dd + EXP_RHO * dd) / (1 - EXP_RHO), np.inf)
     eps = np.where(np.isfinite(delta), eps, np.inf)
+    return _forward_tail(e, eps, 2.0 ** -1000, ref, masked, smax_abs, v)
+
+
+def _forward_tail(e: np.ndarray, eps: np.ndarray, e_abs: float, ref: np.ndarray, masked: np.ndarray,
+                  smax_abs: np.ndarray, v: np.ndarray) -> Forward:
+    """O and L from ê with |ê − exp(s − ref)| ≤ eps·exp(s − ref) + e_abs entrywise."""
+    R, Sk = e.shape
     dv = v.shape[1]
     absv = np.abs(v)
     vext = np.concatenate([v, absv, np.ones((Sk, 1))], axis=1)
@@ -324,8 +332,8 @@ def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: fl
         a_up = a_hat / (1 - g)
         le_up = l_hat / (1 - g)
         le_lo = l_hat / (1 + g)
-        abs_n = (Sk * vmax)[None, :] * 2.0 ** -1000 + FLOOR
-        abs_l = Sk * 2.0 ** -1000 + FLOOR
+        abs_n = (Sk * vmax)[None, :] * e_abs + FLOOR
+        abs_l = Sk * e_abs + FLOOR
         ge = (g + eps)[:, None]
         d_n = ge * a_up + abs_n
         d_l = (g + eps) * le_up + abs_l
@@ -340,7 +348,33 @@ def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: fl
     o[masked] = 0.0
     bound[masked] = 0.0
     scale[masked] = 0.0
-    return Forward(o, bound, scale, e, ref, l_hat, l_lo, l_hi, eps, masked, smax_abs)
+    return Forward(o, bound, scale, e, ref, l_hat, l_lo, l_hi, eps, masked, smax_abs, e_abs)
+
+
+def forward_from(e: np.ndarray, e_rel: np.ndarray, e_abs: float, ref: np.ndarray, live: np.ndarray,
+                 v: np.ndarray, l_dd: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Forward:
+    """The fast path's forward pass from exponentials made elsewhere (the double-float tier's
+    :class:`~symattn.exact.reference_dd.RowsDD`, when it runs over every row anyway).
+
+    ``e`` is the high part of a double-float exponential: |e − exp(s − ref)| ≤
+    e_rel·exp(s − ref) + e_abs entrywise (exact scores s). ``l_dd`` = (L_h, L_l, L_err) encloses
+    L = Σⱼ exp(sⱼ − ref) to about 2⁻⁶⁰: the returned enclosure [l_lo, l_hi] of L is that one
+    (rounded outward, widened to hold l_hat = fl(L_h + L_l)), so the backward pass's
+    P = e/l_hat is off by about 2u relative instead of the float64 sum's γ bound. O itself is
+    formed as in :func:`forward` (numerator and row sum from one chunked product).
+    """
+    masked = ~live
+    f = _forward_tail(e, e_rel, e_abs, ref, masked, np.abs(ref), v)
+    lh, ll, lerr = l_dd
+    with np.errstate(invalid="ignore", over="ignore"):
+        l_hat = lh + ll
+        lo = np.nextafter((l_hat - lerr - U * np.abs(l_hat)) * (1 - 4 * U), -np.inf)
+        hi = np.nextafter((l_hat + lerr + U * np.abs(l_hat)) * (1 + 4 * U), np.inf)
+    ok = live & np.isfinite(lo) & np.isfinite(hi) & (lo > 0)
+    f.l_hat = np.where(ok, l_hat, f.l_hat)
+    f.l_lo = np.where(ok, np.minimum(lo, f.l_hat), f.l_lo)
+    f.l_hi = np.where(ok, np.maximum(hi, f.l_hat), f.l_hi)
+    return f
 
 
 @dataclass
@@ -363,10 +397,13 @@ class Backward:
 
 
 def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndarray, do: np.ndarray,
-             tau: float, tau_rel: float) -> Backward:
+             tau: float, tau_rel: float, stats: Optional[tuple] = None) -> Backward:
     """dQ, and this block's parts of dK and dV, for upstream gradient ``do``, with bounds.
 
     dP = dO·Vᵀ, D = rowsum(dO ∘ O), dS = P ∘ (dP − D), dQ = τ·dS·K, dK = τ·dSᵀ·Q, dV = Pᵀ·dO.
+    ``stats`` = (dP_h, dP_err, D_h, D_l, D_err) from the double-float tier, when it ran over
+    these rows (:func:`forward_from`): dP_h is dP rounded once (|dP_h − dP| ≤ u|dP_h| + dP_err
+    per row) and D = D_h + D_l within D_err, so dP and D are not formed again here.
     """
     R, D = q.shape
     Sk = k.shape[0]
@@ -374,16 +411,27 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         p = f.e / np.where(live, f.l_hat, 1.0)[:, None]
         lam = np.where(live, (f.l_hi - f.l_lo) / f.l_lo, 0.0)
+        # absolute error of p from ê's absolute part (L ≥ l_lo)
+        p_abs = np.where(live, f.e_abs / f.l_lo, 0.0)
     lam = np.where(np.isfinite(lam), lam, np.inf)
+    p_abs = np.where(np.isfinite(p_abs), p_abs, np.inf) * (1 + 4 * U)
     pi = SAFETY * (f.eps + lam + U) * (1 + 2 * (f.eps + lam + U))
     pi = np.where(live, pi, 0.0)
-    dp, eta = side_product(do, vside)
-    # D = rowsum(dO ∘ O) = Σ_j P_ij dP_ij, summed from P and dP (tighter than from O's enclosure):
-    # |D_computed − D| ≤ (γ + π)·Σ_j P̂|dP̂| + (1 + π)·η + tiny (Σ_j P = 1)
-    pdp = p * dp
-    both, kd = chunked_matmul(np.concatenate([pdp, np.abs(pdp)], axis=0), np.ones((Sk, 1)), K_CHUNK)
-    dsum, pabs = both[:R, 0], both[R:, 0]
-    derr = SAFETY * ((gamma(kd + 1) + pi) * pabs / (1 - gamma(kd)) + (1 + pi) * eta) + FLOOR
+    if stats is None:
+        dp, eta = side_product(do, vside)
+        # D = rowsum(dO ∘ O) = Σ_j P_ij dP_ij, summed from P and dP (tighter than from O's enclosure):
+        # |D_computed − D| ≤ (γ + π)·Σ_j P̂|dP̂| + (1 + π)·η + tiny (Σ_j P = 1)
+        pdp = p * dp
+        both, kd = chunked_matmul(np.concatenate([pdp, np.abs(pdp)], axis=0), np.ones((Sk, 1)), K_CHUNK)
+        dsum, pabs = both[:R, 0], both[R:, 0]
+        derr = SAFETY * ((gamma(kd + 1) + pi) * pabs / (1 - gamma(kd)) + (1 + pi) * eta) + FLOOR
+    else:
+        dp, dp_err, d_h, d_l, d_err = stats
+        eta = SAFETY * (U * np.abs(dp).max(axis=1, initial=0.0) * (1 + 2 * U) + dp_err) + FLOOR
+        with np.errstate(invalid="ignore"):
+            dsum = np.where(live, d_h + d_l, 0.0)       # one rounding: u·|dsum|
+            derr = np.where(live, SAFETY * (d_err + U * np.abs(dsum) * (1 + 2 * U)) + FLOOR, 0.0)
+        derr = np.where(np.isnan(derr), np.inf, derr)
     gmat = dp - dsum[:, None]
     gmax = np.abs(gmat).max(axis=1, initial=0.0)
     gerr = SAFETY * (eta + derr + U * gmax * (1 + 2 * U)) + FLOOR
@@ -393,7 +441,7 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     # |dS_computed − dS| ≤ (u + π)(1 + 4u)|dS| + (1 + π)·g·P + tiny
     r1 = (U + pi) * (1 + 4 * U)
     r2 = (1 + pi) * gerr
-    tiny = 2.0 ** -1000 * (1 + gmax + gerr)
+    tiny = p_abs * (1 + gmax + gerr)
     # dQ
     y, k1 = chunked_matmul(ds, k, K_CHUNK)
     g1 = gamma(k1)
@@ -422,7 +470,7 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     gr = gamma(kr)
     zv = (gr + pi)[:, None] * p
     zvd, kz = chunked_matmul(zv.T, absdo, K_CHUNK)
-    dv_bound = zvd / (1 - gamma(kz)) + R * 2.0 ** -1000 * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
+    dv_bound = zvd / (1 - gamma(kz)) + float(p_abs.sum()) * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
     dv_scale = p.T @ absdo
     return Backward(dq, dq_bound, dq_scale, dk, dk_bound, np.abs(dk), dk_scale, dv, dv_bound, np.abs(dv),
                     dv_scale)
