@@ -438,40 +438,46 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     ds = p * gmat
     ds[~live] = 0.0
     absds = np.abs(ds)
-    # |dS_computed − dS| ≤ (u + π)(1 + 4u)|dS| + (1 + π)·g·P + tiny
-    r1 = (U + pi) * (1 + 4 * U)
-    r2 = (1 + pi) * gerr
+    # |dS_computed − dS| ≤ r1_i·|dS_computed| + r2_i·P̂ + tiny_i, r1 = (u + π)(1 + 4u), r2 = (1 + π)·g.
+    # The bounds of the three products below are Σ(γ + r1)|dS̃||x| + Σ r2·P̂|x| (x = k, q; and
+    # Σ(γ + π)P̂|dO| for dV). r1 and r2 are per query row, so these are the condition scales
+    # Σ|dS̃||x| and Σ P̂|x| weighted by row: exactly per row for dQ (a row of the result), and for
+    # dK, dV (a sum over rows) r1 by its largest value in the block, which hardly varies across
+    # rows (π is about 2u once the row statistics are double-float), r2 exactly (a product with
+    # r2·|q|). Every product here has nonnegative terms, so its computed value is at least
+    # (1 − γ_m) times the exact one (m its inner length): dividing by 1 − γ_m makes it an upper bound.
+    r1 = np.where(live, (U + pi) * (1 + 4 * U), 0.0)
+    r2 = np.where(live, (1 + pi) * gerr, 0.0)
     tiny = p_abs * (1 + gmax + gerr)
     # dQ
     y, k1 = chunked_matmul(ds, k, K_CHUNK)
     g1 = gamma(k1)
     absk = np.abs(k)
-    zq = (g1 + r1)[:, None] * absds + r2[:, None] * p
-    bq = zq @ absk                    # only a bound: its own rounding is covered by 1/(1 − γ_m)
-    kb = Sk
+    sq = absds @ absk                 # Σ_j |dS̃_ij||k_j|, the scale of dQ (without τ)
+    tq = p @ absk                     # Σ_j P̂_ij |k_j|
+    bq = ((g1 + r1)[:, None] * sq + r2[:, None] * tq) / (1 - gamma(Sk))
     kabs_col = absk.max(axis=0, initial=0.0)
     dq = tau * y
-    dq_bound = SAFETY * (tau * (1 + tau_rel) * (1 + U) * (bq / (1 - gamma(kb)) + (tiny * Sk)[:, None] * kabs_col[None, :])
+    dq_bound = SAFETY * (tau * (1 + tau_rel) * (1 + U) * (bq + (tiny * Sk)[:, None] * kabs_col[None, :])
                          + (2 * U + tau_rel * (1 + 2 * U)) * np.abs(dq)) + FLOOR
-    dq_scale = absds @ absk
+    dq_scale = sq
     dq_scale *= tau
     dq[~live] = 0.0
     dq_bound[~live] = 0.0
     # dK, dV partials over this block's rows (inner dimension R)
     absq = np.abs(q)
     absdo = np.abs(do)
+    Dv = do.shape[1]
+    g_r = 1 - gamma(max(R, 1))
     dk, kr = chunked_matmul(ds.T, q, K_CHUNK)
-    gr = gamma(kr)
-    zk = (gr + r1)[:, None] * absds + r2[:, None] * p
-    zkq, kz = chunked_matmul(zk.T, absq, K_CHUNK)
-    dk_bound = zkq / (1 - gamma(kz)) + float(tiny.sum()) * absq.max(axis=0, initial=0.0)[None, :] + FLOOR
-    dk_scale = absds.T @ absq
+    w1 = float((gamma(kr) + r1).max(initial=0.0))
+    dk_scale = absds.T @ absq         # Σ_i |dS̃_ij||q_i| (unscaled)
+    pt = p.T @ np.concatenate([absdo, r2[:, None] * absq], axis=1)
+    dv_scale, tk = pt[:, :Dv], pt[:, Dv:]   # Σ_i P̂_ij|dO_i| and Σ_i r2_i P̂_ij |q_i|
+    dk_bound = (w1 * dk_scale + tk) / g_r + float(tiny.sum()) * absq.max(axis=0, initial=0.0)[None, :] + FLOOR
     dv, kr = chunked_matmul(p.T, do, K_CHUNK)
-    gr = gamma(kr)
-    zv = (gr + pi)[:, None] * p
-    zvd, kz = chunked_matmul(zv.T, absdo, K_CHUNK)
-    dv_bound = zvd / (1 - gamma(kz)) + float(p_abs.sum()) * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
-    dv_scale = p.T @ absdo
+    wv = float((gamma(kr) + pi).max(initial=0.0))
+    dv_bound = wv * dv_scale / g_r + float(p_abs.sum()) * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
     return Backward(dq, dq_bound, dq_scale, dk, dk_bound, np.abs(dk), dk_scale, dv, dv_bound, np.abs(dv),
                     dv_scale)
 
