@@ -459,9 +459,25 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
     if do is not None:
         out["dQ"] = dQ
         out["scale.dQ"] = scale_dq
-        out["kv"] = acc
+        # the bounds travel as float32 rounded up (half the bytes of a task's result, which is
+        # seq_k × d whatever the task's rows); the sums and scales as they are
+        out["kv"] = None if acc is None else [acc[0], _up32(acc[1]), acc[2], acc[3], _up32(acc[4]), acc[5]]
         out["rowstats"] = rowstats[0].concat(rowstats) if rowstats else None
     return out
+
+
+def _up32(a: np.ndarray) -> np.ndarray:
+    """float32 values at least ``a`` (nonnegative bounds): each rounded, then moved up one float32
+    where the rounding went down; inf above float32's range, NaN stays NaN.
+
+    >>> _up32(np.array([0.1, 2.0 ** -1000, 0.0])).tolist() == [float(np.float32(0.1)), 2.0 ** -149, 0.0]
+    True
+    """
+    with np.errstate(over="ignore"):
+        b = a.astype(np.float32)
+    low = b.astype(np.float64) < a
+    b[low] = np.nextafter(b[low], np.float32(np.inf))
+    return b
 
 
 def _fused(P: Problem) -> bool:
@@ -1051,7 +1067,10 @@ def _tasks(P: Problem, workers: int) -> list[tuple[int, int, int, int]]:
     B, H, Sq, Sk, D, Dv = P.shape
     R = P.block_rows()
     total_blocks = B * H * math.ceil(Sq / R)
-    per = max(1, math.ceil(total_blocks / max(4 * workers, 1)))     # four tasks per worker: load balance
+    # four tasks per worker for load balance; two with gradients, where every task sends back
+    # dK and dV partials of seq_k × d whatever its rows
+    share = 2 if P.do is not None else 4
+    per = max(1, math.ceil(total_blocks / max(share * workers, 1)))
     tasks = []
     for b in range(B):
         for h in range(H):
@@ -1106,7 +1125,7 @@ def compute(P: Problem, *, workers: Optional[int] = None, client: Any = None, sc
                 if res["kv"] is not None:
                     key = (b, h // P.group)
                     if key not in kv:
-                        kv[key] = [np.array(a) for a in res["kv"]]
+                        kv[key] = [np.array(a, dtype=np.float64) for a in res["kv"]]
                     else:
                         for a_, c in zip(kv[key], res["kv"]):
                             a_ += c
