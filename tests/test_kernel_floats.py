@@ -232,3 +232,52 @@ def test_double_float_matmul_over_a_long_row_is_within_its_bound_and_far_below_f
             assert abs(got - exact) <= Fraction(err[i, c])
     scale = np.abs(ah).max() * np.abs(r).max()
     assert float((err - np.abs(a_err) @ np.abs(r)).max()) < 2.0 ** -55 * scale
+
+
+def _dd_pairs(rng, shape, spread):
+    """Normalised double-float pairs (|lo| ≤ u|hi|) with magnitudes spread over 2^±spread."""
+    hi = rng.standard_normal(shape) * np.exp2(rng.uniform(-spread, spread, shape))
+    lo = hi * rng.uniform(-1, 1, shape) * 2.0 ** -53
+    hi, lo = hi + lo, (hi - (hi + lo)) + lo      # Fast2Sum: a normalised pair
+    return hi, lo
+
+
+@pytest.mark.parametrize("case", ["random", "cancelling", "one term", "near underflow", "huge and tiny"])
+def test_quantized_row_sums_and_dots_are_within_their_bound(case):
+    """dd_rowsum (exact sums of the high parts rounded to one quantum per row) and dd_rowdot
+    (TwoProd then those sums), against exact rational sums; the bound must hold on rows that
+    cancel to almost nothing, a single term, entries near underflow and rows spanning 2^±600, and
+    stay about 2⁻⁶⁰ of the sum of magnitudes on ordinary rows."""
+    from symattn.exact import reference_dd as dd
+
+    rng = np.random.default_rng(21)
+    R, m = 5, 700
+    ah, al = _dd_pairs(rng, (R, m), 3)
+    bh, bl = _dd_pairs(rng, (R, m), 3)
+    if case == "cancelling":
+        ah[:, m // 2:] = -ah[:, :m // 2] * (1 + 2.0 ** -50)
+        al[:, m // 2:] = -al[:, :m // 2]
+        bh[:] = 1.0
+        bl[:] = 0.0
+    elif case == "one term":
+        ah, al, bh, bl = ah[:, :1], al[:, :1], bh[:, :1], bl[:, :1]
+    elif case == "near underflow":
+        ah *= 2.0 ** -1000
+        al *= 2.0 ** -1000
+    elif case == "huge and tiny":
+        ah *= np.exp2(rng.integers(-600, 600, ah.shape))
+        al = np.zeros_like(ah)
+    sh, sl, err = dd.dd_rowsum(ah, al)
+    th, tl, terr, tabs = dd.dd_rowdot(ah, al, bh, bl)
+    for i in range(ah.shape[0]):
+        A = [Fraction(x) + Fraction(y) for x, y in zip(ah[i].tolist(), al[i].tolist())]
+        B = [Fraction(x) + Fraction(y) for x, y in zip(bh[i].tolist(), bl[i].tolist())]
+        exact = sum(A)
+        assert abs(Fraction(sh[i]) + Fraction(sl[i]) - exact) <= Fraction(err[i]), (case, i)
+        dot = sum(a * b for a, b in zip(A, B))
+        assert abs(Fraction(th[i]) + Fraction(tl[i]) - dot) <= Fraction(terr[i]), (case, i)
+        assert Fraction(tabs[i]) >= sum(abs(Fraction(x) * Fraction(y)) for x, y in zip(ah[i].tolist(), bh[i].tolist()))
+        if case in ("random", "cancelling"):
+            mag = float(np.abs(ah[i]).sum())
+            assert err[i] < 2.0 ** -60 * mag and terr[i] < 2.0 ** -60 * float(np.abs(ah[i] * bh[i]).sum())
+    assert np.all(np.isfinite(err)) and np.all(np.isfinite(terr))

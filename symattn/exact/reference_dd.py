@@ -36,7 +36,7 @@ from flint import arb
 from .reference_exact import workprec as _prec
 from .reference_fast import FLOOR, SAFETY, U, _norms_up, gamma, make_side, split_rows
 
-__all__ = ["two_sum", "fast_two_sum", "two_prod", "dd_exp", "DD_EXP_RHO", "dd_scores", "dd_rowsum", "dd_product",
+__all__ = ["two_sum", "fast_two_sum", "two_prod", "dd_exp", "DD_EXP_RHO", "dd_scores", "dd_rowsum", "dd_rowdot", "dd_product",
            "dd_split_product", "RowStats", "RowsDD"]
 
 _SPLITTER = 134217729.0  # 2^27 + 1
@@ -191,26 +191,69 @@ def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def dd_rowsum(h: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Σ_j (h_ij + lo_ij) per row as a double-float, and a bound on its error.
 
-    The h parts are added by a pairwise tree of TwoSums (exact); the rounding errors of the tree
-    and the lo parts are then added in float64 (any order: γ_n of their magnitudes).
+    The h parts are summed exactly by rounding each to a multiple of one quantum per row:
+    with 2^E > 2m·max_j|h_ij| (m terms) and q = 2^(E − 52), C = 1.5·2^E, fl(h + C) lies in
+    [2^E, 2^(E+1)] where the spacing is q, so hi = fl(h + C) − C (exact, Sterbenz) is h rounded to
+    a multiple of q and h − hi is exact. Every partial sum of the hi is a multiple of q below
+    m(max|h| + q/2) < 2^(E+1) = 2^53·q, so their sum is exact in any order. The remainders
+    r = (h − hi) + lo (|h − hi| ≤ q/2) are summed in float64: one rounding each and any order of
+    summation, γ_(m+1)·Σ|r|. (E is at least −1000, so q stays representable.)
+
+    >>> h = np.array([[1.0, 2.0 ** -60, 3.0]]); lo = np.array([[2.0 ** -70, 0.0, -(2.0 ** -80)]])
+    >>> sh, sl, b = dd_rowsum(h, lo)
+    >>> float(sh[0]), float(sl[0]) == 2.0 ** -60 + 2.0 ** -70 - 2.0 ** -80, bool(b[0] < 2.0 ** -100)
+    (4.0, True, True)
     """
     R, m = h.shape
-    cur = h
-    errs = []
-    while cur.shape[1] > 1:
-        if cur.shape[1] % 2:
-            cur = np.concatenate([cur, np.zeros((R, 1))], axis=1)
-        s, e = two_sum(cur[:, 0::2], cur[:, 1::2])
-        errs.append(e)
-        cur = s
-    hi = cur[:, 0] if m else np.zeros(R)
-    allerr = np.concatenate(errs + [lo], axis=1) if errs else lo
-    small = allerr.sum(axis=1)
-    mag = np.abs(allerr).sum(axis=1)
-    n = allerr.shape[1]
-    sh, sl = two_sum(hi, small)
-    bound = SAFETY * (gamma(n) * mag * (1 + gamma(n))) + FLOOR
-    return sh, sl, bound
+    if m == 0:
+        z = np.zeros(R)
+        return z, z.copy(), z.copy() + FLOOR
+    with np.errstate(over="ignore", invalid="ignore"):
+        M = np.maximum(h.max(axis=1), -h.min(axis=1))
+        fin = np.isfinite(M) & np.isfinite(2.0 * m * M)
+        _, E = np.frexp(np.where(fin, 2.0 * m * M, 1.0))
+        E = np.maximum(E, -1000)
+        C = np.ldexp(np.full(R, 1.5), E)[:, None]
+        hi = h + C
+        hi -= C
+        s_hi = hi.sum(axis=1)                 # exact
+        r = h - hi                            # exact
+        r += lo
+        s_r = r.sum(axis=1)
+        np.abs(r, out=r)
+        a_r = r.sum(axis=1) / (1 - gamma(m))
+    sh, sl = two_sum(s_hi, s_r)
+    bound = SAFETY * gamma(m + 1) * a_r + FLOOR
+    return sh, sl, np.where(fin & np.isfinite(bound), bound, np.inf)
+
+
+def dd_rowdot(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Σ_j (a_h + a_l)(b_h + b_l) per row as a double-float, a bound on its error, and an upper
+    bound on Σ_j |a_h b_h|; for pairs with |a_l| ≤ u|a_h| and |b_l| ≤ u|b_h| (normalised
+    double-floats; a subnormal low part may be off that by 2⁻¹⁰⁷⁵).
+
+    t + e = a_h·b_h exactly (TwoProd); the low part w = fl(e + fl(fl(a_h b_l) + fl(a_l b_h))) drops
+    a_l b_l and rounds three times. With P = |a_h b_h|: |a_h b_l|, |a_l b_h| ≤ uP, |e| ≤ u|t|,
+    |w| ≤ 3uP(1 + 3u), so |w − (e + a_h b_l + a_l b_h + a_l b_l)| ≤ u|w| + u·2uP(1 + u)² + 2u²P + u²P
+    ≤ 8u²P(1 + 5u), plus 2⁻¹⁰⁷⁴ per product near underflow; P ≤ |t|/(1 − u). The row sums of
+    t + w are those of :func:`dd_rowsum`.
+
+    >>> a = np.array([[1.5, 2.0 ** -30]]); b = np.array([[1.0 + 2.0 ** -40, 3.0]])
+    >>> sh, sl, err, ab = dd_rowdot(a, np.zeros_like(a), b, np.zeros_like(b))
+    >>> float(sh[0]) + float(sl[0]) == 1.5 + 1.5 * 2.0 ** -40 + 3 * 2.0 ** -30, bool(err[0] < 2.0 ** -100)
+    (True, True)
+    """
+    R, m = ah.shape
+    t, e = two_prod(ah, bh)
+    w = ah * bl
+    w += al * bh
+    w += e
+    sh, sl, sb = dd_rowsum(t, w)
+    abs_t = np.abs(t).sum(axis=1) / (1 - gamma(max(m, 1)))   # ≥ Σ|t|
+    bmax = np.maximum(bh.max(axis=1, initial=0.0), -bh.min(axis=1, initial=0.0)) if m else np.zeros(R)
+    err = sb + SAFETY * (8 * U * U * (1 + 5 * U) / (1 - U) * abs_t + m * 2.0 ** -1070 * (1 + bmax)) + FLOOR
+    return sh, sl, np.where(np.isfinite(err), err, np.inf), abs_t * (1 + gamma(3))
 
 
 def dd_product(ah: np.ndarray, al: np.ndarray, bh: np.ndarray, bl: np.ndarray) \
@@ -450,11 +493,9 @@ class RowsDD:
         if do is None:
             return
         self.dph, self.dpl, self.dperr = dd_split_product(do, vside)
-        th, tl, tb = dd_product(self.eh, self.el, self.dph, self.dpl)
-        sh, sl, sb = dd_rowsum(th, tl)
-        abs_edp = np.abs(th).sum(axis=1) * (1 + gamma(m + 2))
+        sh, sl, sb, abs_edp = dd_rowdot(self.eh, self.el, self.dph, self.dpl)
         esum = (lh + np.abs(ll)) * (1 + 4 * U)
-        t_err = sb + tb.sum(axis=1) * (1 + gamma(m)) + self.eps * abs_edp * (1 + 4 * U) \
+        t_err = sb + self.eps * abs_edp * (1 + 4 * U) \
             + (esum + m * 2.0 ** -999) * self.dperr + m * 2.0 ** -999 * np.abs(self.dph).max(axis=1, initial=0.0)
         dh, dl, dc = dd_div(sh, sl, lh, ll)
         lo = lh * (1 - 2.0 ** -50) - self.l_err
