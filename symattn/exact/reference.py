@@ -393,6 +393,8 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
     refs: dict[int, float] = {}
     fused = _fused(P)
     rowstats = []
+    if fused:
+        vext, absk = rf.extend_v(v), np.abs(k)
     for s0 in range(r0, r1, R):
         rows = np.arange(s0, min(s0 + R, r1))
         sl = slice(s0 - r0, s0 - r0 + len(rows))
@@ -403,7 +405,8 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             add_h, add_l, allowed = P.additive_dd(b, h, rows)
             blk = dd.RowsDD(q[rows], do[rows], kside, vside, tau_h, tau_l, add_h, add_l, allowed, None)
             rowstats.append(blk.stats())
-            f = rf.forward_from(blk.eh, blk.e_rel(), 2.0 ** -998, blk.ref, blk.live, v, (blk.lh, blk.ll, blk.l_err))
+            f = rf.forward_from(blk.eh, blk.e_rel(), 2.0 ** -998, blk.ref, blk.live, v, (blk.lh, blk.ll, blk.l_err),
+                                vext)
             del add_h, add_l
         else:
             add, add_exact, allowed = P.additive(b, h, rows)
@@ -424,7 +427,8 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
                 refs[int(rows[r])] = float(f.ref[r])
         if do is not None:
             pre = (blk.dph, blk.dperr, blk.dh, blk.dl, blk.d_err) if fused else None
-            bw = rf.backward(f, q[rows], k, vside, v, do[rows], P.tau.value, P.tau.rel_error, pre)
+            bw = rf.backward(f, q[rows], k, vside, v, do[rows], P.tau.value, P.tau.rel_error, pre,
+                             absk if fused else None)
             if fused:
                 del blk, pre
             if P.conv.masked_rows == "nan":

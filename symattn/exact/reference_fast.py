@@ -317,13 +317,20 @@ def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: fl
     return _forward_tail(e, eps, 2.0 ** -1000, ref, masked, smax_abs, v)
 
 
+def extend_v(v: np.ndarray) -> np.ndarray:
+    """[V | |V| | 1]: one product with it gives O's numerator, its scale and the row sum."""
+    return np.concatenate([v, np.abs(v), np.ones((v.shape[0], 1))], axis=1)
+
+
 def _forward_tail(e: np.ndarray, eps: np.ndarray, e_abs: float, ref: np.ndarray, masked: np.ndarray,
-                  smax_abs: np.ndarray, v: np.ndarray) -> Forward:
-    """O and L from ê with |ê − exp(s − ref)| ≤ eps·exp(s − ref) + e_abs entrywise."""
+                  smax_abs: np.ndarray, v: np.ndarray, vext: Optional[np.ndarray] = None) -> Forward:
+    """O and L from ê with |ê − exp(s − ref)| ≤ eps·exp(s − ref) + e_abs entrywise; ``vext`` may
+    hold :func:`extend_v` of v, made once for many row blocks."""
     R, Sk = e.shape
     dv = v.shape[1]
-    absv = np.abs(v)
-    vext = np.concatenate([v, absv, np.ones((Sk, 1))], axis=1)
+    if vext is None:
+        vext = extend_v(v)
+    absv = vext[:, dv:2 * dv]
     y, kk = chunked_matmul(e, vext, K_CHUNK)
     g = gamma(kk)
     n_hat, a_hat, l_hat = y[:, :dv], y[:, dv:2 * dv], y[:, 2 * dv]
@@ -352,7 +359,8 @@ def _forward_tail(e: np.ndarray, eps: np.ndarray, e_abs: float, ref: np.ndarray,
 
 
 def forward_from(e: np.ndarray, e_rel: np.ndarray, e_abs: float, ref: np.ndarray, live: np.ndarray,
-                 v: np.ndarray, l_dd: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Forward:
+                 v: np.ndarray, l_dd: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 vext: Optional[np.ndarray] = None) -> Forward:
     """The fast path's forward pass from exponentials made elsewhere (the double-float tier's
     :class:`~symattn.exact.reference_dd.RowsDD`, when it runs over every row anyway).
 
@@ -364,7 +372,7 @@ def forward_from(e: np.ndarray, e_rel: np.ndarray, e_abs: float, ref: np.ndarray
     formed as in :func:`forward` (numerator and row sum from one chunked product).
     """
     masked = ~live
-    f = _forward_tail(e, e_rel, e_abs, ref, masked, np.abs(ref), v)
+    f = _forward_tail(e, e_rel, e_abs, ref, masked, np.abs(ref), v, vext)
     lh, ll, lerr = l_dd
     with np.errstate(invalid="ignore", over="ignore"):
         l_hat = lh + ll
@@ -397,13 +405,15 @@ class Backward:
 
 
 def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndarray, do: np.ndarray,
-             tau: float, tau_rel: float, stats: Optional[tuple] = None) -> Backward:
+             tau: float, tau_rel: float, stats: Optional[tuple] = None,
+             absk: Optional[np.ndarray] = None) -> Backward:
     """dQ, and this block's parts of dK and dV, for upstream gradient ``do``, with bounds.
 
     dP = dO·Vᵀ, D = rowsum(dO ∘ O), dS = P ∘ (dP − D), dQ = τ·dS·K, dK = τ·dSᵀ·Q, dV = Pᵀ·dO.
     ``stats`` = (dP_h, dP_err, D_h, D_l, D_err) from the double-float tier, when it ran over
     these rows (:func:`forward_from`): dP_h is dP rounded once (|dP_h − dP| ≤ u|dP_h| + dP_err
-    per row) and D = D_h + D_l within D_err, so dP and D are not formed again here.
+    per row) and D = D_h + D_l within D_err, so dP and D are not formed again here. ``absk``
+    may hold |k|, made once for many row blocks.
     """
     R, D = q.shape
     Sk = k.shape[0]
@@ -452,7 +462,7 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     # dQ
     y, k1 = chunked_matmul(ds, k, K_CHUNK)
     g1 = gamma(k1)
-    absk = np.abs(k)
+    absk = np.abs(k) if absk is None else absk
     sq = absds @ absk                 # Σ_j |dS̃_ij||k_j|, the scale of dQ (without τ)
     tq = p @ absk                     # Σ_j P̂_ij |k_j|
     bq = ((g1 + r1)[:, None] * sq + r2[:, None] * tq) / (1 - gamma(Sk))
