@@ -83,7 +83,8 @@ def _constants() -> tuple[float, float, float, float, np.ndarray, np.ndarray]:
         m, e = math.frexp(float(c.mid()))
         c1 = math.ldexp(math.floor(math.ldexp(m, 32)), e - 32)      # 32 significant bits
         rest = c - arb(c1)
-        c2 = float(rest.mid())
+        m2, e2 = math.frexp(float(rest.mid()))
+        c2 = math.ldexp(math.floor(math.ldexp(m2, 32)), e2 - 32)   # 32 bits too: k·C2 is exact
         c3 = float((rest - arb(c2)).mid())
         th, tl = [], []
         for j in range(256):
@@ -95,7 +96,6 @@ def _constants() -> tuple[float, float, float, float, np.ndarray, np.ndarray]:
 
 
 _INV, _C1, _C2, _C3, _TH, _TL = _constants()
-_C2_SPLIT = _split(np.array(_C2))
 _TH_SPLIT = _split(_TH)
 _COEF = [1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720]
 _XMIN = -700.0
@@ -104,8 +104,8 @@ _XMIN = -700.0
 def _dd_exp_bound() -> float:
     """Relative error bound of :func:`dd_exp` for x ≥ −700 (in ball arithmetic, rounded up).
 
-    With |xh| ≤ 700 (so ulp(xh) ≤ 2⁻⁴³ and |xl| ≤ 2⁻⁴³), |k| < 2¹⁸: k·C1 is exact (32-bit C1),
-    TwoSum and TwoProd are exact, and the four float operations forming rl act on numbers below
+    With |xh| ≤ 700 (so ulp(xh) ≤ 2⁻⁴³ and |xl| ≤ 2⁻⁴³), |k| < 2¹⁸: k·C1 and k·C2 are exact
+    (32-bit C1 and C2; C3 holds the rest of ln 2/256 to 53 bits), TwoSum and TwoProd are exact, and the four float operations forming rl act on numbers below
     3·2⁻⁴³, so rh + rl is within 2⁻⁹⁰ + |k|·|ln2/256 − C1 − C2 − C3| of x − k·ln2/256, whose size is
     at most R = ln2/512 + 2⁻⁴⁰. e^{rh + rl} = 1 + rh + rl + q + rl(rh + q) + O(rl²) with
     q = e^{rh} − 1 − rh: Horner's rule for q (float coefficients) is bounded by the running-error
@@ -167,9 +167,8 @@ def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarra
     j = ki & 255
     big = (ki - j) >> 8
     a, b = two_sum(xh, -(k * _C1))
-    c, d = two_prod(k, _C2, _C2_SPLIT)
-    rh, e = two_sum(a, -c)
-    rl = (((e + b) + xl) - d) - k * _C3
+    rh, e = two_sum(a, -(k * _C2))          # k·C2 exact: 32-bit C2, |k| < 2^18
+    rl = ((e + b) + xl) - k * _C3
     p = _COEF[-1] * rh
     for co in reversed(_COEF[:-1]):
         p = (p + co) * rh if co is not _COEF[0] else p + co
