@@ -1188,14 +1188,17 @@ def _kv_dd(P: Problem, pending: dict, vals: dict, stats: Counter, runner: Any, r
                 hh, ll = ph, pl
             value = hh + ll
             bound = rf.SAFETY * (bb + rf.U * np.abs(value)) + rf.FLOOR
-            for j, c, fmt in lst:
-                t = where[j]
-                r, ok = rf.decide(np.array([value[t, c]]), np.array([bound[t, c]]), fmt, zero_sign=False)
-                if ok[0]:
-                    vals[name][fmt.name][b, g, j, c] = r[0]
-                    stats[f"{name}.{fmt.name}.double_float"] += 1
-                else:
-                    nxt.setdefault(key, {}).setdefault(name, []).append((j, c, fmt))
+            for fmt in [f for f in P.formats if any(x == f for _, _, x in lst)]:   # one decision per format
+                entries = [(j, c) for j, c, f in lst if f == fmt]
+                ts = np.array([where[j] for j, _ in entries])
+                cs = np.array([c for _, c in entries])
+                r, ok = rf.decide(value[ts, cs], bound[ts, cs], fmt, zero_sign=False)
+                for (j, c), rv, okv in zip(entries, r.tolist(), ok.tolist()):
+                    if okv:
+                        vals[name][fmt.name][b, g, j, c] = rv
+                        stats[f"{name}.{fmt.name}.double_float"] += 1
+                    else:
+                        nxt.setdefault(key, {}).setdefault(name, []).append((j, c, fmt))
     return nxt
 
 
