@@ -160,12 +160,16 @@ def dd_exp(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     small = ~(xh >= _XMIN)
-    xh = np.where(small, 0.0, xh)
-    xl = np.where(small, 0.0, xl)
+    any_small = bool(small.any())
+    if any_small:
+        xh = np.where(small, 0.0, xh)
+        xl = np.where(small, 0.0, xl)
     k = np.rint(xh * _INV)
     ki = k.astype(np.int64)
     j = ki & 255
-    big = (ki - j) >> 8
+    # 2^big (big = ⌊k/256⌋ ≥ −1010 here, a normal number) from its bits: multiplying by it is
+    # exact, or rounds a subnormal result once as ldexp would
+    scale = ((ki >> 8) + 1023 << 52).view(np.float64)
     a, b = two_sum(xh, -(k * _C1))
     rh, e = two_sum(a, -(k * _C2))          # k·C2 exact: 32-bit C2, |k| < 2^18
     rl = ((e + b) + xl) - k * _C3
@@ -173,17 +177,19 @@ def _dd_exp_piece(xh: np.ndarray, xl: np.ndarray) -> tuple[np.ndarray, np.ndarra
     for co in reversed(_COEF[:-1]):
         p = (p + co) * rh if co is not _COEF[0] else p + co
     q = rh * rh * p
-    s1, s2 = fast_two_sum(np.ones_like(rh), rh)
+    s1 = 1.0 + rh                           # Fast2Sum(1, rh): |rh| < 1
+    s2 = rh - (s1 - 1.0)
     t = s2 + (rl + (q + rl * (rh + q)))
     e1, e2 = fast_two_sum(s1, t)
     th, tl = _TH[j], _TL[j]
     ph, pe = two_prod(e1, th, (_TH_SPLIT[0][j], _TH_SPLIT[1][j]))   # the same exact error term either way
     pl = pe + (th * e2 + tl * e1)
     oh, ol = fast_two_sum(ph, pl)
-    oh = np.ldexp(oh, big)
-    ol = np.ldexp(ol, big)
-    oh[small] = 0.0
-    ol[small] = 0.0
+    oh *= scale
+    ol *= scale
+    if any_small:
+        oh[small] = 0.0
+        ol[small] = 0.0
     return oh, ol
 
 
