@@ -141,7 +141,7 @@ def _dd_exp_bound() -> float:
 
 #: |dd_exp(x) − eˣ| ≤ DD_EXP_RHO·eˣ + 2⁻¹⁰⁰⁰ for x = xh + xl ≤ 1/2 (entries below −700 give 0)
 DD_EXP_RHO = _dd_exp_bound()
-_PIECE = 8192
+_PIECE = 16384
 #: entries of the row pieces in which :class:`RowsDD` does its elementwise work
 _ROW_PIECE = 1 << 16
 
