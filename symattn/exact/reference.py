@@ -394,14 +394,14 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
     fused = _fused(P)
     rowstats = []
     if fused:
+        from . import reference_dd as dd
+
         vext, absk = rf.extend_v(v), np.abs(k)
+        tau_h, tau_l = _tau_dd(P.tau)
     for s0 in range(r0, r1, R):
         rows = np.arange(s0, min(s0 + R, r1))
         sl = slice(s0 - r0, s0 - r0 + len(rows))
         if fused:
-            from . import reference_dd as dd
-
-            tau_h, tau_l = _tau_dd(P.tau)
             add_h, add_l, allowed = P.additive_dd(b, h, rows)
             blk = dd.RowsDD(q[rows], do[rows], kside, vside, tau_h, tau_l, add_h, add_l, allowed, None)
             rowstats.append(blk.stats())
