@@ -397,6 +397,7 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
         from . import reference_dd as dd
 
         vext, absk = rf.extend_v(v), np.abs(k)
+        vmax = np.abs(v).max(axis=0, initial=0.0)
         tau_h, tau_l = _tau_dd(P.tau)
     for s0 in range(r0, r1, R):
         rows = np.arange(s0, min(s0 + R, r1))
@@ -406,7 +407,7 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             blk = dd.RowsDD(q[rows], do[rows], kside, vside, tau_h, tau_l, add_h, add_l, allowed, None)
             rowstats.append(blk.stats())
             f = rf.forward_from(blk.eh, blk.e_rel(), 2.0 ** -998, blk.ref, blk.live, v, (blk.lh, blk.ll, blk.l_err),
-                                vext)
+                                vext, vmax)
             del add_h, add_l
         else:
             add, add_exact, allowed = P.additive(b, h, rows)
@@ -438,14 +439,9 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             for r in np.flatnonzero(~f.masked):
                 if int(rows[r]) in pend_q:
                     refs[int(rows[r])] = float(f.ref[r])
-            gp = rf.gamma(parts_total)
-            contrib = (bw.dk, bw.dk_bound + gp * bw.dk_abs, bw.dk_scale.astype(np.float32), bw.dv,
-                       bw.dv_bound + gp * bw.dv_abs, bw.dv_scale.astype(np.float32))
             if acc is None:
-                acc = [np.array(c) for c in contrib]
-            else:
-                for a_, c in zip(acc, contrib):
-                    a_ += c
+                acc = rf.KVSum()
+            acc.add(bw)
             stats["parts"] += 1
     if (pend_o or pend_l) and P.fast and P.conv.softcap is None:
         pend_o, pend_l = _dd_forward(P, b, h, g, r0, refs, pend_o, pend_l, O, LSE, stats)
@@ -465,7 +461,8 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
         out["scale.dQ"] = scale_dq
         # the bounds travel as float32 rounded up (half the bytes of a task's result, which is
         # seq_k × d whatever the task's rows); the sums and scales as they are
-        out["kv"] = None if acc is None else [acc[0], _up32(acc[1]), acc[2], acc[3], _up32(acc[4]), acc[5]]
+        kv = None if acc is None else acc.partial(rf.gamma(parts_total))
+        out["kv"] = None if kv is None else [kv[0], _up32(kv[1]), kv[2], kv[3], _up32(kv[4]), kv[5]]
         out["rowstats"] = rowstats[0].concat(rowstats) if rowstats else None
     return out
 

@@ -323,9 +323,10 @@ def extend_v(v: np.ndarray) -> np.ndarray:
 
 
 def _forward_tail(e: np.ndarray, eps: np.ndarray, e_abs: float, ref: np.ndarray, masked: np.ndarray,
-                  smax_abs: np.ndarray, v: np.ndarray, vext: Optional[np.ndarray] = None) -> Forward:
-    """O and L from ê with |ê − exp(s − ref)| ≤ eps·exp(s − ref) + e_abs entrywise; ``vext`` may
-    hold :func:`extend_v` of v, made once for many row blocks."""
+                  smax_abs: np.ndarray, v: np.ndarray, vext: Optional[np.ndarray] = None,
+                  vmax: Optional[np.ndarray] = None) -> Forward:
+    """O and L from ê with |ê − exp(s − ref)| ≤ eps·exp(s − ref) + e_abs entrywise; ``vext`` and
+    ``vmax`` may hold :func:`extend_v` of v and max_j |v_j|, made once for many row blocks."""
     R, Sk = e.shape
     dv = v.shape[1]
     if vext is None:
@@ -334,7 +335,7 @@ def _forward_tail(e: np.ndarray, eps: np.ndarray, e_abs: float, ref: np.ndarray,
     y, kk = chunked_matmul(e, vext, K_CHUNK)
     g = gamma(kk)
     n_hat, a_hat, l_hat = y[:, :dv], y[:, dv:2 * dv], y[:, 2 * dv]
-    vmax = absv.max(axis=0, initial=0.0)
+    vmax = absv.max(axis=0, initial=0.0) if vmax is None else vmax
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_up = a_hat / (1 - g)
         le_up = l_hat / (1 - g)
@@ -360,7 +361,7 @@ def _forward_tail(e: np.ndarray, eps: np.ndarray, e_abs: float, ref: np.ndarray,
 
 def forward_from(e: np.ndarray, e_rel: np.ndarray, e_abs: float, ref: np.ndarray, live: np.ndarray,
                  v: np.ndarray, l_dd: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 vext: Optional[np.ndarray] = None) -> Forward:
+                 vext: Optional[np.ndarray] = None, vmax: Optional[np.ndarray] = None) -> Forward:
     """The fast path's forward pass from exponentials made elsewhere (the double-float tier's
     :class:`~symattn.exact.reference_dd.RowsDD`, when it runs over every row anyway).
 
@@ -372,7 +373,7 @@ def forward_from(e: np.ndarray, e_rel: np.ndarray, e_abs: float, ref: np.ndarray
     formed as in :func:`forward` (numerator and row sum from one chunked product).
     """
     masked = ~live
-    f = _forward_tail(e, e_rel, e_abs, ref, masked, np.abs(ref), v, vext)
+    f = _forward_tail(e, e_rel, e_abs, ref, masked, np.abs(ref), v, vext, vmax)
     lh, ll, lerr = l_dd
     with np.errstate(invalid="ignore", over="ignore"):
         l_hat = lh + ll
@@ -388,20 +389,70 @@ def forward_from(e: np.ndarray, e_rel: np.ndarray, e_abs: float, ref: np.ndarray
 @dataclass
 class Backward:
     """The fast path's backward pass for a block of rows: dQ with bounds, and this block's
-    contributions to dK and dV (Σ over its rows) with bounds."""
+    contributions to dK and dV (Σ over its rows) with what their bounds are made of (summed over
+    blocks by :class:`KVSum`)."""
 
     dq: np.ndarray
     dq_bound: np.ndarray
     dq_scale: np.ndarray
     dk: np.ndarray          # partial Σ_i dS_ij q_i (unscaled by τ)
-    dk_bound: np.ndarray
-    dk_abs: np.ndarray      # |dk| (for the summation bound across blocks)
-    dk_scale: np.ndarray    # Σ_i |dS_ij| |q_i| (condition scale, unscaled)
+    dk_scale: np.ndarray    # Σ_i |dS_ij| |q_i| as computed (condition scale, unscaled)
+    tk: np.ndarray          # Σ_i r2_i P̂_ij |q_i| as computed
+    w1: float               # |dk − exact| ≤ (w1·dk_scale + tk)/g + k_extra
     dv: np.ndarray
-    dv_bound: np.ndarray
-    dv_abs: np.ndarray
-    dv_scale: np.ndarray    # Σ_i p_ij |dO_i|
-    parts: int = 1          # number of block partials summed into dk/dv
+    dv_scale: np.ndarray    # Σ_i P̂_ij |dO_i| as computed
+    wv: float               # |dv − exact| ≤ wv·dv_scale/g + v_extra
+    g: float                # 1 − γ of the products' inner length (their computed values ≥ g·exact)
+    k_extra: np.ndarray     # (D,) absolute terms
+    v_extra: np.ndarray     # (Dv,)
+
+
+class KVSum:
+    """Running sums of row blocks' dK and dV partials and of what their bounds are made of.
+
+    Per block only sums are formed (no bound arrays): Σ_b w1_b·dk_scale_b ≤ max_b w1_b·Σ_b dk_scale_b
+    (nonnegative terms), likewise for dV, and the products' 1/(1 − γ) is applied once with the
+    smallest g. The sums are themselves rounded (each at most u low per addition, nonnegative
+    terms): :meth:`partial` divides them by 1 − γ_blocks.
+    """
+
+    def __init__(self) -> None:
+        self.blocks = 0
+
+    def add(self, bw: Backward) -> None:
+        if self.blocks == 0:
+            self.dk, self.dk_sc, self.tk = bw.dk.copy(), bw.dk_scale.copy(), bw.tk.copy()
+            self.dv, self.dv_sc = bw.dv.copy(), np.array(bw.dv_scale)
+            self.dk_abs, self.dv_abs = np.abs(bw.dk), np.abs(bw.dv)
+            self.w1, self.wv, self.g = bw.w1, bw.wv, bw.g
+            self.k_extra, self.v_extra = bw.k_extra.copy(), bw.v_extra.copy()
+        else:
+            self.dk += bw.dk
+            self.dk_sc += bw.dk_scale
+            self.tk += bw.tk
+            self.dv += bw.dv
+            self.dv_sc += bw.dv_scale
+            np.abs(bw.dk, out=bw.dk)
+            self.dk_abs += bw.dk
+            np.abs(bw.dv, out=bw.dv)
+            self.dv_abs += bw.dv
+            self.w1, self.wv, self.g = max(self.w1, bw.w1), max(self.wv, bw.wv), min(self.g, bw.g)
+            self.k_extra += bw.k_extra
+            self.v_extra += bw.v_extra
+        self.blocks += 1
+
+    def partial(self, gp: float) -> list[np.ndarray]:
+        """[Σ dk, bound, Σ dk scale (float32), Σ dv, bound, Σ dv scale (float32)] of the blocks
+        added; the bounds include gp·Σ|partial| for the later summation of all partials (γ of
+        their number)."""
+        up = 1 / (1 - gamma(self.blocks + 1))
+        kb = (self.w1 * self.dk_sc + self.tk) * (up / self.g)
+        kb += (self.k_extra * up + FLOOR * self.blocks)[None, :]
+        kb += gp * up * self.dk_abs
+        vb = self.dv_sc * (self.wv * up / self.g)
+        vb += (self.v_extra * up + FLOOR * self.blocks)[None, :]
+        vb += gp * up * self.dv_abs
+        return [self.dk, kb, self.dk_sc.astype(np.float32), self.dv, vb, self.dv_sc.astype(np.float32)]
 
 
 def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndarray, do: np.ndarray,
@@ -484,12 +535,11 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     dk_scale = absds.T @ absq         # Σ_i |dS̃_ij||q_i| (unscaled)
     pt = p.T @ np.concatenate([absdo, r2[:, None] * absq], axis=1)
     dv_scale, tk = pt[:, :Dv], pt[:, Dv:]   # Σ_i P̂_ij|dO_i| and Σ_i r2_i P̂_ij |q_i|
-    dk_bound = (w1 * dk_scale + tk) / g_r + float(tiny.sum()) * absq.max(axis=0, initial=0.0)[None, :] + FLOOR
     dv, kr = chunked_matmul(p.T, do, K_CHUNK)
     wv = float((gamma(kr) + pi).max(initial=0.0))
-    dv_bound = wv * dv_scale / g_r + float(p_abs.sum()) * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
-    return Backward(dq, dq_bound, dq_scale, dk, dk_bound, np.abs(dk), dk_scale, dv, dv_bound, np.abs(dv),
-                    dv_scale)
+    k_extra = float(tiny.sum()) * absq.max(axis=0, initial=0.0)
+    v_extra = float(p_abs.sum()) * absdo.max(axis=0, initial=0.0)
+    return Backward(dq, dq_bound, dq_scale, dk, dk_scale, tk, w1, dv, dv_scale, wv, g_r, k_extra, v_extra)
 
 
 def finish_sum(total: np.ndarray, bound_sum: np.ndarray, abs_sum: np.ndarray, parts: int, factor: float,
