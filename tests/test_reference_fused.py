@@ -128,3 +128,22 @@ def test_fused_rows_with_masks_gqa_and_bias_against_the_oracle():
         assert np.array_equal(a.values["dK"][fmt][0], np.array([[round_to(x, fmt) for x in r_] for r_ in dk_sum]))
         assert np.array_equal(a.values["dV"][fmt][0], np.array([[round_to(x, fmt) for x in r_] for r_ in dv_sum]))
     assert a.stats["masked_rows"] == 2 * (n - m)
+
+
+def test_large_inputs_take_the_float64_bound_products_and_stay_correctly_rounded():
+    """Entries of 2⁴⁵ make the float32 bound products unsafe (use_float32 is false): the float64
+    route is taken, and every gradient entry is still the oracle's rounding."""
+    from symattn.exact import reference_fast as rf
+
+    rng = np.random.default_rng(9)
+    n, m, d = 4, 5, 3
+    q = (rng.standard_normal((n, d)) * 2.0 ** -20).astype(np.float32)
+    k = rng.standard_normal((m, d)).astype(np.float32)
+    v = (rng.standard_normal((m, 2)) * 2.0 ** 45).astype(np.float32)
+    do = (rng.standard_normal((n, 2)) * 2.0 ** 45).astype(np.float32)
+    assert not rf.use_float32(m, float(np.abs(do).max()) ** 2)
+    r = sa.reference(q, k, v, grad=do, dtype="float32", workers=1)
+    want, O, L = expected(q, k, v, do, "float32", tau=float(np.float32(1 / math.sqrt(d))))
+    for name in ("dQ", "dK", "dV"):
+        assert np.array_equal(r.values[name]["float32"], want[name]), name
+    assert r.undecided == []
