@@ -232,3 +232,85 @@ def test_double_float_matmul_over_a_long_row_is_within_its_bound_and_far_below_f
             assert abs(got - exact) <= Fraction(err[i, c])
     scale = np.abs(ah).max() * np.abs(r).max()
     assert float((err - np.abs(a_err) @ np.abs(r)).max()) < 2.0 ** -55 * scale
+
+
+def _dd_pairs(rng, shape, spread):
+    """Normalised double-float pairs (|lo| ≤ u|hi|) with magnitudes spread over 2^±spread."""
+    hi = rng.standard_normal(shape) * np.exp2(rng.uniform(-spread, spread, shape))
+    lo = hi * rng.uniform(-1, 1, shape) * 2.0 ** -53
+    hi, lo = hi + lo, (hi - (hi + lo)) + lo      # Fast2Sum: a normalised pair
+    return hi, lo
+
+
+@pytest.mark.parametrize("case", ["random", "cancelling", "one term", "near underflow", "huge and tiny"])
+def test_quantized_row_sums_and_dots_are_within_their_bound(case):
+    """dd_rowsum (exact sums of the high parts rounded to one quantum per row) and dd_rowdot
+    (TwoProd then those sums), against exact rational sums; the bound must hold on rows that
+    cancel to almost nothing, a single term, entries near underflow and rows spanning 2^±600, and
+    stay about 2⁻⁶⁰ of the sum of magnitudes on ordinary rows."""
+    from symattn.exact import reference_dd as dd
+
+    rng = np.random.default_rng(21)
+    R, m = 5, 700
+    ah, al = _dd_pairs(rng, (R, m), 3)
+    bh, bl = _dd_pairs(rng, (R, m), 3)
+    if case == "cancelling":
+        ah[:, m // 2:] = -ah[:, :m // 2] * (1 + 2.0 ** -50)
+        al[:, m // 2:] = -al[:, :m // 2]
+        bh[:] = 1.0
+        bl[:] = 0.0
+    elif case == "one term":
+        ah, al, bh, bl = ah[:, :1], al[:, :1], bh[:, :1], bl[:, :1]
+    elif case == "near underflow":
+        ah *= 2.0 ** -1000
+        al *= 2.0 ** -1000
+    elif case == "huge and tiny":
+        ah *= np.exp2(rng.integers(-600, 600, ah.shape))
+        al = np.zeros_like(ah)
+    sh, sl, err = dd.dd_rowsum(ah, al)
+    th, tl, terr, tabs = dd.dd_rowdot(ah, al, bh, bl)
+    for i in range(ah.shape[0]):
+        A = [Fraction(x) + Fraction(y) for x, y in zip(ah[i].tolist(), al[i].tolist())]
+        B = [Fraction(x) + Fraction(y) for x, y in zip(bh[i].tolist(), bl[i].tolist())]
+        exact = sum(A)
+        assert abs(Fraction(sh[i]) + Fraction(sl[i]) - exact) <= Fraction(err[i]), (case, i)
+        dot = sum(a * b for a, b in zip(A, B))
+        assert abs(Fraction(th[i]) + Fraction(tl[i]) - dot) <= Fraction(terr[i]), (case, i)
+        assert Fraction(tabs[i]) >= sum(abs(Fraction(x) * Fraction(y)) for x, y in zip(ah[i].tolist(), bh[i].tolist()))
+        if case in ("random", "cancelling"):
+            mag = float(np.abs(ah[i]).sum())
+            assert err[i] < 2.0 ** -60 * mag and terr[i] < 2.0 ** -60 * float(np.abs(ah[i] * bh[i]).sum())
+    assert np.all(np.isfinite(err)) and np.all(np.isfinite(terr))
+
+
+@pytest.mark.parametrize("case", ["random", "float32 subnormals", "mixed magnitudes", "zeros and exact"])
+def test_float32_products_give_upper_bounds_of_the_exact_products(case):
+    """upper_from32 (the fast backward's bound and scale products in float32) against exact rational
+    products of the float64 matrices: never below, and within about m·2⁻²³ above on ordinary data
+    (the worst-case rounding of a float32 sum of m terms, a bound on a bound, so harmless);
+    entries that round to float32 subnormals or flush to zero are covered by the absolute term."""
+    rng = np.random.default_rng(31)
+    m = 4096 if case == "random" else 300
+    a = rng.random((3, m)) * np.exp2(rng.uniform(-8, 0, (3, m)))
+    b = rng.random((m, 2)) * 4
+    if case == "float32 subnormals":
+        a = a * 2.0 ** -135                       # below float32's normal range (2⁻¹²⁶)
+        a[0, :5] = 2.0 ** -160                     # below its subnormals: round to 0
+    elif case == "mixed magnitudes":
+        a = a * np.exp2(rng.integers(-60, 30, a.shape))
+        b = b * np.exp2(rng.integers(-30, 9, b.shape))
+    elif case == "zeros and exact":
+        a[:, ::2] = 0.0
+        a = np.round(a * 64) / 64
+        b = np.round(b * 8) / 8
+    amax, bmax = float(a.max()), float(b.max())
+    assert rf.use_float32(m, amax, bmax)
+    up = rf.upper_from32(a.astype(np.float32) @ b.astype(np.float32), m, amax, bmax)
+    for i in range(a.shape[0]):
+        for c in range(b.shape[1]):
+            exact = sum(Fraction(x) * Fraction(y) for x, y in zip(a[i].tolist(), b[:, c].tolist()))
+            assert Fraction(float(up[i, c])) >= exact, (case, i, c)
+            if case in ("random", "zeros and exact"):
+                assert float(up[i, c]) <= float(exact) * (1 + m * 2.0 ** -23) + 1e-30
+    assert not rf.use_float32(m, 2.0 ** 50, 1.0) and not rf.use_float32(1 << 20, 1.0, 1.0)
+    assert not rf.use_float32(m, float("inf"), 1.0) and not rf.use_float32(m, float("nan"), 1.0)

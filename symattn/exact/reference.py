@@ -391,11 +391,27 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
     pend_l: dict[int, list[Format]] = {}
     pend_q: dict[int, list[tuple[int, Format]]] = {}
     refs: dict[int, float] = {}
+    fused = _fused(P)
+    rowstats = []
+    if fused:
+        from . import reference_dd as dd
+
+        vext, absk = rf.extend_v(v), np.abs(k)
+        vmax = np.abs(v).max(axis=0, initial=0.0)
+        tau_h, tau_l = _tau_dd(P.tau)
     for s0 in range(r0, r1, R):
         rows = np.arange(s0, min(s0 + R, r1))
         sl = slice(s0 - r0, s0 - r0 + len(rows))
-        add, add_exact, allowed = P.additive(b, h, rows)
-        f = rf.forward(q[rows], kside, v, P.tau.value, P.tau.rel_error, add, add_exact, allowed, softcap)
+        if fused:
+            add_h, add_l, allowed = P.additive_dd(b, h, rows)
+            blk = dd.RowsDD(q[rows], do[rows], kside, vside, tau_h, tau_l, add_h, add_l, allowed, None)
+            rowstats.append(blk.stats())
+            f = rf.forward_from(blk.eh, blk.e_rel(), 2.0 ** -998, blk.ref, blk.live, v, (blk.lh, blk.ll, blk.l_err),
+                                vext, vmax)
+            del add_h, add_l
+        else:
+            add, add_exact, allowed = P.additive(b, h, rows)
+            f = rf.forward(q[rows], kside, v, P.tau.value, P.tau.rel_error, add, add_exact, allowed, softcap)
         if f.masked.any():
             if P.conv.masked_rows == "error":
                 i = int(rows[np.argmax(f.masked)])
@@ -411,7 +427,11 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             if int(rows[r]) in pend_o or int(rows[r]) in pend_l:
                 refs[int(rows[r])] = float(f.ref[r])
         if do is not None:
-            bw = rf.backward(f, q[rows], k, vside, v, do[rows], P.tau.value, P.tau.rel_error)
+            pre = (blk.dph, blk.dperr, blk.dh, blk.dl, blk.d_err) if fused else None
+            bw = rf.backward(f, q[rows], k, vside, v, do[rows], P.tau.value, P.tau.rel_error, pre,
+                             absk if fused else None)
+            if fused:
+                del blk, pre
             if P.conv.masked_rows == "nan":
                 bw.dq[f.masked] = math.nan
             _decide_block(P, "dQ", bw.dq, bw.dq_bound, f.masked, rows, sl, dQ, pend_q, stats, zero_sign=False)
@@ -419,14 +439,9 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
             for r in np.flatnonzero(~f.masked):
                 if int(rows[r]) in pend_q:
                     refs[int(rows[r])] = float(f.ref[r])
-            gp = rf.gamma(parts_total)
-            contrib = (bw.dk, bw.dk_bound + gp * bw.dk_abs, bw.dk_scale.astype(np.float32), bw.dv,
-                       bw.dv_bound + gp * bw.dv_abs, bw.dv_scale.astype(np.float32))
             if acc is None:
-                acc = [np.array(c) for c in contrib]
-            else:
-                for a_, c in zip(acc, contrib):
-                    a_ += c
+                acc = rf.KVSum()
+            acc.add(bw)
             stats["parts"] += 1
     if (pend_o or pend_l) and P.fast and P.conv.softcap is None:
         pend_o, pend_l = _dd_forward(P, b, h, g, r0, refs, pend_o, pend_l, O, LSE, stats)
@@ -444,8 +459,42 @@ def solve_rows(P: Problem, b: int, h: int, r0: int, r1: int, parts_total: int = 
     if do is not None:
         out["dQ"] = dQ
         out["scale.dQ"] = scale_dq
-        out["kv"] = acc
+        # the bounds travel as float32 rounded up (half the bytes of a task's result, which is
+        # seq_k × d whatever the task's rows); the sums and scales as they are
+        kv = None if acc is None else acc.partial(rf.gamma(parts_total))
+        out["kv"] = None if kv is None else [kv[0], _up32(kv[1]), kv[2], kv[3], _up32(kv[4]), kv[5]]
+        out["rowstats"] = rowstats[0].concat(rowstats) if rowstats else None
     return out
+
+
+def _up32(a: np.ndarray) -> np.ndarray:
+    """float32 values at least ``a`` (nonnegative bounds): each rounded, then moved up one float32
+    where the rounding went down; inf above float32's range, NaN stays NaN.
+
+    >>> _up32(np.array([0.1, 2.0 ** -1000, 0.0])).tolist() == [float(np.float32(0.1)), 2.0 ** -149, 0.0]
+    True
+    """
+    with np.errstate(over="ignore"):
+        b = a.astype(np.float32)
+    low = b.astype(np.float64) < a
+    b[low] = np.nextafter(b[low], np.float32(np.inf))
+    return b
+
+
+def _fused(P: Problem) -> bool:
+    """Whether the float32/float64 backward makes its double-float row statistics in the row pass.
+
+    dK and dV sum over every query row, and their float64 enclosures (about 2⁻⁴⁵ of their scale)
+    leave some float32 entries undecided at long sequences; deciding those needs every row's L and
+    D in double-float (docs/kernels.md), so on such problems a double-float pass over all scores
+    runs anyway. Made in the row pass instead, it shares the scores, the exponentials and dP with
+    the float64 fast path (which then starts from the double-float values: P to about 2u instead
+    of the float64 sum's 2⁻⁴⁶), and the dK/dV pass forms exponentials only on the undecided key
+    columns. Not for 16-bit outputs alone (the float64 path decides their gradients), a softcap
+    (no double-float tanh), or ball arithmetic only.
+    """
+    return (P.do is not None and bool(P.fast) and P.conv.softcap is None
+            and any(fmt.p >= 24 for fmt in P.formats))
 
 
 def _decide_block(P: Problem, name: str, value: np.ndarray, bound: np.ndarray, masked: np.ndarray,
@@ -802,11 +851,12 @@ def solve_kv_exact(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1
     return {"dk": pack(dk_acc), "dv": pack(dv_acc)}
 
 
-def solve_kv_dd(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1: int, cols: Sequence[int]) \
-        -> dict[str, Any]:
+def solve_kv_dd(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1: int, cols: Sequence[int],
+                rowstats: Optional[Mapping[int, Any]] = None) -> dict[str, Any]:
     """Contributions of query rows [r0, r1) of ``heads`` to dK[cols] (without τ) and dV[cols] in the
     double-float tier (:mod:`~symattn.exact.reference_dd`): {"dk": (hi, lo, bound), "dv": ...}.
-    Not for a softcap."""
+    ``rowstats``: {head: :class:`~symattn.exact.reference_dd.RowStats` of rows [r0, r1)} made in the
+    row pass; then only the columns ``cols`` of the scores are formed. Not for a softcap."""
     from . import reference_dd as dd
 
     kside, vside = P.sides(b, g)
@@ -814,6 +864,9 @@ def solve_kv_dd(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1: i
     R = P.block_rows()
     tau_h, tau_l = _tau_dd(P.tau)
     cl = np.asarray(list(cols), dtype=np.int64)
+    if rowstats is not None:
+        kside = rf.make_side(np.ascontiguousarray(P.k[b, g][cl]))
+        vside = rf.make_side(np.ascontiguousarray(v[cl]))
     acc: dict[str, list] = {}
     for h in heads:
         for s0 in range(r0, r1, R):
@@ -821,8 +874,15 @@ def solve_kv_dd(P: Problem, b: int, g: int, heads: Sequence[int], r0: int, r1: i
             q = P.q[b, h][rows]
             do = P.do[b, h][rows]
             add_h, add_l, allowed = P.additive_dd(b, h, rows)
-            blk = dd.RowsDD(q, do, kside, vside, tau_h, tau_l, add_h, add_l, allowed, None)
-            ph, pl, pe, sh, sl, se = blk.ds(cl)
+            if rowstats is None:
+                blk = dd.RowsDD(q, do, kside, vside, tau_h, tau_l, add_h, add_l, allowed, None)
+                ph, pl, pe, sh, sl, se = blk.ds(cl)
+            else:
+                cut = (lambda a: None if a is None else np.ascontiguousarray(a[:, cl]))  # noqa: E731
+                st = rowstats[h].rows(slice(s0 - r0, s0 - r0 + len(rows)))
+                blk = dd.RowsDD(q, do, kside, vside, tau_h, tau_l, cut(add_h), cut(add_l), cut(allowed), None,
+                                stats=st)
+                ph, pl, pe, sh, sl, se = blk.ds()
             dead = ~blk.live           # fully masked rows take no part (their dS and P are 0)
             for a_ in (ph, pl, pe, sh, sl, se):
                 a_[dead] = 0.0
@@ -1008,7 +1068,10 @@ def _tasks(P: Problem, workers: int) -> list[tuple[int, int, int, int]]:
     B, H, Sq, Sk, D, Dv = P.shape
     R = P.block_rows()
     total_blocks = B * H * math.ceil(Sq / R)
-    per = max(1, math.ceil(total_blocks / max(4 * workers, 1)))     # four tasks per worker: load balance
+    # four tasks per worker for load balance; two with gradients, where every task sends back
+    # dK and dV partials of seq_k × d whatever its rows
+    share = 2 if P.do is not None else 4
+    per = max(1, math.ceil(total_blocks / max(share * workers, 1)))
     tasks = []
     for b in range(B):
         for h in range(H):
@@ -1040,6 +1103,7 @@ def compute(P: Problem, *, workers: Optional[int] = None, client: Any = None, sc
             vals["dQ"] = {f.name: np.empty((B, H, Sq, D)) for f in P.formats}
             scales["dQ"] = np.empty((B, H, Sq, D), dtype=np.float32)
         kv: dict[tuple[int, int], list[np.ndarray]] = {}
+        rowstats: dict[tuple[int, int], list] = {}
         masked = 0
         for res in results:
             b, h, r0, r1 = res["b"], res["h"], res["r0"], res["r1"]
@@ -1057,26 +1121,39 @@ def compute(P: Problem, *, workers: Optional[int] = None, client: Any = None, sc
                 scales["LSE"][b, h, r0:r1] = res["scale.LSE"]
             if P.do is not None:
                 scales["dQ"][b, h, r0:r1] = res["scale.dQ"]
+                if res.get("rowstats") is not None:
+                    rowstats.setdefault((b, h), []).append((r0, res["rowstats"]))
                 if res["kv"] is not None:
                     key = (b, h // P.group)
                     if key not in kv:
-                        kv[key] = [np.array(a) for a in res["kv"]]
+                        kv[key] = [np.array(a, dtype=np.float64) for a in res["kv"]]
                     else:
                         for a_, c in zip(kv[key], res["kv"]):
                             a_ += c
         stats["masked_rows"] = masked
         if P.do is not None:
-            _finish_kv(P, kv, vals, scales, stats, undecided, runner)
+            whole = {key: parts[0][1].concat([p for _, p in sorted(parts, key=lambda x: x[0])])
+                     for key, parts in rowstats.items()}
+            _finish_kv(P, kv, vals, scales, stats, undecided, runner, whole)
     finally:
         runner.close()
     return _assemble(P, vals, scales, stats, undecided, runner.describe())
 
 
-def _kv_dd(P: Problem, pending: dict, vals: dict, stats: Counter, runner: Any) -> dict:
-    """The double-float pass over every row for the undecided dK and dV entries; returns what it leaves."""
+def _kv_dd(P: Problem, pending: dict, vals: dict, stats: Counter, runner: Any, rowstats: Mapping) -> dict:
+    """The double-float pass over every row for the undecided dK and dV entries; returns what it leaves.
+
+    With the row statistics of every head (``rowstats``, made in the row pass: :func:`_fused`), a
+    job forms exponentials, dP and dS only on the undecided key columns; without, it makes them
+    over all keys first."""
     from . import reference_dd as dd
 
     jobs, keys = _column_jobs(P, pending, runner)
+    B, H = P.shape[:2]
+    if all((b, h) in rowstats for b in range(B) for h in range(H)):
+        jobs = [(b, g, heads, r0, r1, cols, {h: rowstats[(b, h)].rows(slice(r0, r1)) for h in heads})
+                for b, g, heads, r0, r1, cols in jobs]
+        stats["kv_double_float_columns_only"] += 1
     stats["kv_double_float_passes"] += 1
     parts = runner.map(solve_kv_dd, jobs)
     sums: dict = {}
@@ -1108,14 +1185,17 @@ def _kv_dd(P: Problem, pending: dict, vals: dict, stats: Counter, runner: Any) -
                 hh, ll = ph, pl
             value = hh + ll
             bound = rf.SAFETY * (bb + rf.U * np.abs(value)) + rf.FLOOR
-            for j, c, fmt in lst:
-                t = where[j]
-                r, ok = rf.decide(np.array([value[t, c]]), np.array([bound[t, c]]), fmt, zero_sign=False)
-                if ok[0]:
-                    vals[name][fmt.name][b, g, j, c] = r[0]
-                    stats[f"{name}.{fmt.name}.double_float"] += 1
-                else:
-                    nxt.setdefault(key, {}).setdefault(name, []).append((j, c, fmt))
+            for fmt in [f for f in P.formats if any(x == f for _, _, x in lst)]:   # one decision per format
+                entries = [(j, c) for j, c, f in lst if f == fmt]
+                ts = np.array([where[j] for j, _ in entries])
+                cs = np.array([c for _, c in entries])
+                r, ok = rf.decide(value[ts, cs], bound[ts, cs], fmt, zero_sign=False)
+                for (j, c), rv, okv in zip(entries, r.tolist(), ok.tolist()):
+                    if okv:
+                        vals[name][fmt.name][b, g, j, c] = rv
+                        stats[f"{name}.{fmt.name}.double_float"] += 1
+                    else:
+                        nxt.setdefault(key, {}).setdefault(name, []).append((j, c, fmt))
     return nxt
 
 
@@ -1124,7 +1204,8 @@ def _merge_stats(stats: Counter, other: Mapping[str, Any]) -> None:
         stats[key] = max(stats[key], val) if key.endswith("bits") else stats[key] + val
 
 
-def _finish_kv(P: Problem, kv: dict, vals: dict, scales: dict, stats: Counter, undecided: list, runner: Any) -> None:
+def _finish_kv(P: Problem, kv: dict, vals: dict, scales: dict, stats: Counter, undecided: list, runner: Any,
+               rowstats: Optional[Mapping] = None) -> None:
     B, H, Sq, Sk, D, Dv = P.shape
     Hkv = P.k.shape[1]
     R = P.block_rows()
@@ -1162,7 +1243,7 @@ def _finish_kv(P: Problem, kv: dict, vals: dict, scales: dict, stats: Counter, u
     # first the double-float tier (about 2^-60; not through a softcap), then ball arithmetic at
     # rising precision for what it leaves
     if P.conv.softcap is None and P.fast:
-        pending = _kv_dd(P, pending, vals, stats, runner)
+        pending = _kv_dd(P, pending, vals, stats, runner, rowstats or {})
     for items in pending.values():
         for name, lst in items.items():
             for _, _, fmt in lst:

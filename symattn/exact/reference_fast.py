@@ -267,7 +267,8 @@ class Forward:
     l_hi: np.ndarray
     eps: np.ndarray        # (R,) relative bound of ê against exp(s − m̂)
     masked: np.ndarray     # (R,) rows with no key allowed
-    smax_abs: np.ndarray   # (R,) max |ŝ| over allowed keys
+    smax_abs: np.ndarray   # (R,) max |ŝ| over allowed keys (|ref| from :func:`forward_from`)
+    e_abs: float = 2.0 ** -1000   # absolute part of ê's bound, per entry
 
 
 def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: float,
@@ -313,19 +314,34 @@ def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: fl
     dd = Delta + Delta * Delta
     eps = np.where(Delta <= 0.5, SAFETY * (EXP_RHO + dd + EXP_RHO * dd) / (1 - EXP_RHO), np.inf)
     eps = np.where(np.isfinite(delta), eps, np.inf)
+    return _forward_tail(e, eps, 2.0 ** -1000, ref, masked, smax_abs, v)
+
+
+def extend_v(v: np.ndarray) -> np.ndarray:
+    """[V | |V| | 1]: one product with it gives O's numerator, its scale and the row sum."""
+    return np.concatenate([v, np.abs(v), np.ones((v.shape[0], 1))], axis=1)
+
+
+def _forward_tail(e: np.ndarray, eps: np.ndarray, e_abs: float, ref: np.ndarray, masked: np.ndarray,
+                  smax_abs: np.ndarray, v: np.ndarray, vext: Optional[np.ndarray] = None,
+                  vmax: Optional[np.ndarray] = None) -> Forward:
+    """O and L from ê with |ê − exp(s − ref)| ≤ eps·exp(s − ref) + e_abs entrywise; ``vext`` and
+    ``vmax`` may hold :func:`extend_v` of v and max_j |v_j|, made once for many row blocks."""
+    R, Sk = e.shape
     dv = v.shape[1]
-    absv = np.abs(v)
-    vext = np.concatenate([v, absv, np.ones((Sk, 1))], axis=1)
+    if vext is None:
+        vext = extend_v(v)
+    absv = vext[:, dv:2 * dv]
     y, kk = chunked_matmul(e, vext, K_CHUNK)
     g = gamma(kk)
     n_hat, a_hat, l_hat = y[:, :dv], y[:, dv:2 * dv], y[:, 2 * dv]
-    vmax = absv.max(axis=0, initial=0.0)
+    vmax = absv.max(axis=0, initial=0.0) if vmax is None else vmax
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_up = a_hat / (1 - g)
         le_up = l_hat / (1 - g)
         le_lo = l_hat / (1 + g)
-        abs_n = (Sk * vmax)[None, :] * 2.0 ** -1000 + FLOOR
-        abs_l = Sk * 2.0 ** -1000 + FLOOR
+        abs_n = (Sk * vmax)[None, :] * e_abs + FLOOR
+        abs_l = Sk * e_abs + FLOOR
         ge = (g + eps)[:, None]
         d_n = ge * a_up + abs_n
         d_l = (g + eps) * le_up + abs_l
@@ -340,33 +356,115 @@ def forward(q: np.ndarray, kside: "Side", v: np.ndarray, tau: float, tau_rel: fl
     o[masked] = 0.0
     bound[masked] = 0.0
     scale[masked] = 0.0
-    return Forward(o, bound, scale, e, ref, l_hat, l_lo, l_hi, eps, masked, smax_abs)
+    return Forward(o, bound, scale, e, ref, l_hat, l_lo, l_hi, eps, masked, smax_abs, e_abs)
+
+
+def forward_from(e: np.ndarray, e_rel: np.ndarray, e_abs: float, ref: np.ndarray, live: np.ndarray,
+                 v: np.ndarray, l_dd: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 vext: Optional[np.ndarray] = None, vmax: Optional[np.ndarray] = None) -> Forward:
+    """The fast path's forward pass from exponentials made elsewhere (the double-float tier's
+    :class:`~symattn.exact.reference_dd.RowsDD`, when it runs over every row anyway).
+
+    ``e`` is the high part of a double-float exponential: |e − exp(s − ref)| ≤
+    e_rel·exp(s − ref) + e_abs entrywise (exact scores s). ``l_dd`` = (L_h, L_l, L_err) encloses
+    L = Σⱼ exp(sⱼ − ref) to about 2⁻⁶⁰: the returned enclosure [l_lo, l_hi] of L is that one
+    (rounded outward, widened to hold l_hat = fl(L_h + L_l)), so the backward pass's
+    P = e/l_hat is off by about 2u relative instead of the float64 sum's γ bound. O itself is
+    formed as in :func:`forward` (numerator and row sum from one chunked product).
+    """
+    masked = ~live
+    f = _forward_tail(e, e_rel, e_abs, ref, masked, np.abs(ref), v, vext, vmax)
+    lh, ll, lerr = l_dd
+    with np.errstate(invalid="ignore", over="ignore"):
+        l_hat = lh + ll
+        lo = np.nextafter((l_hat - lerr - U * np.abs(l_hat)) * (1 - 4 * U), -np.inf)
+        hi = np.nextafter((l_hat + lerr + U * np.abs(l_hat)) * (1 + 4 * U), np.inf)
+    ok = live & np.isfinite(lo) & np.isfinite(hi) & (lo > 0)
+    f.l_hat = np.where(ok, l_hat, f.l_hat)
+    f.l_lo = np.where(ok, np.minimum(lo, f.l_hat), f.l_lo)
+    f.l_hi = np.where(ok, np.maximum(hi, f.l_hat), f.l_hi)
+    return f
 
 
 @dataclass
 class Backward:
     """The fast path's backward pass for a block of rows: dQ with bounds, and this block's
-    contributions to dK and dV (Σ over its rows) with bounds."""
+    contributions to dK and dV (Σ over its rows) with what their bounds are made of (summed over
+    blocks by :class:`KVSum`)."""
 
     dq: np.ndarray
     dq_bound: np.ndarray
     dq_scale: np.ndarray
     dk: np.ndarray          # partial Σ_i dS_ij q_i (unscaled by τ)
-    dk_bound: np.ndarray
-    dk_abs: np.ndarray      # |dk| (for the summation bound across blocks)
-    dk_scale: np.ndarray    # Σ_i |dS_ij| |q_i| (condition scale, unscaled)
+    dk_scale: np.ndarray    # Σ_i |dS_ij| |q_i| as computed (condition scale, unscaled)
+    tk: np.ndarray          # Σ_i r2_i P̂_ij |q_i| as computed
+    w1: float               # |dk − exact| ≤ (w1·dk_scale + tk)/g + k_extra
     dv: np.ndarray
-    dv_bound: np.ndarray
-    dv_abs: np.ndarray
-    dv_scale: np.ndarray    # Σ_i p_ij |dO_i|
-    parts: int = 1          # number of block partials summed into dk/dv
+    dv_scale: np.ndarray    # Σ_i P̂_ij |dO_i| as computed
+    wv: float               # |dv − exact| ≤ wv·dv_scale/g + v_extra
+    g: float                # 1 − γ of the products' inner length (their computed values ≥ g·exact)
+    k_extra: np.ndarray     # (D,) absolute terms
+    v_extra: np.ndarray     # (Dv,)
+
+
+class KVSum:
+    """Running sums of row blocks' dK and dV partials and of what their bounds are made of.
+
+    Per block only sums are formed (no bound arrays): Σ_b w1_b·dk_scale_b ≤ max_b w1_b·Σ_b dk_scale_b
+    (nonnegative terms), likewise for dV, and the products' 1/(1 − γ) is applied once with the
+    smallest g. The sums are themselves rounded (each at most u low per addition, nonnegative
+    terms): :meth:`partial` divides them by 1 − γ_blocks.
+    """
+
+    def __init__(self) -> None:
+        self.blocks = 0
+
+    def add(self, bw: Backward) -> None:
+        if self.blocks == 0:
+            self.dk, self.dk_sc, self.tk = bw.dk.copy(), bw.dk_scale.copy(), bw.tk.copy()
+            self.dv, self.dv_sc = bw.dv.copy(), np.array(bw.dv_scale)
+            self.dk_abs, self.dv_abs = np.abs(bw.dk), np.abs(bw.dv)
+            self.w1, self.wv, self.g = bw.w1, bw.wv, bw.g
+            self.k_extra, self.v_extra = bw.k_extra.copy(), bw.v_extra.copy()
+        else:
+            self.dk += bw.dk
+            self.dk_sc += bw.dk_scale
+            self.tk += bw.tk
+            self.dv += bw.dv
+            self.dv_sc += bw.dv_scale
+            np.abs(bw.dk, out=bw.dk)
+            self.dk_abs += bw.dk
+            np.abs(bw.dv, out=bw.dv)
+            self.dv_abs += bw.dv
+            self.w1, self.wv, self.g = max(self.w1, bw.w1), max(self.wv, bw.wv), min(self.g, bw.g)
+            self.k_extra += bw.k_extra
+            self.v_extra += bw.v_extra
+        self.blocks += 1
+
+    def partial(self, gp: float) -> list[np.ndarray]:
+        """[Σ dk, bound, Σ dk scale (float32), Σ dv, bound, Σ dv scale (float32)] of the blocks
+        added; the bounds include gp·Σ|partial| for the later summation of all partials (γ of
+        their number)."""
+        up = 1 / (1 - gamma(self.blocks + 1))
+        kb = (self.w1 * self.dk_sc + self.tk) * (up / self.g)
+        kb += (self.k_extra * up + FLOOR * self.blocks)[None, :]
+        kb += gp * up * self.dk_abs
+        vb = self.dv_sc * (self.wv * up / self.g)
+        vb += (self.v_extra * up + FLOOR * self.blocks)[None, :]
+        vb += gp * up * self.dv_abs
+        return [self.dk, kb, self.dk_sc.astype(np.float32), self.dv, vb, self.dv_sc.astype(np.float32)]
 
 
 def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndarray, do: np.ndarray,
-             tau: float, tau_rel: float) -> Backward:
+             tau: float, tau_rel: float, stats: Optional[tuple] = None,
+             absk: Optional[np.ndarray] = None) -> Backward:
     """dQ, and this block's parts of dK and dV, for upstream gradient ``do``, with bounds.
 
     dP = dO·Vᵀ, D = rowsum(dO ∘ O), dS = P ∘ (dP − D), dQ = τ·dS·K, dK = τ·dSᵀ·Q, dV = Pᵀ·dO.
+    ``stats`` = (dP_h, dP_err, D_h, D_l, D_err) from the double-float tier, when it ran over
+    these rows (:func:`forward_from`): dP_h is dP rounded once (|dP_h − dP| ≤ u|dP_h| + dP_err
+    per row) and D = D_h + D_l within D_err, so dP and D are not formed again here. ``absk``
+    may hold |k|, made once for many row blocks.
     """
     R, D = q.shape
     Sk = k.shape[0]
@@ -374,58 +472,127 @@ def backward(f: Forward, q: np.ndarray, k: np.ndarray, vside: "Side", v: np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         p = f.e / np.where(live, f.l_hat, 1.0)[:, None]
         lam = np.where(live, (f.l_hi - f.l_lo) / f.l_lo, 0.0)
+        # absolute error of p from ê's absolute part (L ≥ l_lo)
+        p_abs = np.where(live, f.e_abs / f.l_lo, 0.0)
     lam = np.where(np.isfinite(lam), lam, np.inf)
+    p_abs = np.where(np.isfinite(p_abs), p_abs, np.inf) * (1 + 4 * U)
     pi = SAFETY * (f.eps + lam + U) * (1 + 2 * (f.eps + lam + U))
     pi = np.where(live, pi, 0.0)
-    dp, eta = side_product(do, vside)
-    # D = rowsum(dO ∘ O) = Σ_j P_ij dP_ij, summed from P and dP (tighter than from O's enclosure):
-    # |D_computed − D| ≤ (γ + π)·Σ_j P̂|dP̂| + (1 + π)·η + tiny (Σ_j P = 1)
-    pdp = p * dp
-    both, kd = chunked_matmul(np.concatenate([pdp, np.abs(pdp)], axis=0), np.ones((Sk, 1)), K_CHUNK)
-    dsum, pabs = both[:R, 0], both[R:, 0]
-    derr = SAFETY * ((gamma(kd + 1) + pi) * pabs / (1 - gamma(kd)) + (1 + pi) * eta) + FLOOR
+    if stats is None:
+        dp, eta = side_product(do, vside)
+        # D = rowsum(dO ∘ O) = Σ_j P_ij dP_ij, summed from P and dP (tighter than from O's enclosure):
+        # |D_computed − D| ≤ (γ + π)·Σ_j P̂|dP̂| + (1 + π)·η + tiny (Σ_j P = 1)
+        pdp = p * dp
+        both, kd = chunked_matmul(np.concatenate([pdp, np.abs(pdp)], axis=0), np.ones((Sk, 1)), K_CHUNK)
+        dsum, pabs = both[:R, 0], both[R:, 0]
+        derr = SAFETY * ((gamma(kd + 1) + pi) * pabs / (1 - gamma(kd)) + (1 + pi) * eta) + FLOOR
+    else:
+        dp, dp_err, d_h, d_l, d_err = stats
+        eta = SAFETY * (U * np.abs(dp).max(axis=1, initial=0.0) * (1 + 2 * U) + dp_err) + FLOOR
+        with np.errstate(invalid="ignore"):
+            dsum = np.where(live, d_h + d_l, 0.0)       # one rounding: u·|dsum|
+            derr = np.where(live, SAFETY * (d_err + U * np.abs(dsum) * (1 + 2 * U)) + FLOOR, 0.0)
+        derr = np.where(np.isnan(derr), np.inf, derr)
     gmat = dp - dsum[:, None]
     gmax = np.abs(gmat).max(axis=1, initial=0.0)
     gerr = SAFETY * (eta + derr + U * gmax * (1 + 2 * U)) + FLOOR
     ds = p * gmat
     ds[~live] = 0.0
     absds = np.abs(ds)
-    # |dS_computed − dS| ≤ (u + π)(1 + 4u)|dS| + (1 + π)·g·P + tiny
-    r1 = (U + pi) * (1 + 4 * U)
-    r2 = (1 + pi) * gerr
-    tiny = 2.0 ** -1000 * (1 + gmax + gerr)
+    # |dS_computed − dS| ≤ r1_i·|dS_computed| + r2_i·P̂ + tiny_i, r1 = (u + π)(1 + 4u), r2 = (1 + π)·g.
+    # The bounds of the three products below are Σ(γ + r1)|dS̃||x| + Σ r2·P̂|x| (x = k, q; and
+    # Σ(γ + π)P̂|dO| for dV). r1 and r2 are per query row, so these are the condition scales
+    # Σ|dS̃||x| and Σ P̂|x| weighted by row: exactly per row for dQ (a row of the result), and for
+    # dK, dV (a sum over rows) r1 by its largest value in the block, which hardly varies across
+    # rows (π is about 2u once the row statistics are double-float), r2 exactly (a product with
+    # r2·|q|). Every product here has nonnegative terms, so its computed value is at least
+    # (1 − γ_m) times the exact one (m its inner length): dividing by 1 − γ_m makes it an upper bound.
+    r1 = np.where(live, (U + pi) * (1 + 4 * U), 0.0)
+    r2 = np.where(live, (1 + pi) * gerr, 0.0)
+    tiny = p_abs * (1 + gmax + gerr)
     # dQ
     y, k1 = chunked_matmul(ds, k, K_CHUNK)
     g1 = gamma(k1)
-    absk = np.abs(k)
-    zq = (g1 + r1)[:, None] * absds + r2[:, None] * p
-    bq = zq @ absk                    # only a bound: its own rounding is covered by 1/(1 − γ_m)
-    kb = Sk
+    absk = np.abs(k) if absk is None else absk
+    absq = np.abs(q)
+    absdo = np.abs(do)
+    Dv = do.shape[1]
+    rhs = np.concatenate([absdo, r2[:, None] * absq], axis=1)
+    # the bound and scale products (nonnegative terms): in float32 with their rounding bounded
+    # (:func:`upper_from32`, about 2.5× faster) where that is safe, else in float64
+    mx = [float(a.max(initial=0.0)) for a in (absds, p, absk, absq, rhs)]
+    if use_float32(max(Sk, R), *mx):
+        ds32, p32, k32 = absds.astype(np.float32), p.astype(np.float32), absk.astype(np.float32)
+        sq = upper_from32(ds32 @ k32, Sk, mx[0], mx[2])      # ≥ Σ_j |dS̃_ij||k_j|
+        tq = upper_from32(p32 @ k32, Sk, mx[1], mx[2])       # ≥ Σ_j P̂_ij |k_j|
+        dk_scale = upper_from32(ds32.T @ absq.astype(np.float32), R, mx[0], mx[3])
+        pt = upper_from32(p32.T @ rhs.astype(np.float32), R, mx[1], mx[4])
+        g_k = g_r = 1.0
+    else:
+        sq = absds @ absk
+        tq = p @ absk
+        dk_scale = absds.T @ absq
+        pt = p.T @ rhs
+        g_k, g_r = 1 - gamma(Sk), 1 - gamma(max(R, 1))   # computed ≥ (1 − γ_m)·exact
+    bq = ((g1 + r1)[:, None] * sq + r2[:, None] * tq) / g_k
     kabs_col = absk.max(axis=0, initial=0.0)
     dq = tau * y
-    dq_bound = SAFETY * (tau * (1 + tau_rel) * (1 + U) * (bq / (1 - gamma(kb)) + (tiny * Sk)[:, None] * kabs_col[None, :])
+    dq_bound = SAFETY * (tau * (1 + tau_rel) * (1 + U) * (bq + (tiny * Sk)[:, None] * kabs_col[None, :])
                          + (2 * U + tau_rel * (1 + 2 * U)) * np.abs(dq)) + FLOOR
-    dq_scale = absds @ absk
+    dq_scale = sq
     dq_scale *= tau
     dq[~live] = 0.0
     dq_bound[~live] = 0.0
     # dK, dV partials over this block's rows (inner dimension R)
-    absq = np.abs(q)
-    absdo = np.abs(do)
     dk, kr = chunked_matmul(ds.T, q, K_CHUNK)
-    gr = gamma(kr)
-    zk = (gr + r1)[:, None] * absds + r2[:, None] * p
-    zkq, kz = chunked_matmul(zk.T, absq, K_CHUNK)
-    dk_bound = zkq / (1 - gamma(kz)) + float(tiny.sum()) * absq.max(axis=0, initial=0.0)[None, :] + FLOOR
-    dk_scale = absds.T @ absq
+    w1 = float((gamma(kr) + r1).max(initial=0.0))
+    dv_scale, tk = pt[:, :Dv], pt[:, Dv:]   # Σ_i P̂_ij|dO_i| and Σ_i r2_i P̂_ij |q_i|
     dv, kr = chunked_matmul(p.T, do, K_CHUNK)
-    gr = gamma(kr)
-    zv = (gr + pi)[:, None] * p
-    zvd, kz = chunked_matmul(zv.T, absdo, K_CHUNK)
-    dv_bound = zvd / (1 - gamma(kz)) + R * 2.0 ** -1000 * absdo.max(axis=0, initial=0.0)[None, :] + FLOOR
-    dv_scale = p.T @ absdo
-    return Backward(dq, dq_bound, dq_scale, dk, dk_bound, np.abs(dk), dk_scale, dv, dv_bound, np.abs(dv),
-                    dv_scale)
+    wv = float((gamma(kr) + pi).max(initial=0.0))
+    k_extra = float(tiny.sum()) * absq.max(axis=0, initial=0.0)
+    v_extra = float(p_abs.sum()) * absdo.max(axis=0, initial=0.0)
+    return Backward(dq, dq_bound, dq_scale, dk, dk_scale, tk, w1, dv, dv_scale, wv, g_r, k_extra, v_extra)
+
+
+#: absolute error allowed per float32 operation near underflow: covers the rounding of a subnormal
+#: result (2⁻¹⁵⁰) and flush-to-zero or denormals-are-zero modes (2⁻¹²⁶)
+ETA32 = 2.0 ** -125
+
+
+def use_float32(m: int, *maxima: float) -> bool:
+    """Whether :func:`upper_from32` may bound products of inner length m of nonnegative matrices
+    whose largest entries are ``maxima`` (pairs multiplied): finite, and far from float32's overflow."""
+    if m >= 1 << 20 or not all(math.isfinite(x) and x < 2.0 ** 40 for x in maxima):
+        return False
+    return max(maxima, default=0.0) ** 2 * m < 2.0 ** 100
+
+
+def upper_from32(g: np.ndarray, m: int, amax: float, bmax: float) -> np.ndarray:
+    """An upper bound of a·b (a, b ≥ 0 float64, entries at most amax and bmax) from the float32
+    product g = fl32(a)·fl32(b) of inner length m (:func:`use_float32` must hold).
+
+    Rounding x ≥ 0 to float32 gives x ≤ fl32(x)(1 + 2⁻²³) + η (η = :data:`ETA32`: relative 2⁻²⁴ in
+    the normal range, absolute otherwise, also under flush-to-zero). The float32 product of
+    nonnegative a′, b′ in any order of summation is within γ′_m·Σa′b′ + 4mη of Σa′b′
+    (γ′_m = m2⁻²⁴/(1 − m2⁻²⁴); each product and addition adds at most η near underflow), so
+    Σa′b′ ≤ (g + 4mη)/(1 − γ′_m), and Σab ≤ (1 + δ)²Σa′b′ + mη(1 + δ)(a′max + b′max) + mη² with
+    δ = 2⁻²³, a′max ≤ amax(1 + δ) + η. No overflow: the maxima are below 2⁴⁰ and m·max² < 2¹⁰⁰.
+
+    >>> a = np.full((1, 3), 0.1); b = np.full((3, 1), 0.3)
+    >>> up = upper_from32(a.astype(np.float32) @ b.astype(np.float32), 3, 0.1, 0.3)
+    >>> bool(0.09 <= float(up[0, 0]) < 0.09 * (1 + 2.0 ** -20))
+    True
+    """
+    d = 2.0 ** -23
+    u32 = m * 2.0 ** -24
+    g32 = u32 / (1 - u32)
+    eta = ETA32
+    extra = m * eta * (1 + d) ** 2 * (amax + bmax + 2 * eta) + m * eta * eta
+    out = g.astype(np.float64)
+    out += 4 * m * eta
+    out *= (1 + d) ** 2 / (1 - g32) * (1 + 2.0 ** -40)
+    out += extra
+    return out
 
 
 def finish_sum(total: np.ndarray, bound_sum: np.ndarray, abs_sum: np.ndarray, parts: int, factor: float,
