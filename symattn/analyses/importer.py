@@ -71,6 +71,8 @@ _STEP_ALIASES = {"scores": ("energies",)}
 #: a line that adds bracketed vectors: "= [0.42,0,0.42,0] + [0,0.32,0,0.32] + … (= [result])"
 _VTERM = r"\[[^\[\]=]{1,2000}\]"
 _VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
+#: a label naming sums per row: "row sums", "Sum:", and in French "somme des lignes" (sum of the rows)
+_SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b")
 
 # ---------------------------------------------------------------------------------------
 # results
@@ -2282,7 +2284,7 @@ class _Placer:
 
     def row_sums(self, it: Item) -> bool:
         """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""
-        if not re.search(r"\b(row\s*)?sums?\b", it.label.lower()) or "weights" not in self.d:
+        if not _SUM_LABEL_RE.search(it.label.lower()) or "weights" not in self.d:
             return False
         rows = self.d["weights"].row_labels
         vals = it.rows[0] if it.shape[0] == 1 else [r[0] for r in it.rows] if it.shape[1] == 1 else None

@@ -98,6 +98,9 @@ class Collected:
     symbols: dict[str, str] = field(default_factory=dict)  # the page's own symbols: S = QKᵀ/√d_k → scaled
 
 
+#: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes"
+ROW_SUMS_RE = re.compile(r"\brows?[\s-]*sums?\b|\bsums?\s+(?:of|over|along|across)\s+(?:the\s+|each\s+|every\s+)?rows?\b|"
+                         r"\bsommes?\s+(?:des|de\s+chaque|par|sur\s+les)\s+lignes?\b", re.I)
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
                         r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*)*$")
 _SEP_CHARS = " \t:=→->–—(),;$"
@@ -786,6 +789,8 @@ class _Collector:
                     if t.endswith(":") and len(t) <= 100:
                         break  # the label of what follows: what is above it names other things
             k -= 1
+        if texts and texts[0][1] >= 2 and ROW_SUMS_RE.search(texts[0][0]):
+            return texts[0]  # "Sum of each row:" just above: the sums, though a heading names the weights
         near = texts[:3]
         for t, s in near:  # a symbol (WQ, W_q, K^T) names it better than a sentence beside it
             if any(step_of_ident(w) in ("Wq", "Wk", "Wv", "Wo") for w in re.findall(r"[A-Za-z][\w^{}]*", t)):
