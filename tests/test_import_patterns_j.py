@@ -6,6 +6,7 @@ import json
 import pytest
 
 import symattn as sa
+from symattn.views.draft import draft
 
 
 def imported(page, fmt="markdown"):
@@ -57,3 +58,43 @@ def test_row_sums_named_by_the_line_above(label, is_sum):
     got = claims(ex)
     assert (("weights_sum", "1", ("1.",)) in got) == is_sum
     assert not any(c.step == "scaled" and c.values == ["1.", "1."] for c in ex.claims)
+
+
+# A page that prints one step's matrix and nothing else (no Q, K, V, no weights): the scaled scores as a grid
+# of one cell per line (2 decimals) and again as a table by query token (3 decimals). The draft is a file of
+# claims only: the table (the most precise printing) first, the grid, read row by row, as its restatement.
+GRID = ('<h3>Scaled Scores = Q·K^T / √d_k</h3><div class="grid"><div>0.23</div>\n<div>0.83</div>\n'
+        '<div>0.41</div>\n<div>0.82</div></div>\n')
+TABLE = ('<p>Score matrix</p>\n<table><tr><th>Query</th><th>Key: a</th><th>Key: b</th></tr>\n'
+         '<tr><td>a</td><td>0.226</td><td>0.827</td></tr>\n<tr><td>b</td><td>0.413</td><td>0.820</td></tr></table>\n')
+
+# (page, format, claims (step, row, values, restatement?)); None: no worked example (the page is refused)
+PRINTED_ONLY = [
+    (GRID + TABLE, "html",
+     {("scaled", "a", ("0.226", "0.827"), False), ("scaled", "b", ("0.413", "0.820"), False),
+      ("scaled", "a", ("0.23", "0.83"), True), ("scaled", "b", ("0.41", "0.82"), True)}),
+    # one matrix named as the scores, alone on the page
+    ("Attention scores:\n\n```\n[[1.0, 2.0],\n [3.0, 4.0]]\n```\n", "markdown",
+     {("scores", "1", ("1.0", "2.0"), False), ("scores", "2", ("3.0", "4.0"), False)}),
+    # two printings that differ beyond their rounding (0.2 and 0.5) are not one matrix printed twice
+    ("Scaled scores:\n\n[[0.2, 0.8], [0.4, 0.8]]\n\nScaled scores again:\n\n[[0.5, 0.8], [0.4, 0.8]]\n", "markdown",
+     None),
+    # another block of numbers on the page (not the same matrix): no example is made of the weights alone
+    ("Attention weights:\n\n[[0.2, 0.8], [0.4, 0.6]]\n\nSome vector: [1, 2, 3]\n", "markdown", None),
+    # Q alone is an input without the rest, not a printed step
+    ("Q:\n\n[[1.0, 0.0], [0.0, 1.0]]\n", "markdown", None),
+]
+
+
+@pytest.mark.parametrize("page,fmt,want", PRINTED_ONLY)
+def test_a_page_that_prints_only_one_step(page, fmt, want):
+    if want is None:
+        with pytest.raises(sa.SymattnError, match="no worked example"):
+            imported(page, fmt)
+        return
+    (ex,) = imported(page, fmt)
+    assert ex.inputs == {} and "inputs" not in ex.data()
+    assert {(c.step, c.row, tuple(c.values), c.group is not None) for c in ex.claims} == want
+    # the draft file (no [inputs] table) loads back as a file of claims only, which `check` reads
+    spec = sa.loads(draft(ex))
+    assert spec.inputs == {} and set(spec.claims) >= {c.step for c in ex.claims}

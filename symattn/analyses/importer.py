@@ -186,6 +186,8 @@ class ImportedExample:
             claims["also"] = list(also.values())
         if claims:
             d["claims"] = claims
+            if not d["inputs"]:
+                del d["inputs"]  # the page prints a step and none of its inputs: a file of claims only
         return d
 
     def notes_data(self) -> dict:
@@ -1429,6 +1431,10 @@ class _Importer:
                 continue
             out.append(ex)
         if not out:
+            only = self.printed_step_only()
+            if only is not None:
+                return [only]  # every number on the page is in it: nothing skipped to list
+        if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
@@ -1455,6 +1461,58 @@ class _Importer:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
 
+    def printed_step_only(self) -> ImportedExample | None:
+        """A page whose only numbers are one step's matrix (the scaled scores printed as a grid and
+        again as a table): no inputs to derive it from, so the draft lists the printings as claims,
+        the most precise first and the others as restatements. Every numeric block on the page must
+        be a printing of that one matrix (the same numbers to their rounding), else nothing is made."""
+        blocks = [it for it in self.items if _numeric(it.rows)]
+        if not blocks or any(it.kind != "matrix" or it.step not in _PRINTED_ONLY_STEPS or it.batches > 1
+                             for it in blocks):
+            return None
+        square = next((it.shape for it in blocks if it.shape[0] > 1 and it.shape[1] > 1), None)
+        if square is None:
+            return None
+        mats: list[tuple[Item, list[list[str]]]] = []
+        for it in blocks:
+            rows = it.rows
+            if it.shape != square:
+                flat = [x for r in rows for x in r]
+                if 1 not in it.shape or len(flat) != square[0] * square[1]:
+                    return None  # a column of n·m numbers is the grid printed one cell per line
+                rows = [flat[r * square[1]:(r + 1) * square[1]] for r in range(square[0])]
+            mats.append((it, rows))
+        for _, rows in mats[1:]:
+            if not all(_within_rounding(a, b) for ra, rb in zip(mats[0][1], rows) for a, b in zip(ra, rb)):
+                return None
+        named = max(mats, key=lambda m: m[0].strength)[0]
+        step = named.step
+        main = max(mats, key=lambda m: min(_ulp(x) for r in m[1] for x in r) * -1)
+        labels = next((list(it.row_labels) for it, _ in mats if it.row_labels and len(it.row_labels) == square[0]),
+                      None)
+        if labels is not None and len({x.lower() for x in labels}) != len(labels):
+            labels = None
+        rows_named = labels or [str(i + 1) for i in range(square[0])]
+        claims: list[ClaimRow] = []
+        notes = [Note("assumed", f"the page prints only the {step} ({square[0]}×{square[1]}), from "
+                                 f"{named.label.strip()!r}, and none of the inputs that make them: the draft "
+                                 "lists them as claims, to be checked against each other", named.at())]
+        for it, rows in [main] + [m for m in mats if m is not main]:
+            group = None if it is main[0] else it.at()
+            for i, (lab, r) in enumerate(zip(rows_named, rows)):
+                at = (str(it.where[i]) if len(it.where) == len(rows) else
+                      str(it.where[i * len(r)]) if len(it.where) == len(rows) * len(r) else it.at())
+                claims.append(ClaimRow(step, lab, list(r), at, group))
+            if group is not None:
+                notes.append(Note("found", f"prints the {step} again, rounded differently", it.at()))
+        lines = self.page.lines
+        first = min(it.line for it, _ in mats)
+        last = max(it.end for it, _ in mats)
+        return ImportedExample(title=self.title(1, first), source=self.page.source, format=self.page.format,
+                               index=1, count=1, tokens=labels, key_tokens=None, inputs={}, convention={},
+                               claims=claims, notes=notes, first_index=first, first_line=str(lines[first].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
+
     def attach_labels(self) -> None:
         """Words written beside a matrix on slides: a vertical list of tokens (one per line)
         as row labels, a line of tokens above as column labels."""
@@ -1473,6 +1531,16 @@ class _Importer:
                         it.col_labels = list(words)
                         break
         del lines
+
+
+#: the steps a page may print alone, without the inputs that make them
+_PRINTED_ONLY_STEPS = ("scores", "scaled", "masked", "weights")
+
+
+def _within_rounding(a: str, b: str) -> bool:
+    """Two printings of one number, each rounded to its own digits (0.827 and 0.83)."""
+    x, y = _num(a), _num(b)
+    return x is not None and y is not None and abs(x - y) <= (_ulp(a) + _ulp(b)) / 2 * 1.0001
 
 
 def _clean_title(text: str) -> str:
