@@ -6,6 +6,8 @@ import json
 import pytest
 
 import symattn as sa
+from symattn.analyses.importer import _not_weights, _scores_literal_root
+from symattn.read.pages import Line, Where
 from symattn.views.draft import draft
 
 
@@ -98,3 +100,60 @@ def test_a_page_that_prints_only_one_step(page, fmt, want):
     # the draft file (no [inputs] table) loads back as a file of claims only, which `check` reads
     spec = sa.loads(draft(ex))
     assert spec.inputs == {} and set(spec.claims) >= {c.step for c in ex.claims}
+
+
+# (code lines, the scores literal the attention code starts from): followed back from softmax's argument
+# through masked_fill to a tensor written in the code; None when the code multiplies (Q·Kᵀ is computed)
+# or softmax's argument is no literal
+ROOTS = [
+    (["scores = torch.tensor([[1.0, 2.0], [3.0, 4.0]])", "masked = scores.masked_fill(~keep, float('-inf'))",
+      "print(torch.softmax(masked, dim=-1))"], "scores"),
+    (["s = np.array([[1.0, 2.0], [3.0, 4.0]])", "w = softmax(s)"], "s"),
+    (["scores = torch.tensor([[1.0, 2.0], [3.0, 4.0]])", "scores = Q @ K.T", "w = torch.softmax(scores, -1)"], None),
+    (["x = torch.arange(4.0).reshape(2, 2)", "w = torch.softmax(x - x.max(), -1)"], None),
+    (["w = torch.softmax(scores, -1)"], None),
+]
+
+
+@pytest.mark.parametrize("code,root", ROOTS)
+def test_the_scores_the_attention_code_starts_from(code, root):
+    lines = [Line(t, Where(k + 1), "code") for k, t in enumerate(code)]
+    assert _scores_literal_root(lines) == root
+
+
+# a chapter on tensors: a gather demo with `logits` (a name for scores) and `x = arange(12)` printed before the
+# mask section, whose code starts from its own scores literal; the masked scores and the softmax printed after.
+# The example is the mask section's: scores from the literal, masked = its printout with -inf, weights the
+# softmax; `logits` and x are other demos' tensors, listed, not inputs (softmax([2, 5]) = [0.047, 0.953])
+CHAPTER = ("```python\nx = torch.arange(4).reshape(2, 2)\nprint('x =', x)\n"
+           "logits = torch.tensor([[0.1, 0.7], [0.8, 0.1]])\nprint(logits.gather(1, labels[:, None]))\n"
+           "scores = torch.tensor([[1.0, 3.0], [2.0, 5.0]])\n"
+           "keep = torch.ones(2, 2, dtype=torch.bool).tril()\n"
+           "masked = scores.masked_fill(~keep, float('-inf'))\nprint('masked:', masked)\n"
+           "print('after softmax:', torch.softmax(masked, dim=-1).round(decimals=3))\n```\n\n"
+           "```text\nx = tensor([[0, 1],\n        [2, 3]])\n"
+           "masked: tensor([[1., -inf],\n        [2., 5.]])\n"
+           "after softmax: tensor([[1.0000, 0.0000],\n        [0.0470, 0.9530]])\n```\n")
+
+
+def test_the_example_is_built_on_the_scores_the_mask_code_uses():
+    (ex,) = imported(CHAPTER)
+    assert ex.inputs["scores"].rows == [["1.0", "3.0"], ["2.0", "5.0"]] and set(ex.inputs) == {"scores"}
+    got = claims(ex)
+    assert ("masked", "1", ("1.", "-inf")) in got and ("masked", "2", ("2.", "5.")) in got
+    assert ("weights", "2", ("0.0470", "0.9530")) in got
+
+
+# (rows named like weights, not weights?): numbers outside [0, 1] are not weights unless a row of percentages
+NOT_WEIGHTS = [
+    ([["2", "3", "1"]], True),
+    ([["-0.1", "1.1"]], True),
+    ([["0.25", "0.75"]], False),
+    ([["25", "75"]], False),  # percentages
+    ([["1.0000", "0.0000"], ["0.0470", "0.9530"]], False),
+]
+
+
+@pytest.mark.parametrize("rows,not_weights", NOT_WEIGHTS)
+def test_numbers_that_cannot_be_weights(rows, not_weights):
+    assert _not_weights(rows) == not_weights

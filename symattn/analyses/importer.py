@@ -725,6 +725,7 @@ class _Importer:
         cur: _Segment | None = None
         hidden = sorted(self.col.hidden)
         masks = mask_lines(self.page.lines)
+        root = _scores_literal_root(self.page.lines)
         for it in self.items:
             # a causal mask introduced after attention was worked without one: a new example
             while masks and masks[0] < it.line:
@@ -773,6 +774,8 @@ class _Importer:
                 name = it.step  # Q, K, V written in code: given inputs of the example, not printed results
             if name in ("X", "K", "V", KEYS_AND_VALUES) and it.kind == "vector":
                 name = None  # one embedding: an echo or a query, not the input matrix
+            if name == "X" and root is not None:
+                name = None  # the attention code starts from scores written in it: X is another demo's tensor
             if name in WEIGHT_NAMES and it.head is not None:
                 name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
             if name:
@@ -975,6 +978,10 @@ class _Importer:
             q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
             s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None) \
                 or next((c for c in claims_items if c.step == "scores" and c.kind == "vector" and _numeric(c.rows)), None)
+            root = _scores_literal_root(lines)
+            if root is not None:  # the scores the attention code uses, not another tensor named like scores
+                s = next((c for c in claims_items if c.step == "scores" and c.role == "code" and _numeric(c.rows)
+                          and c.label.split("=")[0].strip() == root), s)
             if q is not None and k is not None and v is not None and not scores_start:
                 stage = "qkv"
                 for name, it in (("Q", q), ("K", k), ("V", v)):
@@ -1531,6 +1538,46 @@ class _Importer:
                         it.col_labels = list(words)
                         break
         del lines
+
+
+_SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
+_MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_fill\(")
+_PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
+
+
+def _scores_literal_root(lines: list) -> str | None:
+    """The name of the scores a page's attention code starts from, when they are written in the code
+    as numbers (``scores = torch.tensor([[…]])``, then ``masked = scores.masked_fill(…)`` and
+    ``softmax(masked)``) and the code multiplies nothing (no Q·Kᵀ): None otherwise."""
+    code = [ln.text for ln in lines if ln.role == "code"]
+    if any(_PRODUCT_RE.search(t) for t in code):
+        return None
+    source = {m.group(1): m.group(2) for m in (_MASKED_FROM_RE.search(t) for t in code) if m}
+    for t in code:
+        for m in _SOFTMAX_ARG_RE.finditer(t):
+            name, seen = m.group(1), set()
+            while name in source and name not in seen:
+                seen.add(name)
+                name = source[name]
+            lit = re.compile(rf"^\s*{re.escape(name)}\s*=\s*(?:torch\.tensor|torch\.Tensor|np\.array|numpy\.array|"
+                             r"jnp\.array|tf\.constant)\(\s*\[\s*\[")
+            if any(lit.search(c) for c in code):
+                return name
+    return None
+
+
+def _not_weights(rows: list[list[str]]) -> bool:
+    """Whether printed rows cannot be attention weights: a number below 0, or above 1 in a row that is
+    not percentages (summing to 100): [2, 3, 1] printed under a sentence about softmax."""
+    for r in rows:
+        xs = [_num(x) for x in r]
+        if any(x is None or math.isinf(x) for x in xs):
+            return False
+        if any(x < -1e-9 for x in xs):  # type: ignore[operator]
+            return True
+        if any(x > 1 + 1e-9 for x in xs) and abs(sum(xs) - 100) > 1:  # type: ignore[operator,arg-type]
+            return True
+    return False
 
 
 #: the steps a page may print alone, without the inputs that make them
@@ -2187,6 +2234,9 @@ class _Placer:
                 return "weighted", fw, ""
             fits["weighted"] = fw
         pfit = self._fit(it, primary) if primary else None
+        if pfit is not None and primary.rsplit(".", 1)[-1] == "weights" and _not_weights(it.rows):  # type: ignore[union-attr]
+            return None, None, ("named like weights, but its numbers are not weights (each lies between 0 and 1, "
+                                "or a row of percentages sums to 100)")
         if pfit is not None:
             prefix = primary.rsplit(".", 1)[0] + "." if primary and "." in primary else ""  # type: ignore[union-attr]
             family = tuple(prefix + f for f in _FAMILIES.get(primary[len(prefix):], ())) if primary else ()  # type: ignore[index]
