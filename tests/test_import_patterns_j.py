@@ -6,7 +6,8 @@ import json
 import pytest
 
 import symattn as sa
-from symattn.analyses.importer import _not_weights, _scores_literal_root
+from symattn.analyses.importer import _not_weights, _scores_literal_root, _wo_out_by_in
+from symattn.analyses.importer_items import Item, scalar_times
 from symattn.read.pages import Line, Where
 from symattn.views.draft import draft
 
@@ -157,3 +158,57 @@ NOT_WEIGHTS = [
 @pytest.mark.parametrize("rows,not_weights", NOT_WEIGHTS)
 def test_numbers_that_cannot_be_weights(rows, not_weights):
     assert _not_weights(rows) == not_weights
+
+
+# (text before a matrix, text after it, rows, (rows multiplied out, factor)): a number times a matrix after '='
+SCALAR_TIMES = [
+    ("W^O = \\frac{1}{2} \\cdot \\text{", "]]}", [["1", "0"], ["0", "1"]], ([["1/2", "0"], ["0", "1/2"]], "1/2")),
+    ("W = 0.5 * ", "", [["2", "1"]], ([["1", "1/2"]], "0.5")),
+    ("W = ½·", "", [["1.0", "3"]], ([["1/2", "3/2"]], "½")),
+    ("out = 0.73 * ", " + 0.27 * [[0, 1]]", [["1", "0"]], None),  # a term of a sum, not the matrix
+    ("W = ", "", [["1", "0"]], None),  # no factor
+    ("A = 2 ", "", [["1", "0"]], None),  # no sign of multiplication
+]
+
+
+@pytest.mark.parametrize("before,after,rows,want", SCALAR_TIMES)
+def test_a_number_times_a_matrix(before, after, rows, want):
+    assert scalar_times(before, after, rows) == want
+
+
+# two heads with their own square weights (W_Q1 = W_K1 = W_V1 = I, W_Q2 = … = [[0, 1], [1, 0]], written
+# X @ W_h), no scaling, and an output projection printed 2 × 4 (out × in: ½ · [[1, 0, 1, 0], [0, 1, 0, 1]]) that
+# multiplies the joined heads (2 × 4) only as X·Wᵀ: the draft reads the torch layout, each head's block of
+# rows its W_h transposed; the per-head product rows ("Q2 = X @ W_Q2 → [0, 1]") are no new weights; the
+# final output named by the equation's left side: Combined @ W^O = ((0.73 + 0.27)/2, …) = 0.50 everywhere
+HEADS = ("Token 1: [1.0, 0.0]\nToken 2: [0.0, 1.0]\n\n$$\nX = \\begin{bmatrix} 1.0 & 0.0 \\\\ 0.0 & 1.0 \\end{bmatrix}\n$$\n\n"
+         "### Head 1\n\n```plaintext\nW_Q1 = W_K1 = W_V1 = Identity matrix\n        [[1, 0],\n         [0, 1]]\n```\n\n"
+         "Head 1 output: [[0.73, 0.27], [0.27, 0.73]]\n\n"
+         "### Head 2\n\nThis time take W\\_Q2 = W\\_K2 = W\\_V2 = \\[\\[0, 1], \\[1, 0]]\n\n"
+         "* New Q2 = X @ W\\_Q2 →\n\n  * \"I\" → \\[1, 0] @ \\[\\[0,1],\\[1,0]] = \\[0, 1]\n\n"
+         "Head 2 output: [[0.27, 0.73], [0.73, 0.27]]\n\n"
+         "### Output Projection\n\n$$\nW^O = \\frac{1}{2} \\cdot \\text{[[1, 0, 1, 0], [0, 1, 0, 1]]}\n$$\n\n"
+         "Applying it:\n\n$$\n\\text{Final Output} = \\text{Combined} @ W^O\n=\n\\begin{bmatrix}\n0.50 & 0.50 \\\\\n"
+         "0.50 & 0.50\n\\end{bmatrix}\n$$\n")
+
+
+def test_an_output_projection_printed_out_by_in_reads_the_torch_layout():
+    (ex,) = imported(HEADS)
+    assert ex.convention["layout"].value == "torch" and ex.convention["heads"].value == 2
+    assert ex.inputs["Wq"].rows == [["1", "0"], ["0", "1"], ["0", "1"], ["1", "0"]]
+    assert ex.inputs["Wo"].rows == [["1/2", "0", "1/2", "0"], ["0", "1/2", "0", "1/2"]]
+    got = claims(ex)
+    assert ("output", "1", ("0.50", "0.50")) in got and ("head2.output", "1", ("0.27", "0.73")) in got
+    assert set(ex.inputs) == {"X", "Wq", "Wk", "Wv", "Wo"}  # the row [0, 1] after W_Q2 is not new weights
+
+
+# (X's width, heads, a head's W shape, Wo's shape, read out × in?)
+WO_SHAPES = [(2, 2, (2, 2), (2, 4), True), (2, 2, (2, 2), (4, 2), False), (2, 1, (2, 2), (2, 2), False),
+             (3, 2, (3, 1), (3, 2), False)]
+
+
+@pytest.mark.parametrize("dm,heads,w,wo,torch", WO_SHAPES)
+def test_an_output_projection_out_by_in(dm, heads, w, wo, torch):
+    def item(shape):
+        return Item(rows=[["1"] * shape[1] for _ in range(shape[0])], where=[], line=0, end=0)
+    assert _wo_out_by_in(item(wo), item((2, dm)), heads, *w) == torch

@@ -778,6 +778,9 @@ class _Importer:
                 name = None  # the attention code starts from scores written in it: X is another demo's tensor
             if name in WEIGHT_NAMES and it.head is not None:
                 name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
+            if name is not None and it.kind == "vector" and cur is not None and \
+                    _weights_given(cur.inputs, name.split("#")[0]):
+                name = None  # one row beside weights already given ("Q2 = X @ W_Q2 → [0, 1]"): a product, not them
             if name:
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
                         c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)):
@@ -1056,6 +1059,15 @@ class _Importer:
                 continue
             r, c = mats[0].shape
             torch = x is not None and c == x.shape[1] and r != x.shape[1]
+            flipped = not torch and _wo_out_by_in(inputs.get("Wo"), x, len(parts), r, c)
+            if flipped:  # each head's X @ W_h read as X·(W_hᵀ)ᵀ: its rows are W_h's columns
+                mats = [Item(rows=[list(col) for col in zip(*m.rows)], where=[m.where[0]] * c, line=m.line,
+                             end=m.end, step=w, strength=m.strength, label=m.label, role=m.role) for m in mats]
+                torch = True
+                notes.append(Note("assumed", f"layout torch: Wo is printed {inputs['Wo'].shape[0]}×"
+                                  f"{inputs['Wo'].shape[1]} (out × in), which multiplies the {len(parts)} heads "
+                                  f"joined only as X·Wᵀ; each head's {w} (X @ W) is written transposed, one block of "
+                                  "rows per head", inputs["Wo"].at()))
             rows = [sum((m.rows[i] for m in mats), []) for i in range(r)] if not torch else \
                 [row for m in mats for row in m.rows]
             where = [m.where[0] for m in mats] if not torch else [wh for m in mats for wh in m.where]
@@ -1578,6 +1590,20 @@ def _not_weights(rows: list[list[str]]) -> bool:
         if any(x > 1 + 1e-9 for x in xs) and abs(sum(xs) - 100) > 1:  # type: ignore[operator,arg-type]
             return True
     return False
+
+
+def _weights_given(inputs: dict, name: str) -> bool:
+    """Whether a segment already has weights ``name`` (Wq, or one head's Wq#2) as a matrix of several rows."""
+    return name in WEIGHT_NAMES and any(k.split("#")[0] == name and v.shape[0] > 1 for k, v in inputs.items())
+
+
+def _wo_out_by_in(wo: Item | None, x: Item | None, heads: int, r: int, c: int) -> bool:
+    """Whether square per-head weights (d_model × d_model, written X @ W_h) come with an output projection
+    printed out × in: d_model × (heads · d_model), which multiplies the joined heads only in the torch
+    layout (the row layout needs it (heads · d_model) × d_model)."""
+    if wo is None or x is None or heads < 2 or r != c or r != x.shape[1]:
+        return False
+    return wo.shape == (x.shape[1], heads * c)
 
 
 #: the steps a page may print alone, without the inputs that make them

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
@@ -96,6 +97,39 @@ class Collected:
     result_lines: dict[int, str]  # line index -> number for lines "= 1.0"
     hidden: list[tuple[int, str, str]] = field(default_factory=list)  # (line, step, code): weights made in code
     symbols: dict[str, str] = field(default_factory=dict)  # the page's own symbols: S = QKᵀ/√d_k → scaled
+
+
+_SCALAR_TIMES_RE = re.compile(r"=\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+)|(\d+(?:\.\d+)?)|(½|¼|⅓))\s*"
+                             r"(?:\\cdot|\\times|·|\*|×)\s*(?:\\text\{|\\left\s*[(\[]|\\begin\{[bp]?matrix\}|\()?\s*$")
+_UNICODE_FRACTIONS = {"½": Fraction(1, 2), "¼": Fraction(1, 4), "⅓": Fraction(1, 3)}
+
+
+def scalar_times(before: str, after: str, rows: list[list[str]]) -> tuple[list[list[str]], str] | None:
+    """A matrix written as a number times it, ``W = \\frac{1}{2} \\cdot [[1, 0], [0, 1]]`` or ``W = 0.5 * [[…]]``:
+    (its entries multiplied out, exactly, as integers or fractions; the factor as written), or None.
+    Only right after '=' and with nothing added after it (a term of a sum is not the matrix)."""
+    m = _SCALAR_TIMES_RE.search(before)
+    if m is None or re.match(r"\s*\}?\s*[+\-]", after):
+        return None
+    if m.group(1):
+        f, shown = Fraction(int(m.group(1)), int(m.group(2))), f"{m.group(1)}/{m.group(2)}"
+    elif m.group(3):
+        f, shown = Fraction(int(m.group(3)), int(m.group(4))), f"{m.group(3)}/{m.group(4)}"
+    elif m.group(5):
+        f, shown = Fraction(m.group(5)), m.group(5)
+    else:
+        f, shown = _UNICODE_FRACTIONS[m.group(6)], m.group(6)
+    if f == 0:
+        return None
+    try:
+        out = [[_fraction_text(Fraction(x.strip()) * f) for x in r] for r in rows]
+    except (ValueError, ZeroDivisionError):
+        return None
+    return out, shown
+
+
+def _fraction_text(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 #: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes"
@@ -808,6 +842,19 @@ class _Collector:
             return head, 1
         return (texts[0] if texts else ("", 0))
 
+    def math_lhs(self, start: int) -> str:
+        """The left side of the equation a display-math block ends: the text before the first '=' of
+        the display's lines above it (a chain ``Name = … = [[…]] = [[…]]``), or ""."""
+        top = ""
+        k = start - 1
+        while k >= 0 and start - k <= 20 and self.lines[k].role == "math" and self.lines[k].text.strip():
+            if "=" in self.lines[k].text:
+                top = self.lines[k].text
+            k -= 1
+        lhs = top.split("=")[0].strip()
+        lhs = re.sub(r"\\(?:text|mathrm|textbf|mathbf|operatorname)\{([^{}]*)\}", r"\1", lhs).strip()
+        return lhs if 0 < len(lhs) <= 60 and "[" not in lhs else ""
+
     def heading_head(self, start: int) -> int | None:
         """The head a section is about: the nearest heading above names "Head 2"."""
         for k in range(start - 1, max(-1, start - 80), -1):
@@ -863,6 +910,10 @@ class _Collector:
             brows = [[from_percent(x) or x for x in r] for r in b.rows]
             label = (label + " " if label else "") + "(printed as percentages: 73% is 0.73)"
             kinds = {entry_kind(x) for r in brows for x in r}
+        times = scalar_times(b.before, b.after or "", brows) if b.depth == 2 and kinds == {"number"} else None
+        if times is not None:  # W^O = ½ · [[1, 0, 1, 0], …]: the matrix is the product, entry by entry
+            brows, factor = times
+            label = (label + " " if label else "") + f"(the page writes {factor} times the matrix)"
         it = Item(rows=[list(r) for r in brows], where=list(b.where), line=b.start, end=b.end, role=b.role,
                   form=b.form, suffix=b.suffix, transposed=transposed, after=b.after, before=b.before)
         it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
@@ -894,6 +945,11 @@ class _Collector:
             step, label, ident = glued
             strength = 3 if step else 0
 
+        if not step and b.role == "math" and b.before.strip() in ("", "=") and not aside:
+            lhs = self.math_lhs(b.start)
+            st = (step_of_ident(lhs) or step_of_text(lhs)) if lhs else None
+            if st:  # Final Output = Combined @ W^O = [[(a+b)/2 …]] = [[0.50 …]]: the equation's left side names it
+                step, strength, label = st, 2, lhs
         if not step and label and not aside:
             step = step_of_text(label)
             strength = 2 if step else 0
