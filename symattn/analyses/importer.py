@@ -1061,13 +1061,15 @@ class _Importer:
             torch = x is not None and c == x.shape[1] and r != x.shape[1]
             flipped = not torch and _wo_out_by_in(inputs.get("Wo"), x, len(parts), r, c)
             if flipped:  # each head's X @ W_h read as X·(W_hᵀ)ᵀ: its rows are W_h's columns
+                said = any("layout torch: Wo is printed" in n.text for n in notes)
                 mats = [Item(rows=[list(col) for col in zip(*m.rows)], where=[m.where[0]] * c, line=m.line,
                              end=m.end, step=w, strength=m.strength, label=m.label, role=m.role) for m in mats]
                 torch = True
-                notes.append(Note("assumed", f"layout torch: Wo is printed {inputs['Wo'].shape[0]}×"
-                                  f"{inputs['Wo'].shape[1]} (out × in), which multiplies the {len(parts)} heads "
-                                  f"joined only as X·Wᵀ; each head's {w} (X @ W) is written transposed, one block of "
-                                  "rows per head", inputs["Wo"].at()))
+                if not said:
+                    notes.append(Note("assumed", f"layout torch: Wo is printed {inputs['Wo'].shape[0]}×"
+                                      f"{inputs['Wo'].shape[1]} (out × in), which multiplies the {len(parts)} heads "
+                                      "joined only as X·Wᵀ; each head's W_Q, W_K, W_V (X @ W) is written transposed, "
+                                      "one block of rows per head", inputs["Wo"].at()))
             rows = [sum((m.rows[i] for m in mats), []) for i in range(r)] if not torch else \
                 [row for m in mats for row in m.rows]
             where = [m.where[0] for m in mats] if not torch else [wh for m in mats for wh in m.where]
