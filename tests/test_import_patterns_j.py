@@ -186,6 +186,7 @@ HEADS = ("Token 1: [1.0, 0.0]\nToken 2: [0.0, 1.0]\n\n$$\nX = \\begin{bmatrix} 1
          "Head 1 output: [[0.73, 0.27], [0.27, 0.73]]\n\n"
          "### Head 2\n\nThis time take W\\_Q2 = W\\_K2 = W\\_V2 = \\[\\[0, 1], \\[1, 0]]\n\n"
          "* New Q2 = X @ W\\_Q2 →\n\n  * \"I\" → \\[1, 0] @ \\[\\[0,1],\\[1,0]] = \\[0, 1]\n\n"
+         "Attention for “I”:\n\n* Q = \\[0, 1], K1 = \\[0, 1], K2 = \\[1, 0]\n\n"
          "Head 2 output: [[0.27, 0.73], [0.73, 0.27]]\n\n"
          "### Output Projection\n\n$$\nW^O = \\frac{1}{2} \\cdot \\text{[[1, 0, 1, 0], [0, 1, 0, 1]]}\n$$\n\n"
          "Applying it:\n\n$$\n\\text{Final Output} = \\text{Combined} @ W^O\n=\n\\begin{bmatrix}\n0.50 & 0.50 \\\\\n"
@@ -200,6 +201,8 @@ def test_an_output_projection_printed_out_by_in_reads_the_torch_layout():
     got = claims(ex)
     assert ("output", "1", ("0.50", "0.50")) in got and ("head2.output", "1", ("0.27", "0.73")) in got
     assert set(ex.inputs) == {"X", "Wq", "Wk", "Wv", "Wo"}  # the row [0, 1] after W_Q2 is not new weights
+    # K1, K2 written under "Head 2" are head 2's keys (X·W_K2: the rows of X swapped)
+    assert ("head2.K", "1", ("0", "1")) in got and ("head2.K", "2", ("1", "0")) in got
 
 
 # (X's width, heads, a head's W shape, Wo's shape, read out × in?)

@@ -678,6 +678,8 @@ class _Importer:
                              end=grp[-1].end, kind="matrix", label=it.step or "", step=it.step, strength=3,
                              role=it.role, form=it.form, before=it.before, after=grp[-1].after)
                     m.notes.append(", ".join(g.label for g in grp) + f": the rows of {it.step} in order")
+                    if len({g.head for g in grp}) == 1:
+                        m.head = it.head  # K1, K2 under "Head 2": that head's keys
                     out.append(m)
                     i = j
                     continue
