@@ -215,3 +215,23 @@ def test_an_output_projection_out_by_in(dm, heads, w, wo, torch):
     def item(shape):
         return Item(rows=[["1"] * shape[1] for _ in range(shape[0])], where=[], line=0, end=0)
     assert _wo_out_by_in(item(wo), item((2, dm)), heads, *w) == torch
+
+
+# dot products of two vectors written out with no names, two on one line: which query and key each is comes
+# from the vectors (rows of Q and K); Q = [[1, 0], [0, 1]], K = [[1, 0], [1, 1]]: q1·k2 = 1, q1·k1 = 1,
+# q2·k2 = 1; [2, 2] is no row of Q, so its dot product is listed, not placed
+QK = ("```python\nQ = np.array([[1.0, 0.0], [0.0, 1.0]])\nK = np.array([[1.0, 0.0], [1.0, 1.0]])\n"
+      "V = np.array([[1.0, 2.0], [3.0, 4.0]])\nweights = softmax(Q @ K.T)\n```\n\n")
+VECTOR_DOTS = [
+    ("* Dot products: [1, 0] · [1, 1] = 1, [1, 0] · [1, 0] = 1\n", {("scores", "1", ("1", "1"))}),
+    ("* Dot product: \\[0, 1] · \\[1, 1] = 1\n", {("scores", "2", ("..", "1"))}),
+    ("* Dot product: [2, 2] · [1, 0] = 2\n", set()),
+]
+
+
+@pytest.mark.parametrize("line,want", VECTOR_DOTS)
+def test_dot_products_of_vectors_written_out(line, want):
+    (ex,) = imported(QK + "## Scores\n\n" + line)
+    assert {c for c in claims(ex) if c[0] == "scores"} == want
+    if not want:
+        assert any("dot product of two vectors" in str(n) for n in ex.unplaced)

@@ -1850,6 +1850,9 @@ class _Placer:
         if it.notes and it.notes[0] == OPTION_NOTE:
             self.unplaced(it, OPTION_NOTE)
             return
+        if it.dot is not None:
+            self.place_vector_dot(it)
+            return
         if it.kind == "positions":
             self.place_positions(it)
             return
@@ -2429,6 +2432,38 @@ class _Placer:
         for k, t in enumerate(terms):
             self.commit(t, "weighted", [(qlab[q], klab[k], j, x) for j, x in enumerate(t.rows[0])])
         self.commit(it, "output", [(qlab[q], None, j, x) for j, x in enumerate(it.rows[0])])
+
+    def place_vector_dot(self, it: Item) -> None:
+        """[1, 0] · [0, 1] = 0: the score of the query and key whose rows the two vectors are (in the
+        head the heading names, else in the one head where they are rows of Q and of K)."""
+        a, b = it.dot  # type: ignore[misc]
+        fa, fb = [_num(x) for x in a], [_num(x) for x in b]
+        heads = [it.head] if it.head is not None and self.heads > 1 else list(range(1, self.heads + 1)) \
+            if self.heads > 1 else [None]
+        found = []
+        for h in heads:
+            pre = f"head{h}." if h is not None else ""
+            if pre + "scores" not in self.steps:
+                continue
+            q, k = [self.vals(pre + n) if pre + n in self.steps else
+                    _rows_float(self.given[n].rows) if not pre and n in self.given else None for n in ("Q", "K")]
+            if q is None or k is None:
+                continue
+            qi = [i for i, r in enumerate(q) if len(r) == len(fa) and all(abs(x - y) <= 1e-9 for x, y in zip(r, fa))]
+            kj = [j for j, r in enumerate(k) if len(r) == len(fb) and all(abs(x - y) <= 1e-9 for x, y in zip(r, fb))]
+            if len(qi) == 1 and len(kj) == 1:
+                found.append((pre, qi[0], kj[0]))
+        if len(found) != 1:
+            self.unplaced(it, "a dot product of two vectors written out: they are the rows of no one query and key"
+                          if not found else "a dot product of two vectors written out: they are rows of Q and K in "
+                          "several heads")
+            return
+        pre, i, j = found[0]
+        s = self.vals(pre + "scores")
+        if s is None or not _close(it.rows[0][0], s[i][j]):
+            self.unplaced(it, "a dot product of two vectors written out, whose result is not that score")
+            return
+        self.commit(it, pre + "scores", [(self.d[pre + "scores"].row_labels[i], None, j, it.rows[0][0])])
 
     def row_sums(self, it: Item) -> bool:
         """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""

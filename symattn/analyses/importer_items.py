@@ -66,6 +66,7 @@ class Item:
     positions: list[int | str] | None = None  # numbers given by position in prose: key indices (-1: last) or tokens
     either: tuple[str, str] | None = None  # a number given for two tokens, query and key either way round
     keyed: bool = False  # a row keyed by token ({'the': 0.21, …}): col_labels say which key each number is
+    dot: tuple[list[str], list[str]] | None = None  # [1, 0] · [0, 1] = 0: the two vectors of a dot product
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -1632,6 +1633,30 @@ class _Collector:
             it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {i} on key {j}")
             self.items.append(it)
 
+    def vector_dot_lines(self) -> None:
+        """``[1, 0] · [0, 1] = 0`` with no names: a dot product of two vectors written out, several on a
+        line ("[0, 1] · [1, 0] = 0, [0, 1] · [0, 1] = 1"). Which query and key it is, the placer finds
+        from the vectors (the rows of Q and K they are); a line that divides or takes a root is left alone."""
+        num = r"([+-]?(?:\d+\.?\d*|\.\d+))"
+        vec = r"\[([^\[\]]{1,200})\]"
+        rx = re.compile(vec + r"\s*(?:·|⋅|\\cdot)\s*" + vec + r"\s*=\s*" + num + r"(?![\d.]*\s*[/*·⋅\[])")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code":
+                continue
+            t = ln.text.replace("\\[", "[").replace("\\]", "]").replace("−", "-")
+            if re.search(r"/|√|sqrt|\\frac|÷", t) or any(o.line == k and o.kind == "pair" for o in self.items):
+                continue
+            for m in rx.finditer(t):
+                a = [x.strip() for x in m.group(1).split(",")]
+                b = [x.strip() for x in m.group(2).split(",")]
+                if len(a) != len(b) or not all(is_number(x) for x in a + b):
+                    continue
+                it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
+                          step="scores", strength=2, role=ln.role, head=self.heading_head(k))
+                it.dot = (a, b)
+                it.notes.append("a dot product of two vectors written out")
+                self.items.append(it)
+
     def division_runs(self) -> None:
         """Consecutive lines that each divide one number by the same divisor
         (``1 / 1.732 = 0.577`` under one another): the worked row of one query, its results
@@ -2190,6 +2215,7 @@ def collect(page: Page) -> Collected:
     c.lines_items()
     c.answer_options()
     c.dot_lines()
+    c.vector_dot_lines()
     c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
