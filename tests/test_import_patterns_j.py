@@ -235,3 +235,23 @@ def test_dot_products_of_vectors_written_out(line, want):
     assert {c for c in claims(ex) if c[0] == "scores"} == want
     if not want:
         assert any("dot product of two vectors" in str(n) for n in ex.unplaced)
+
+
+# a weighted sum written on one line, "0.67 · [1, 2] + 0.33 · [3, 4] = …": each vector a weight multiplies is the
+# value row it equals (V = X·W_v = [[1, 2], [3, 4]], a step derived, not given), when the weight is a weight on that key (X = W_q = W_k = I, scaled by 1/√2:
+# softmax([0.707, 0]) = [0.67, 0.33]); a vector that is no row of V, or a weight on no key, is not placed as V
+VALUE_TERMS = [
+    ("Output for the first token: 0.67 · [1, 2] + 0.33 · [3, 4] = [1.66, 2.66]\n",
+     {("V", "1", ("1", "2")), ("V", "2", ("3", "4"))}),
+    ("Output for the first token: 0.67 · [5, 6] + 0.33 · [3, 4] = [3.34, 5.34]\n", {("V", "2", ("3", "4"))}),
+    ("Output for the first token: 0.5 · [1, 2] + 0.5 · [3, 4] = [2, 3]\n", set()),
+]
+QKV_I = ("```python\nX = np.array([[1.0, 0.0], [0.0, 1.0]])\nW_q = np.array([[1.0, 0.0], [0.0, 1.0]])\n"
+         "W_k = np.array([[1.0, 0.0], [0.0, 1.0]])\nW_v = np.array([[1.0, 2.0], [3.0, 4.0]])\n"
+         "Q, K, V = X @ W_q, X @ W_k, X @ W_v\nweights = softmax(Q @ K.T / np.sqrt(2))\n```\n\n")
+
+
+@pytest.mark.parametrize("line,want", VALUE_TERMS)
+def test_value_rows_in_a_weighted_sum_on_one_line(line, want):
+    (ex,) = imported(QKV_I + line)
+    assert {c for c in claims(ex) if c[0] == "V"} == want

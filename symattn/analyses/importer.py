@@ -1859,6 +1859,8 @@ class _Placer:
         if it.keyed:
             self.place_keyed(it)
             return
+        if it.operand and SUM_TERM_NOTE in it.notes and it.kind == "vector" and self.place_value_term(it):
+            return
         echo = self.echo_of(it)
         if echo:
             self.notes.append(Note("echo", f"restates {echo}", it.at()))
@@ -2464,6 +2466,36 @@ class _Placer:
             self.unplaced(it, "a dot product of two vectors written out, whose result is not that score")
             return
         self.commit(it, pre + "scores", [(self.d[pre + "scores"].row_labels[i], None, j, it.rows[0][0])])
+
+    def place_value_term(self, it: Item) -> bool:
+        """'0.73 · [1, 0] + 0.27 · [0, 1] = …': a weight times a vector in a weighted sum written on one line
+        is a value row: the row of V it equals, when the weight before it is a weight on that key (in the
+        head the heading names, else in the one head where both hold)."""
+        m = re.search(r"([+-]?(?:\d+\.?\d*|\.\d+))\s*(?:\\cdot|·|⋅|\\?\*|×|\\times)\s*\\?$", it.before or "")
+        if m is None:
+            return False
+        w = m.group(1)
+        vec = [_num(x) for x in it.rows[0]]
+        heads = [it.head] if it.head is not None and self.heads > 1 else list(range(1, self.heads + 1)) \
+            if self.heads > 1 else [None]
+        found = []
+        for h in heads:
+            pre = f"head{h}." if h is not None else ""
+            if pre + "V" not in self.steps or pre + "weights" not in self.steps:
+                continue
+            v, a = self.vals(pre + "V"), self.vals(pre + "weights")
+            if v is None or a is None:
+                continue
+            js = [j for j, r in enumerate(v) if len(r) == len(vec) and all(x is not None and abs(x - y) <= 1e-9
+                                                                          for x, y in zip(vec, r))]
+            if len(js) == 1 and any(j < len(row) and _close(w, row[js[0]]) for row in a for j in js):
+                found.append((pre, js[0]))
+        if len(found) != 1:
+            return False
+        pre, j = found[0]
+        lab = self.d[pre + "V"].row_labels[j]
+        self.commit(it, pre + "V", [(lab, None, c, x) for c, x in enumerate(it.rows[0])])
+        return True
 
     def row_sums(self, it: Item) -> bool:
         """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""
