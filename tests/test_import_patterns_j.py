@@ -7,7 +7,7 @@ import pytest
 
 import symattn as sa
 from symattn.analyses.importer import _not_weights, _scores_literal_root, _wo_out_by_in
-from symattn.analyses.importer_items import Item, scalar_times
+from symattn.analyses.importer_items import Item, _sum_term, scalar_times
 from symattn.read.pages import Line, Where
 from symattn.views.draft import draft
 
@@ -255,3 +255,18 @@ QKV_I = ("```python\nX = np.array([[1.0, 0.0], [0.0, 1.0]])\nW_q = np.array([[1.
 def test_value_rows_in_a_weighted_sum_on_one_line(line, want):
     (ex,) = imported(QKV_I + line)
     assert {c for c in claims(ex) if c[0] == "V"} == want
+
+
+# (text before a vector, text after it, a term of a sum?): LaTeX's \cdot and \times and Markdown's escaped \*
+# mark a weight times a vector as well as * and ·
+SUM_TERMS = [
+    ("= 0.73 \\cdot [1, 0] + 0.27 \\cdot ", " = [0.73, 0.27]", True),
+    ("= 0.73 \\times ", " + 0.27 \\times [0, 1]", True),
+    ("Output: 0.73 \\* [0, 1] + 0.27 \\* ", " = [0.27, 0.73]", True),
+    ("\\text{Output} = ", "", False),
+]
+
+
+@pytest.mark.parametrize("before,after,term", SUM_TERMS)
+def test_a_term_of_a_weighted_sum(before, after, term):
+    assert _sum_term(before, after) == term

@@ -769,7 +769,7 @@ def _sum_term(before: str, after: str) -> bool:
     >>> _sum_term("Output = [7.31, 0] + [0,5.38] = ", "."), _sum_term("Q = ", ", K = [1, 0]")
     (False, False)
     """
-    return bool(re.search(r"(?:\d\.?\s*[*×·]|\+)\s*$", before) or re.match(r"\s*\+", after))
+    return bool(re.search(r"(?:\d\.?\s*(?:\\?[*×·]|\\cdot|\\times)|\+)\s*$", before) or re.match(r"\s*\+", after))
 
 
 class _Collector:
