@@ -71,6 +71,8 @@ _STEP_ALIASES = {"scores": ("energies",)}
 #: a line that adds bracketed vectors: "= [0.42,0,0.42,0] + [0,0.32,0,0.32] + … (= [result])"
 _VTERM = r"\[[^\[\]=]{1,2000}\]"
 _VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
+#: a label naming sums per row: "row sums", "Sum:", and in French "somme des lignes" (sum of the rows)
+_SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b")
 
 # ---------------------------------------------------------------------------------------
 # results
@@ -184,6 +186,8 @@ class ImportedExample:
             claims["also"] = list(also.values())
         if claims:
             d["claims"] = claims
+            if not d["inputs"]:
+                del d["inputs"]  # the page prints a step and none of its inputs: a file of claims only
         return d
 
     def notes_data(self) -> dict:
@@ -674,6 +678,8 @@ class _Importer:
                              end=grp[-1].end, kind="matrix", label=it.step or "", step=it.step, strength=3,
                              role=it.role, form=it.form, before=it.before, after=grp[-1].after)
                     m.notes.append(", ".join(g.label for g in grp) + f": the rows of {it.step} in order")
+                    if len({g.head for g in grp}) == 1:
+                        m.head = it.head  # K1, K2 under "Head 2": that head's keys
                     out.append(m)
                     i = j
                     continue
@@ -721,6 +727,7 @@ class _Importer:
         cur: _Segment | None = None
         hidden = sorted(self.col.hidden)
         masks = mask_lines(self.page.lines)
+        root = _scores_literal_root(self.page.lines)
         for it in self.items:
             # a causal mask introduced after attention was worked without one: a new example
             while masks and masks[0] < it.line:
@@ -769,8 +776,13 @@ class _Importer:
                 name = it.step  # Q, K, V written in code: given inputs of the example, not printed results
             if name in ("X", "K", "V", KEYS_AND_VALUES) and it.kind == "vector":
                 name = None  # one embedding: an echo or a query, not the input matrix
+            if name == "X" and root is not None:
+                name = None  # the attention code starts from scores written in it: X is another demo's tensor
             if name in WEIGHT_NAMES and it.head is not None:
                 name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
+            if name is not None and it.kind == "vector" and cur is not None and \
+                    _weights_given(cur.inputs, name.split("#")[0]):
+                name = None  # one row beside weights already given ("Q2 = X @ W_Q2 → [0, 1]"): a product, not them
             if name:
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
                         c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)):
@@ -971,6 +983,10 @@ class _Importer:
             q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
             s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None) \
                 or next((c for c in claims_items if c.step == "scores" and c.kind == "vector" and _numeric(c.rows)), None)
+            root = _scores_literal_root(lines)
+            if root is not None:  # the scores the attention code uses, not another tensor named like scores
+                s = next((c for c in claims_items if c.step == "scores" and c.role == "code" and _numeric(c.rows)
+                          and c.label.split("=")[0].strip() == root), s)
             if q is not None and k is not None and v is not None and not scores_start:
                 stage = "qkv"
                 for name, it in (("Q", q), ("K", k), ("V", v)):
@@ -1045,6 +1061,17 @@ class _Importer:
                 continue
             r, c = mats[0].shape
             torch = x is not None and c == x.shape[1] and r != x.shape[1]
+            flipped = not torch and _wo_out_by_in(inputs.get("Wo"), x, len(parts), r, c)
+            if flipped:  # each head's X @ W_h read as X·(W_hᵀ)ᵀ: its rows are W_h's columns
+                said = any("layout torch: Wo is printed" in n.text for n in notes)
+                mats = [Item(rows=[list(col) for col in zip(*m.rows)], where=[m.where[0]] * c, line=m.line,
+                             end=m.end, step=w, strength=m.strength, label=m.label, role=m.role) for m in mats]
+                torch = True
+                if not said:
+                    notes.append(Note("assumed", f"layout torch: Wo is printed {inputs['Wo'].shape[0]}×"
+                                      f"{inputs['Wo'].shape[1]} (out × in), which multiplies the {len(parts)} heads "
+                                      "joined only as X·Wᵀ; each head's W_Q, W_K, W_V (X @ W) is written transposed, "
+                                      "one block of rows per head", inputs["Wo"].at()))
             rows = [sum((m.rows[i] for m in mats), []) for i in range(r)] if not torch else \
                 [row for m in mats for row in m.rows]
             where = [m.where[0] for m in mats] if not torch else [wh for m in mats for wh in m.where]
@@ -1427,6 +1454,10 @@ class _Importer:
                 continue
             out.append(ex)
         if not out:
+            only = self.printed_step_only()
+            if only is not None:
+                return [only]  # every number on the page is in it: nothing skipped to list
+        if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
@@ -1453,6 +1484,58 @@ class _Importer:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
 
+    def printed_step_only(self) -> ImportedExample | None:
+        """A page whose only numbers are one step's matrix (the scaled scores printed as a grid and
+        again as a table): no inputs to derive it from, so the draft lists the printings as claims,
+        the most precise first and the others as restatements. Every numeric block on the page must
+        be a printing of that one matrix (the same numbers to their rounding), else nothing is made."""
+        blocks = [it for it in self.items if _numeric(it.rows)]
+        if not blocks or any(it.kind != "matrix" or it.step not in _PRINTED_ONLY_STEPS or it.batches > 1
+                             for it in blocks):
+            return None
+        square = next((it.shape for it in blocks if it.shape[0] > 1 and it.shape[1] > 1), None)
+        if square is None:
+            return None
+        mats: list[tuple[Item, list[list[str]]]] = []
+        for it in blocks:
+            rows = it.rows
+            if it.shape != square:
+                flat = [x for r in rows for x in r]
+                if 1 not in it.shape or len(flat) != square[0] * square[1]:
+                    return None  # a column of n·m numbers is the grid printed one cell per line
+                rows = [flat[r * square[1]:(r + 1) * square[1]] for r in range(square[0])]
+            mats.append((it, rows))
+        for _, rows in mats[1:]:
+            if not all(_within_rounding(a, b) for ra, rb in zip(mats[0][1], rows) for a, b in zip(ra, rb)):
+                return None
+        named = max(mats, key=lambda m: m[0].strength)[0]
+        step = named.step
+        main = max(mats, key=lambda m: min(_ulp(x) for r in m[1] for x in r) * -1)
+        labels = next((list(it.row_labels) for it, _ in mats if it.row_labels and len(it.row_labels) == square[0]),
+                      None)
+        if labels is not None and len({x.lower() for x in labels}) != len(labels):
+            labels = None
+        rows_named = labels or [str(i + 1) for i in range(square[0])]
+        claims: list[ClaimRow] = []
+        notes = [Note("assumed", f"the page prints only the {step} ({square[0]}×{square[1]}), from "
+                                 f"{named.label.strip()!r}, and none of the inputs that make them: the draft "
+                                 "lists them as claims, to be checked against each other", named.at())]
+        for it, rows in [main] + [m for m in mats if m is not main]:
+            group = None if it is main[0] else it.at()
+            for i, (lab, r) in enumerate(zip(rows_named, rows)):
+                at = (str(it.where[i]) if len(it.where) == len(rows) else
+                      str(it.where[i * len(r)]) if len(it.where) == len(rows) * len(r) else it.at())
+                claims.append(ClaimRow(step, lab, list(r), at, group))
+            if group is not None:
+                notes.append(Note("found", f"prints the {step} again, rounded differently", it.at()))
+        lines = self.page.lines
+        first = min(it.line for it, _ in mats)
+        last = max(it.end for it, _ in mats)
+        return ImportedExample(title=self.title(1, first), source=self.page.source, format=self.page.format,
+                               index=1, count=1, tokens=labels, key_tokens=None, inputs={}, convention={},
+                               claims=claims, notes=notes, first_index=first, first_line=str(lines[first].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
+
     def attach_labels(self) -> None:
         """Words written beside a matrix on slides: a vertical list of tokens (one per line)
         as row labels, a line of tokens above as column labels."""
@@ -1471,6 +1554,70 @@ class _Importer:
                         it.col_labels = list(words)
                         break
         del lines
+
+
+_SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
+_MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_fill\(")
+_PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
+
+
+def _scores_literal_root(lines: list) -> str | None:
+    """The name of the scores a page's attention code starts from, when they are written in the code
+    as numbers (``scores = torch.tensor([[…]])``, then ``masked = scores.masked_fill(…)`` and
+    ``softmax(masked)``) and the code multiplies nothing (no Q·Kᵀ): None otherwise."""
+    code = [ln.text for ln in lines if ln.role == "code"]
+    if any(_PRODUCT_RE.search(t) for t in code):
+        return None
+    source = {m.group(1): m.group(2) for m in (_MASKED_FROM_RE.search(t) for t in code) if m}
+    for t in code:
+        for m in _SOFTMAX_ARG_RE.finditer(t):
+            name, seen = m.group(1), set()
+            while name in source and name not in seen:
+                seen.add(name)
+                name = source[name]
+            lit = re.compile(rf"^\s*{re.escape(name)}\s*=\s*(?:torch\.tensor|torch\.Tensor|np\.array|numpy\.array|"
+                             r"jnp\.array|tf\.constant)\(\s*\[\s*\[")
+            if any(lit.search(c) for c in code):
+                return name
+    return None
+
+
+def _not_weights(rows: list[list[str]]) -> bool:
+    """Whether printed rows cannot be attention weights: a number below 0, or above 1 in a row that is
+    not percentages (summing to 100): [2, 3, 1] printed under a sentence about softmax."""
+    for r in rows:
+        xs = [_num(x) for x in r]
+        if any(x is None or math.isinf(x) for x in xs):
+            return False
+        if any(x < -1e-9 for x in xs):  # type: ignore[operator]
+            return True
+        if any(x > 1 + 1e-9 for x in xs) and abs(sum(xs) - 100) > 1:  # type: ignore[operator,arg-type]
+            return True
+    return False
+
+
+def _weights_given(inputs: dict, name: str) -> bool:
+    """Whether a segment already has weights ``name`` (Wq, or one head's Wq#2) as a matrix of several rows."""
+    return name in WEIGHT_NAMES and any(k.split("#")[0] == name and v.shape[0] > 1 for k, v in inputs.items())
+
+
+def _wo_out_by_in(wo: Item | None, x: Item | None, heads: int, r: int, c: int) -> bool:
+    """Whether square per-head weights (d_model × d_model, written X @ W_h) come with an output projection
+    printed out × in: d_model × (heads · d_model), which multiplies the joined heads only in the torch
+    layout (the row layout needs it (heads · d_model) × d_model)."""
+    if wo is None or x is None or heads < 2 or r != c or r != x.shape[1]:
+        return False
+    return wo.shape == (x.shape[1], heads * c)
+
+
+#: the steps a page may print alone, without the inputs that make them
+_PRINTED_ONLY_STEPS = ("scores", "scaled", "masked", "weights")
+
+
+def _within_rounding(a: str, b: str) -> bool:
+    """Two printings of one number, each rounded to its own digits (0.827 and 0.83)."""
+    x, y = _num(a), _num(b)
+    return x is not None and y is not None and abs(x - y) <= (_ulp(a) + _ulp(b)) / 2 * 1.0001
 
 
 def _clean_title(text: str) -> str:
@@ -1703,11 +1850,16 @@ class _Placer:
         if it.notes and it.notes[0] == OPTION_NOTE:
             self.unplaced(it, OPTION_NOTE)
             return
+        if it.dot is not None:
+            self.place_vector_dot(it)
+            return
         if it.kind == "positions":
             self.place_positions(it)
             return
         if it.keyed:
             self.place_keyed(it)
+            return
+        if it.operand and SUM_TERM_NOTE in it.notes and it.kind == "vector" and self.place_value_term(it):
             return
         echo = self.echo_of(it)
         if echo:
@@ -2117,6 +2269,9 @@ class _Placer:
                 return "weighted", fw, ""
             fits["weighted"] = fw
         pfit = self._fit(it, primary) if primary else None
+        if pfit is not None and primary.rsplit(".", 1)[-1] == "weights" and _not_weights(it.rows):  # type: ignore[union-attr]
+            return None, None, ("named like weights, but its numbers are not weights (each lies between 0 and 1, "
+                                "or a row of percentages sums to 100)")
         if pfit is not None:
             prefix = primary.rsplit(".", 1)[0] + "." if primary and "." in primary else ""  # type: ignore[union-attr]
             family = tuple(prefix + f for f in _FAMILIES.get(primary[len(prefix):], ())) if primary else ()  # type: ignore[index]
@@ -2280,9 +2435,71 @@ class _Placer:
             self.commit(t, "weighted", [(qlab[q], klab[k], j, x) for j, x in enumerate(t.rows[0])])
         self.commit(it, "output", [(qlab[q], None, j, x) for j, x in enumerate(it.rows[0])])
 
+    def place_vector_dot(self, it: Item) -> None:
+        """[1, 0] · [0, 1] = 0: the score of the query and key whose rows the two vectors are (in the
+        head the heading names, else in the one head where they are rows of Q and of K)."""
+        a, b = it.dot  # type: ignore[misc]
+        fa, fb = [_num(x) for x in a], [_num(x) for x in b]
+        heads = [it.head] if it.head is not None and self.heads > 1 else list(range(1, self.heads + 1)) \
+            if self.heads > 1 else [None]
+        found = []
+        for h in heads:
+            pre = f"head{h}." if h is not None else ""
+            if pre + "scores" not in self.steps:
+                continue
+            q, k = [self.vals(pre + n) if pre + n in self.steps else
+                    _rows_float(self.given[n].rows) if not pre and n in self.given else None for n in ("Q", "K")]
+            if q is None or k is None:
+                continue
+            qi = [i for i, r in enumerate(q) if len(r) == len(fa) and all(abs(x - y) <= 1e-9 for x, y in zip(r, fa))]
+            kj = [j for j, r in enumerate(k) if len(r) == len(fb) and all(abs(x - y) <= 1e-9 for x, y in zip(r, fb))]
+            if len(qi) == 1 and len(kj) == 1:
+                found.append((pre, qi[0], kj[0]))
+        if len(found) != 1:
+            self.unplaced(it, "a dot product of two vectors written out: they are the rows of no one query and key"
+                          if not found else "a dot product of two vectors written out: they are rows of Q and K in "
+                          "several heads")
+            return
+        pre, i, j = found[0]
+        s = self.vals(pre + "scores")
+        if s is None or not _close(it.rows[0][0], s[i][j]):
+            self.unplaced(it, "a dot product of two vectors written out, whose result is not that score")
+            return
+        self.commit(it, pre + "scores", [(self.d[pre + "scores"].row_labels[i], None, j, it.rows[0][0])])
+
+    def place_value_term(self, it: Item) -> bool:
+        """'0.73 · [1, 0] + 0.27 · [0, 1] = …': a weight times a vector in a weighted sum written on one line
+        is a value row: the row of V it equals, when the weight before it is a weight on that key (in the
+        head the heading names, else in the one head where both hold)."""
+        m = re.search(r"([+-]?(?:\d+\.?\d*|\.\d+))\s*(?:\\cdot|·|⋅|\\?\*|×|\\times)\s*\\?$", it.before or "")
+        if m is None:
+            return False
+        w = m.group(1)
+        vec = [_num(x) for x in it.rows[0]]
+        heads = [it.head] if it.head is not None and self.heads > 1 else list(range(1, self.heads + 1)) \
+            if self.heads > 1 else [None]
+        found = []
+        for h in heads:
+            pre = f"head{h}." if h is not None else ""
+            if pre + "V" not in self.steps or pre + "weights" not in self.steps:
+                continue
+            v, a = self.vals(pre + "V"), self.vals(pre + "weights")
+            if v is None or a is None:
+                continue
+            js = [j for j, r in enumerate(v) if len(r) == len(vec) and all(x is not None and abs(x - y) <= 1e-9
+                                                                          for x, y in zip(vec, r))]
+            if len(js) == 1 and any(j < len(row) and _close(w, row[js[0]]) for row in a for j in js):
+                found.append((pre, js[0]))
+        if len(found) != 1:
+            return False
+        pre, j = found[0]
+        lab = self.d[pre + "V"].row_labels[j]
+        self.commit(it, pre + "V", [(lab, None, c, x) for c, x in enumerate(it.rows[0])])
+        return True
+
     def row_sums(self, it: Item) -> bool:
         """'All row sums: tensor([1.0000, 1.0000, …])': a sum per row of the weights."""
-        if not re.search(r"\b(row\s*)?sums?\b", it.label.lower()) or "weights" not in self.d:
+        if not _SUM_LABEL_RE.search(it.label.lower()) or "weights" not in self.d:
             return False
         rows = self.d["weights"].row_labels
         vals = it.rows[0] if it.shape[0] == 1 else [r[0] for r in it.rows] if it.shape[1] == 1 else None

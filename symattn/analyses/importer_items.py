@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
@@ -65,6 +66,7 @@ class Item:
     positions: list[int | str] | None = None  # numbers given by position in prose: key indices (-1: last) or tokens
     either: tuple[str, str] | None = None  # a number given for two tokens, query and key either way round
     keyed: bool = False  # a row keyed by token ({'the': 0.21, …}): col_labels say which key each number is
+    dot: tuple[list[str], list[str]] | None = None  # [1, 0] · [0, 1] = 0: the two vectors of a dot product
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -98,6 +100,42 @@ class Collected:
     symbols: dict[str, str] = field(default_factory=dict)  # the page's own symbols: S = QKᵀ/√d_k → scaled
 
 
+_SCALAR_TIMES_RE = re.compile(r"=\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+)|(\d+(?:\.\d+)?)|(½|¼|⅓))\s*"
+                             r"(?:\\cdot|\\times|·|\*|×)\s*(?:\\text\{|\\left\s*[(\[]|\\begin\{[bp]?matrix\}|\()?\s*$")
+_UNICODE_FRACTIONS = {"½": Fraction(1, 2), "¼": Fraction(1, 4), "⅓": Fraction(1, 3)}
+
+
+def scalar_times(before: str, after: str, rows: list[list[str]]) -> tuple[list[list[str]], str] | None:
+    """A matrix written as a number times it, ``W = \\frac{1}{2} \\cdot [[1, 0], [0, 1]]`` or ``W = 0.5 * [[…]]``:
+    (its entries multiplied out, exactly, as integers or fractions; the factor as written), or None.
+    Only right after '=' and with nothing added after it (a term of a sum is not the matrix)."""
+    m = _SCALAR_TIMES_RE.search(before)
+    if m is None or re.match(r"\s*\}?\s*[+\-]", after):
+        return None
+    if m.group(1):
+        f, shown = Fraction(int(m.group(1)), int(m.group(2))), f"{m.group(1)}/{m.group(2)}"
+    elif m.group(3):
+        f, shown = Fraction(int(m.group(3)), int(m.group(4))), f"{m.group(3)}/{m.group(4)}"
+    elif m.group(5):
+        f, shown = Fraction(m.group(5)), m.group(5)
+    else:
+        f, shown = _UNICODE_FRACTIONS[m.group(6)], m.group(6)
+    if f == 0:
+        return None
+    try:
+        out = [[_fraction_text(Fraction(x.strip()) * f) for x in r] for r in rows]
+    except (ValueError, ZeroDivisionError):
+        return None
+    return out, shown
+
+
+def _fraction_text(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+#: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes"
+ROW_SUMS_RE = re.compile(r"\brows?[\s-]*sums?\b|\bsums?\s+(?:of|over|along|across)\s+(?:the\s+|each\s+|every\s+)?rows?\b|"
+                         r"\bsommes?\s+(?:des|de\s+chaque|par|sur\s+les)\s+lignes?\b", re.I)
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
                         r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*)*$")
 _SEP_CHARS = " \t:=→->–—(),;$"
@@ -731,7 +769,7 @@ def _sum_term(before: str, after: str) -> bool:
     >>> _sum_term("Output = [7.31, 0] + [0,5.38] = ", "."), _sum_term("Q = ", ", K = [1, 0]")
     (False, False)
     """
-    return bool(re.search(r"(?:\d\.?\s*[*×·]|\+)\s*$", before) or re.match(r"\s*\+", after))
+    return bool(re.search(r"(?:\d\.?\s*(?:\\?[*×·]|\\cdot|\\times)|\+)\s*$", before) or re.match(r"\s*\+", after))
 
 
 class _Collector:
@@ -786,6 +824,8 @@ class _Collector:
                     if t.endswith(":") and len(t) <= 100:
                         break  # the label of what follows: what is above it names other things
             k -= 1
+        if texts and texts[0][1] >= 2 and ROW_SUMS_RE.search(texts[0][0]):
+            return texts[0]  # "Sum of each row:" just above: the sums, though a heading names the weights
         near = texts[:3]
         for t, s in near:  # a symbol (WQ, W_q, K^T) names it better than a sentence beside it
             if any(step_of_ident(w) in ("Wq", "Wk", "Wv", "Wo") for w in re.findall(r"[A-Za-z][\w^{}]*", t)):
@@ -802,6 +842,19 @@ class _Collector:
         if head:
             return head, 1
         return (texts[0] if texts else ("", 0))
+
+    def math_lhs(self, start: int) -> str:
+        """The left side of the equation a display-math block ends: the text before the first '=' of
+        the display's lines above it (a chain ``Name = … = [[…]] = [[…]]``), or ""."""
+        top = ""
+        k = start - 1
+        while k >= 0 and start - k <= 20 and self.lines[k].role == "math" and self.lines[k].text.strip():
+            if "=" in self.lines[k].text:
+                top = self.lines[k].text
+            k -= 1
+        lhs = top.split("=")[0].strip()
+        lhs = re.sub(r"\\(?:text|mathrm|textbf|mathbf|operatorname)\{([^{}]*)\}", r"\1", lhs).strip()
+        return lhs if 0 < len(lhs) <= 60 and "[" not in lhs else ""
 
     def heading_head(self, start: int) -> int | None:
         """The head a section is about: the nearest heading above names "Head 2"."""
@@ -858,6 +911,10 @@ class _Collector:
             brows = [[from_percent(x) or x for x in r] for r in b.rows]
             label = (label + " " if label else "") + "(printed as percentages: 73% is 0.73)"
             kinds = {entry_kind(x) for r in brows for x in r}
+        times = scalar_times(b.before, b.after or "", brows) if b.depth == 2 and kinds == {"number"} else None
+        if times is not None:  # W^O = ½ · [[1, 0, 1, 0], …]: the matrix is the product, entry by entry
+            brows, factor = times
+            label = (label + " " if label else "") + f"(the page writes {factor} times the matrix)"
         it = Item(rows=[list(r) for r in brows], where=list(b.where), line=b.start, end=b.end, role=b.role,
                   form=b.form, suffix=b.suffix, transposed=transposed, after=b.after, before=b.before)
         it.kind = "scalar" if b.depth == 0 or (b.form == "rows" and b.shape == (1, 1)) else \
@@ -889,6 +946,11 @@ class _Collector:
             step, label, ident = glued
             strength = 3 if step else 0
 
+        if not step and b.role == "math" and b.before.strip() in ("", "=") and not aside:
+            lhs = self.math_lhs(b.start)
+            st = (step_of_ident(lhs) or step_of_text(lhs)) if lhs else None
+            if st:  # Final Output = Combined @ W^O = [[(a+b)/2 …]] = [[0.50 …]]: the equation's left side names it
+                step, strength, label = st, 2, lhs
         if not step and label and not aside:
             step = step_of_text(label)
             strength = 2 if step else 0
@@ -1571,6 +1633,30 @@ class _Collector:
             it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {i} on key {j}")
             self.items.append(it)
 
+    def vector_dot_lines(self) -> None:
+        """``[1, 0] · [0, 1] = 0`` with no names: a dot product of two vectors written out, several on a
+        line ("[0, 1] · [1, 0] = 0, [0, 1] · [0, 1] = 1"). Which query and key it is, the placer finds
+        from the vectors (the rows of Q and K they are); a line that divides or takes a root is left alone."""
+        num = r"([+-]?(?:\d+\.?\d*|\.\d+))"
+        vec = r"\[([^\[\]]{1,200})\]"
+        rx = re.compile(vec + r"\s*(?:·|⋅|\\cdot)\s*" + vec + r"\s*=\s*" + num + r"(?![\d.]*\s*[/*·⋅\[])")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code":
+                continue
+            t = ln.text.replace("\\[", "[").replace("\\]", "]").replace("−", "-")
+            if re.search(r"/|√|sqrt|\\frac|÷", t) or any(o.line == k and o.kind == "pair" for o in self.items):
+                continue
+            for m in rx.finditer(t):
+                a = [x.strip() for x in m.group(1).split(",")]
+                b = [x.strip() for x in m.group(2).split(",")]
+                if len(a) != len(b) or not all(is_number(x) for x in a + b):
+                    continue
+                it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
+                          step="scores", strength=2, role=ln.role, head=self.heading_head(k))
+                it.dot = (a, b)
+                it.notes.append("a dot product of two vectors written out")
+                self.items.append(it)
+
     def division_runs(self) -> None:
         """Consecutive lines that each divide one number by the same divisor
         (``1 / 1.732 = 0.577`` under one another): the worked row of one query, its results
@@ -2129,6 +2215,7 @@ def collect(page: Page) -> Collected:
     c.lines_items()
     c.answer_options()
     c.dot_lines()
+    c.vector_dot_lines()
     c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))

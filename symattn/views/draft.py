@@ -110,7 +110,8 @@ def draft(ex: ImportedExample, name: str | None = None) -> str:
     if ex.inputs_rounded:
         out.append("inputs_rounded = true  # the page prints random inputs rounded")
     out.append("")
-    out.append("[inputs]")
+    out.append("[inputs]" if ex.inputs or not ex.claims else
+               "# no [inputs]: the page prints none of the inputs that make its numbers")
     for k, g in ex.inputs.items():
         label = f": {_comment(g.label.strip())[:70]}" if g.label.strip() else ""
         out.append(f"{k} = [")
