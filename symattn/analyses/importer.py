@@ -45,6 +45,7 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import (Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, per_token_layout,
                                    query_evidence, scale_evidence)
+from .importer_conventions import keep_mask
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
@@ -308,6 +309,7 @@ class _Segment:
     hidden: list[tuple[int, str, str]] = field(default_factory=list)  # weights made in code, not printed
     random: list[str] = field(default_factory=list)  # inputs made in code and printed (rounded)
     masked: bool = False  # the page has introduced a causal mask by this part
+    keep_mask: list[list[bool]] | None = None  # a 0/1 mask passed to the call that works this part
 
 
 class _Importer:
@@ -739,6 +741,13 @@ class _Importer:
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
+            km = self.keep_mask_item(it)
+            if km is not None:
+                cur = self.keep_mask_segment(cur, km, segs)
+                if cur is not None:
+                    cur.items.append(it)
+                    cur.last = max(cur.last, it.end)
+                    continue
             # weights made in code (random, nn.Linear) before this item: what follows uses numbers
             # the page does not print, unless the page prints those weights
             while hidden and hidden[0][0] < it.line:
@@ -815,6 +824,30 @@ class _Importer:
         # an embedding matrix with nothing worked on it is not an example
         return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden
                 or (any(n in sg.inputs for n in ("Q", "K", KEYS_AND_VALUES)) and len(sg.inputs) >= 2)]
+
+    def keep_mask_item(self, it: Item) -> list[list[bool]] | None:
+        """The keep-mask a printed 0/1 array named ``…mask`` is (see :func:`keep_mask`), or None."""
+        if it.kind not in ("matrix", "vector") or _mask_kind(it.rows):
+            return None
+        km = keep_mask(it.rows, it.label, self.page.lines, it.end)
+        if km is not None:
+            it.aside = ("the mask passed to the call after it (1 = attend): read as convention.mask, "
+                        "not a step of the example")
+        return km
+
+    def keep_mask_segment(self, cur: _Segment | None, km: list[list[bool]], segs: list[_Segment]) -> _Segment | None:
+        """A keep-mask passed to a call after weights or outputs were worked without one: the masked
+        call is another example on the same inputs (as a causal mask introduced there is)."""
+        if cur is not None and cur.keep_mask is None and not cur.masked and any(
+                c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers for c in cur.items):
+            given = [] if all(w in cur.inputs for w in WEIGHT_NAMES) else [
+                c for c in cur.items if c.step in ("Q", "K", "V") and c.strength >= 2 and _numeric(c.rows)]
+            cur = _Segment(inputs=dict(cur.inputs), first=cur.last + 1, hidden=list(cur.hidden),
+                           random=list(cur.random), items=given)
+            segs.append(cur)
+        if cur is not None and cur.keep_mask is None:
+            cur.keep_mask = km
+        return cur
 
     # -- one example --------------------------------------------------------------------
     def example(self, seg: _Segment, index: int) -> tuple[ImportedExample | None, str]:
@@ -1222,6 +1255,8 @@ class _Importer:
         if mk is not None and (stage != "scores" or not any(
                 entry_kind(x) == "inf" for r in given["scores"].rows for x in r)):
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
+        if seg.keep_mask is not None:
+            self.keep_mask_convention(seg, ex_inputs, conv)
         win = window_evidence(lines[max(0, seg.first - 30): seg.last + 1]) if stage != "scores" else None
         if win is not None:  # a sliding window: both sides given, or W tokens = the query and W − 1 before it
             conv["window"] = Choice(win[0], f"the page says so: {win[2]!r}" if win[3] else (
@@ -1365,6 +1400,17 @@ class _Importer:
                 g = ex_inputs.pop(k)
                 notes.append(Note("info", f"{k} is printed ({g.label.strip() or k}), but the score of this example "
                                           "does not use it; it is left out of the draft", g.where[0] if g.where else ""))
+
+    def keep_mask_convention(self, seg: _Segment, ex_inputs: dict[str, Given], conv: dict[str, Choice]) -> None:
+        """convention.mask from the segment's keep-mask: one row for every query, or the same row
+        for each (a padding mask printed once, broadcast over the queries)."""
+        km = seg.keep_mask or []
+        q = ex_inputs.get("Q") or ex_inputs.get("X")
+        n = len(q.rows) if q is not None else len(km)
+        if len(km) == 1 and n > 1:
+            km = [list(km[0]) for _ in range(n)]
+        if len(km) == n:
+            conv["mask"] = Choice([list(r) for r in km], "the 0/1 mask the page passes to its call (1 = attend)")
 
     def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
                   conv: dict[str, Choice]) -> dict:
