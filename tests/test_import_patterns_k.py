@@ -54,3 +54,63 @@ KEEP = [
 def test_keep_mask(label, rows, after, want):
     lines = [Line(f"{label} = …", Where(1)), Line(after, Where(2))]
     assert keep_mask(rows, label, lines, 0) == want
+
+
+# a notebook whose helper wraps the array constructor (create_tensor([[…]])) and whose printouts
+# say "NAME shape: (2, 2)", a blank line, then the comma-less array; an additive mask m given in
+# code (convention.bias); the output printed by DotProductAttention(…) as a JAX DeviceArray
+def _nb(cells):
+    import json
+    out = []
+    for src, text in cells:
+        c = {"cell_type": "code", "source": src, "metadata": {}, "execution_count": 1, "outputs": []}
+        if text:
+            c["outputs"] = [{"output_type": "stream", "name": "stdout", "text": text}]
+        out.append(c)
+    return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+JAX = _nb([
+    ("# attention = softmax(q k^T / sqrt(d_k) + m) v\nq = create_tensor([[1, 1], [1, 2]])\nk = create_tensor([[1, 0], [1, 1]])\n"
+     "v = create_tensor([[1, 2], [3, 4]])\nm = create_tensor([[0, 0], [-1e9, 0]])\ndisplay_tensor(q, 'query')",
+     "query shape: (2, 2)\n\n[[1 1]\n [1 2]]\n"),
+    ("q_dot_k = q @ k.T / jnp.sqrt(2)\ndisplay_tensor(q_dot_k, 'query dot key')",
+     "query dot key shape: (2, 2)\n\n[[0.70710677 1.4142135 ]\n [0.70710677 2.1213203 ]]\n"),
+    ("masked = q_dot_k + m\ndisplay_tensor(masked, 'masked query dot key')",
+     "masked query dot key shape: (2, 2)\n\n[[ 7.0710677e-01  1.4142135e+00]\n [-1.0000000e+09  2.1213203e+00]]\n"),
+    ("display_tensor(masked @ v, 'masked query dot key dot value')",
+     "masked query dot key dot value shape: (2, 2)\n\n[[ 4.9497476e+00  7.0710678e+00]\n"
+     " [-1.0000000e+09 -2.0000000e+09]]\n"),
+    ("DotProductAttention(q, k, v, m_bool)",
+     "DeviceArray([[2.3395231, 3.3395231],\n             [3.       , 4.       ]], dtype=float32)\n"),
+])
+
+
+def test_jax_helper_notebook():
+    (ex,) = sa.import_examples(JAX, format="notebook", source="snippet")
+    assert [[str(x) for x in r] for r in ex.data()["inputs"]["Q"]] == [["1", "1"], ["1", "2"]]
+    assert ex.convention["bias"].value[1][1] == 0 and float(ex.convention["bias"].value[1][0]) == -1e9
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert ("scaled", "1", ("0.70710677", "1.4142135")) in got
+    assert ("masked", "2", ("-1.0000000e+09", "2.1213203e+00")) in got
+    assert ("output", "2", ("3.", "4.")) in got
+    assert not any(c.step in ("scores", "weighted") for c in ex.claims)  # m and masked·v are no steps
+
+
+# (name printed before a printout, step it names (None: a product that is no step))
+DOT_PHRASES = [("query dot key", "scores"), ("masked query dot key", "masked"), ("scaled query dot key", "scaled"),
+               ("masked query dot key dot value", None), ("key dot value", None)]
+
+
+@pytest.mark.parametrize("name,step", DOT_PHRASES)
+def test_dot_phrase(name, step):
+    from symattn.analyses.importer_items import dot_phrase_step
+    assert dot_phrase_step(name)[0] == step
+
+
+@pytest.mark.parametrize("expr,want", [("DotProductAttention(q, k, v, m)", True),
+                                       ("dot_product_self_attention(q_b, k_b, v_b)", True),
+                                       ("attention_weights(q, k, v)", False), ("Attention(q)", False)])
+def test_attention_call(expr, want):
+    from symattn.analyses.importer_items import attention_call
+    assert attention_call(expr) is want

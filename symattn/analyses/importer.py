@@ -310,6 +310,7 @@ class _Segment:
     random: list[str] = field(default_factory=list)  # inputs made in code and printed (rounded)
     masked: bool = False  # the page has introduced a causal mask by this part
     keep_mask: list[list[bool]] | None = None  # a 0/1 mask passed to the call that works this part
+    bias: Item | None = None  # an additive mask given (0 where kept, -1e9 or -inf where masked)
 
 
 class _Importer:
@@ -741,6 +742,17 @@ class _Importer:
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
+            if cur is not None and _additive_mask(it):
+                if cur.bias is None:
+                    cur.bias = it
+                    it.aside = "the additive mask (0 = kept, a large negative number = masked): read as " \
+                               "convention.bias, not a step of the example"
+                elif _same_values(cur.bias.rows, it.rows):
+                    it.aside = f"the additive mask again ({cur.bias.at()}): read as convention.bias"
+                if it.aside:
+                    cur.items.append(it)
+                    cur.last = max(cur.last, it.end)
+                    continue
             km = self.keep_mask_item(it)
             if km is not None:
                 cur = self.keep_mask_segment(cur, km, segs)
@@ -806,7 +818,8 @@ class _Importer:
                         continue
                     # new inputs: a new example (a new X does not keep the old weights)
                     keep = {} if name == "X" else {k: v for k, v in cur.inputs.items() if k != name}
-                    cur = _Segment(inputs=keep, first=it.line)
+                    moved = self.section_items(cur, it)
+                    cur = _Segment(inputs=keep, first=min([it.line] + [c.line for c in moved]), items=moved)
                     segs.append(cur)
                 elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
                       and any(c.step in ("scores", "scaled", "weights", "output", "masked") and c.numbers
@@ -824,6 +837,41 @@ class _Importer:
         # an embedding matrix with nothing worked on it is not an example
         return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden
                 or (any(n in sg.inputs for n in ("Q", "K", KEYS_AND_VALUES)) and len(sg.inputs) >= 2)]
+
+    def matvec_roles(self) -> None:
+        """Code that scores one vector against the rows of a matrix (``e = exp(matmul(h, s))``) and
+        later sums the rows of that matrix weighted (``c = a[0] * h[0] + a[1] * h[1] + …``): the
+        matrix given in code holds the keys (which are the values), the vector the query."""
+        code = [(k, ln.text) for k, ln in enumerate(self.page.lines) if ln.role == "code"]
+        for k, t in code:
+            for m in _MATVEC.finditer(t):
+                mat, vec = m.group(1) or m.group(3), m.group(2) or m.group(4)
+                wsum = re.compile(rf"\w+\[0\]\s*\*\s*{re.escape(mat)}\[0\]\s*\+\s*\w+\[1\]\s*\*\s*{re.escape(mat)}\[1\]")
+                if mat == vec or not any(wsum.search(t2) for k2, t2 in code if k2 >= k):
+                    continue
+                given = {}
+                for it in self.items:
+                    if it.line < k and it.role == "code" and it.label.strip() in (mat, vec) and _numeric(it.rows):
+                        given[it.label.strip()] = it
+                a, b = given.get(mat), given.get(vec)
+                if a is None or b is None or a.kind != "matrix" or b.kind != "vector" or a.shape[1] != b.shape[1]:
+                    continue
+                a.step, a.strength = KEYS_AND_VALUES, 3
+                b.step, b.strength = "Q", 3
+                a.notes.append(f"scored against {vec} ({self.page.lines[k].where}) and summed weighted: keys and values")
+                return
+
+    def section_items(self, cur: _Segment, it: Item) -> list[Item]:
+        """New inputs given in code under a heading that comes after the current example's inputs:
+        the numbers printed in that section before the code (the exercise's answer, its inputs in
+        prose) belong to the new example; they are taken out of ``cur`` and returned."""
+        last = max(g.end for g in cur.inputs.values()) if cur.inputs else cur.first
+        heads = [k for k in range(last + 1, it.line) if self.page.lines[k].role == "heading"]
+        if it.role != "code" or not heads:
+            return []
+        moved = [c for c in cur.items if c.line > heads[-1] and c.line < it.line]
+        cur.items = [c for c in cur.items if c not in moved]
+        return moved
 
     def keep_mask_item(self, it: Item) -> list[list[bool]] | None:
         """The keep-mask a printed 0/1 array named ``…mask`` is (see :func:`keep_mask`), or None."""
@@ -1257,6 +1305,8 @@ class _Importer:
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
         if seg.keep_mask is not None:
             self.keep_mask_convention(seg, ex_inputs, conv)
+        if seg.bias is not None:
+            self.bias_convention(seg.bias, ex_inputs, conv)
         win = window_evidence(lines[max(0, seg.first - 30): seg.last + 1]) if stage != "scores" else None
         if win is not None:  # a sliding window: both sides given, or W tokens = the query and W − 1 before it
             conv["window"] = Choice(win[0], f"the page says so: {win[2]!r}" if win[3] else (
@@ -1412,6 +1462,15 @@ class _Importer:
         if len(km) == n:
             conv["mask"] = Choice([list(r) for r in km], "the 0/1 mask the page passes to its call (1 = attend)")
 
+    def bias_convention(self, bias: Item, ex_inputs: dict[str, Given], conv: dict[str, Choice]) -> None:
+        """convention.bias from an additive mask the page gives, when it is n_queries × n_keys."""
+        q, k = ex_inputs.get("Q") or ex_inputs.get("X"), ex_inputs.get("K") or ex_inputs.get("X")
+        if q is None or k is None or bias.shape != (len(q.rows), len(k.rows)):
+            return
+        conv["bias"] = Choice([[toml_value(x) for x in r] for r in bias.rows],
+                              f"the additive mask the page gives ({bias.label.strip() or 'a matrix'}, {bias.at()})",
+                              where=bias.at())
+
     def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
                   conv: dict[str, Choice]) -> dict:
         d: dict[str, Any] = {"title": "import"}
@@ -1452,6 +1511,7 @@ class _Importer:
         self.group_tokens()
         self.group_indexed()
         self.attach_labels()
+        self.matvec_roles()
         segs = self.segments()
         out: list[ImportedExample] = []
         reasons: list[str] = []
@@ -2684,6 +2744,40 @@ def _without_weights(x: Item, items: list[Item]) -> bool:
             if pairs and sum(_close(t, v) for t, v in pairs) >= 0.75 * len(pairs):
                 return True
     return False
+
+
+_MATVEC = re.compile(r"\b(?:matmul|dot|mv|mm)\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)|"
+                     r"\b([A-Za-z_]\w*)\s*@\s*([A-Za-z_]\w*)\b(?!\s*[.(\[])")
+
+
+def _additive_mask(it: Item) -> bool:
+    """A square-or-not matrix of zeros and large negative numbers (≤ -10⁴, or -inf), both present: an
+    additive mask (``[[0, 0], [-1e9, 0]]``), unless it is the causal one (read as mask = causal).
+
+    >>> _additive_mask(Item(rows=[["0", "0"], ["-1e9", "0"]], where=[], line=0, end=0))
+    True
+    >>> _additive_mask(Item(rows=[["0", "-0.5"], ["-1e9", "0"]], where=[], line=0, end=0))
+    False
+    """
+    if it.kind != "matrix" or _mask_kind(it.rows):
+        return False
+    zero = neg = False
+    for r in it.rows:
+        for x in r:
+            kind = entry_kind(x)
+            if kind == "inf" and x.strip().startswith("-"):
+                neg = True
+                continue
+            v = _num(x) if kind == "number" else None
+            if v is None:
+                return False
+            if v == 0:
+                zero = True
+            elif v <= -1e4:
+                neg = True
+            else:
+                return False
+    return zero and neg
 
 
 def _mask_kind(rows: list[list[str]]) -> str:
