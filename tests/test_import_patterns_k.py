@@ -114,3 +114,65 @@ def test_dot_phrase(name, step):
 def test_attention_call(expr, want):
     from symattn.analyses.importer_items import attention_call
     assert attention_call(expr) is want
+
+
+# course macros a page never defines: matrix environments and \li( \ri)
+MACROS = [
+    (r"\bpmat 1 & 2\\ 3 & 4 \epmat", r"\begin{pmatrix} 1 & 2\\ 3 & 4 \end{pmatrix}"),
+    (r"\bbmat 1 \ebmat", r"\begin{bmatrix} 1 \end{bmatrix}"),
+    (r"\pmat{1 & 2}", r"\begin{pmatrix}1 & 2\end{pmatrix}"),
+    (r"\li( x \ri)", r"\left( x \right)"),
+    (r"\bpmat 1 \epmat \bpmat 2", r"\bpmat 1 \epmat \bpmat 2"),  # unbalanced: left alone
+    (r"\def\bpmat{\left(\begin{matrix}} \bpmat 1 \epmat", r"\def\bpmat{\left(\begin{matrix}} \bpmat 1 \epmat"),
+]
+
+
+@pytest.mark.parametrize("text,want", MACROS)
+def test_undefined_macros(text, want):
+    from symattn.read.pages.macros import undefined_macros
+    assert undefined_macros(text) == want
+
+
+def test_macro_matrices_are_read():
+    page = ("## Exercise\n\nLet $$Q = \\bpmat 1 & 2\\\\ 3 & 1 \\epmat,\\quad K = \\bpmat 2 & 1\\\\ 1 & 1 \\epmat,\\quad "
+            "V = \\bpmat 1 & 0\\\\ 0 & 1 \\epmat$$\n")
+    from symattn.analyses.importer_items import collect
+    from symattn.read.pages import read_page
+    got = [(it.step, it.rows) for it in collect(read_page(page, "markdown")).items]
+    assert ("K", [["2", "1"], ["1", "1"]]) in got and ("V", [["1", "0"], ["0", "1"]]) in got
+
+
+# one query scored against the rows of a matrix in code, then those rows summed weighted: the
+# matrix holds the keys (= values), the vector the query; no division: not scaled
+MATVEC = ("```python\nh = np.array([[1, 2, 3], [1, 2, 1], [0, 1, -1]])\ns = np.array([1, 2, 1])\n"
+          "e = np.exp(np.matmul(h, s))\na = e / np.sum(e)\nc = a[0] * h[0] + a[1] * h[1] + a[2] * h[2]\n"
+          "print(a)\n```\n\nThe weights: [0.8801, 0.1191, 0.0008]\n")
+
+
+def test_matrix_vector_scores_give_keys_and_query():
+    (ex,) = sa.import_examples(MATVEC, format="markdown", source="snippet")
+    ins = {k: [[str(x) for x in r] for r in v] for k, v in ex.data()["inputs"].items()}
+    rows = [["1", "2", "3"], ["1", "2", "1"], ["0", "1", "-1"]]
+    assert ins == {"Q": [["1", "2", "1"]], "K": rows, "V": rows}
+    assert ex.convention["scale"].value == "none"
+    assert {(c.step, tuple(c.values)) for c in ex.claims} == {("weights", ("0.8801", "0.1191", "0.0008"))}
+
+
+# (snippet, whether the nested list is read as an array)
+CALLS = [("q = create_tensor([[1, 0], [0, 1]])\n", True), ("ax.plot([[1, 0], [0, 1]], color='r')\n", False),
+         ("ax.set_xlim([0, 1])\n", False)]
+
+
+@pytest.mark.parametrize("code,read", CALLS)
+def test_only_argument_call(code, read):
+    from symattn.analyses.importer_items import collect
+    from symattn.read.pages import read_page
+    items = collect(read_page("```python\n" + code + "```\n", "markdown")).items
+    assert bool(items) is read
+
+
+@pytest.mark.parametrize("rows,want", [([["0", "0"], ["-1e9", "0"]], True), ([["0", "-inf"], ["0", "0"]], False),
+                                       ([["0", "-5"], ["-1e9", "0"]], False), ([["0", "0"], ["0", "0"]], False)])
+def test_additive_mask(rows, want):
+    from symattn.analyses.importer import Item, _additive_mask
+    assert _additive_mask(Item(rows=rows, where=[], line=0, end=0)) is want

@@ -842,7 +842,7 @@ class _Importer:
         """Code that scores one vector against the rows of a matrix (``e = exp(matmul(h, s))``) and
         later sums the rows of that matrix weighted (``c = a[0] * h[0] + a[1] * h[1] + …``): the
         matrix given in code holds the keys (which are the values), the vector the query."""
-        code = [(k, ln.text) for k, ln in enumerate(self.page.lines) if ln.role == "code"]
+        code = [(k, ln.text) for k, ln in enumerate(self.page.lines) if ln.role in ("code", "prose")]
         for k, t in code:
             for m in _MATVEC.finditer(t):
                 mat, vec = m.group(1) or m.group(3), m.group(2) or m.group(4)
@@ -851,13 +851,17 @@ class _Importer:
                     continue
                 given = {}
                 for it in self.items:
-                    if it.line < k and it.role == "code" and it.label.strip() in (mat, vec) and _numeric(it.rows):
+                    if it.line < k and it.role in ("code", "prose") and it.label.strip() in (mat, vec) \
+                            and _numeric(it.rows):
                         given[it.label.strip()] = it
                 a, b = given.get(mat), given.get(vec)
                 if a is None or b is None or a.kind != "matrix" or b.kind != "vector" or a.shape[1] != b.shape[1]:
                     continue
                 a.step, a.strength = KEYS_AND_VALUES, 3
                 b.step, b.strength = "Q", 3
+                if not re.search(r"/|sqrt|scale", t):  # exp(matmul(h, s)): scored without scaling
+                    self.unscaled_kv = (b, f"the code scores without scaling: {t.strip()[:80]!r}",
+                                        str(self.page.lines[k].where))
                 a.notes.append(f"scored against {vec} ({self.page.lines[k].where}) and summed weighted: keys and values")
                 return
 
@@ -1307,6 +1311,9 @@ class _Importer:
             self.keep_mask_convention(seg, ex_inputs, conv)
         if seg.bias is not None:
             self.bias_convention(seg.bias, ex_inputs, conv)
+        unscaled = getattr(self, "unscaled_kv", None)
+        if unscaled is not None and seg.inputs.get("Q") is unscaled[0] and not {"K", "V"} & set(seg.inputs):
+            conv["scale"] = Choice("none", unscaled[1], where=unscaled[2])
         win = window_evidence(lines[max(0, seg.first - 30): seg.last + 1]) if stage != "scores" else None
         if win is not None:  # a sliding window: both sides given, or W tokens = the query and W − 1 before it
             conv["window"] = Choice(win[0], f"the page says so: {win[2]!r}" if win[3] else (
