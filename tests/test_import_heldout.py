@@ -25,10 +25,6 @@ KNOWN_MISSES = {
     # the weighted values written in a chain on one line ("Output = 0.731*[10,0] + 0.269*[0,20] = [7.31, 0]
     # + [0,5.38] = [7.31, 5.38]"): the terms [7.31, 0] and [0, 5.38] are listed as terms of a sum, not placed
     "g/puzzle13.txt": 4,
-    # Exercise 1's weights a ≈ (0.88, 0.12, 0.00)ᵀ and context c ≈ (1.00, 2.00, 2.76)ᵀ are LaTeX column
-    # vectors printed in the solution before the code that gives h and s (the keys/values and the
-    # query): they are listed as printed before the inputs, not placed
-    "k/exsol.html": 6,
 }
 
 

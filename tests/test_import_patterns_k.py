@@ -176,3 +176,23 @@ def test_only_argument_call(code, read):
 def test_additive_mask(rows, want):
     from symattn.analyses.importer import Item, _additive_mask
     assert _additive_mask(Item(rows=rows, where=[], line=0, end=0)) is want
+
+
+# the solution works the example in LaTeX before the code that gives the inputs: the keys as the
+# columns of a matrix (\bpmat …\epmat^\top), the query as a column, then the weights and the context
+# as columns; the code's h (keys = values) and s (query) make them one example
+SOLUTION = ("## Solution\n\n$$a = \\text{Softmax}\\left( \\begin{pmatrix} 1 & 1 & 0\\\\ 2 & 2 & 1\\\\ 3 & 1 & -1 "
+            "\\end{pmatrix}^\\top \\cdot \\begin{pmatrix} 1\\\\ 2\\\\ 1\\end{pmatrix} \\right) \\approx "
+            "\\begin{pmatrix} 0.88\\\\ 0.12\\\\ 0.00\\end{pmatrix}$$\n\nThe context vector: "
+            "$$c \\approx \\begin{pmatrix} 1.00\\\\ 2.00\\\\ 2.76\\end{pmatrix}$$\n\n"
+            "```python\nh = torch.tensor([[1, 2, 3], [1, 2, 1], [0, 1, -1]])\ns = torch.tensor([1, 2, 1])\n"
+            "e = torch.exp(torch.matmul(h, s).float())\na = e / torch.sum(e)\n"
+            "c = a[0] * h[0] + a[1] * h[1] + a[2] * h[2]\n```\n")
+
+
+def test_solution_before_code():
+    (ex,) = sa.import_examples(SOLUTION, format="markdown", source="snippet")
+    got = {(c.step, tuple(c.values)) for c in ex.claims}
+    assert got == {("weights", ("0.88", "0.12", "0.00")), ("output", ("1.00", "2.00", "2.76"))}
+    echoes = {n.text for n in ex.notes if n.kind == "echo"}
+    assert "restates input Q (printed as a column)" in echoes  # (the matrix, named a here, is listed unplaced)

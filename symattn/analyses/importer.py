@@ -794,7 +794,8 @@ class _Importer:
                 name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
             if name:
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
-                        c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)):
+                        c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)
+                        and not _restated_transposed(cur.items, it)):
                     # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
                     # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
@@ -2003,7 +2004,7 @@ class _Placer:
                     labels = src.row_labels or self.spec.query_labels()
                     lab = labels[hits[0]] if labels and hits[0] < len(labels) else str(hits[0] + 1)
                     return f"input {name}[{lab}]"
-        return None
+        return _flipped_echo(it, list(self.inputs.items()) + list(self.given.items()))
 
     def named_row(self, it: Item) -> str | None:
         """A factor of a product written out that its expression names (``q1 . k2 = [1, 0, 0] . […]``),
@@ -2755,6 +2756,31 @@ def _without_weights(x: Item, items: list[Item]) -> bool:
 
 _MATVEC = re.compile(r"\b(?:matmul|dot|mv|mm)\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)|"
                      r"\b([A-Za-z_]\w*)\s*@\s*([A-Za-z_]\w*)\b(?!\s*[.(\[])")
+
+
+def _flipped_echo(it: Item, inputs: list[tuple[str, Any]]) -> str | None:
+    """An input printed flipped and named by no step of its own: a one-row input written as a column
+    (``s = (1, 2, 1)ᵀ``), or a matrix of at least 3×3 written transposed (the keys as columns)."""
+    if it.strength >= 2 or it.kind != "matrix" or not _numeric(it.rows):
+        return None
+    cols = [list(c) for c in zip(*it.rows)]
+    for name, src in inputs:
+        if src is it or src.shape != it.shape[::-1]:
+            continue
+        if (src.shape[0] == 1 and src.shape[1] >= 2) or min(src.shape) >= 3:
+            if _same_values(src.rows, cols):
+                return f"input {name} (printed {'as a column' if src.shape[0] == 1 else 'transposed'})"
+    return None
+
+
+def _restated_transposed(items: list[Item], it: Item) -> bool:
+    """Whether a matrix printed before (at least 3×3) holds the given input's numbers transposed, as a
+    solution that works with the keys as columns (a matrix with a transpose sign) does before its code."""
+    if it.kind != "matrix" or min(it.shape) < 3 or not _numeric(it.rows):
+        return False
+    cols = [list(c) for c in zip(*it.rows)]
+    return any(c.kind == "matrix" and c.shape == (it.shape[1], it.shape[0]) and _same_values(c.rows, cols)
+               for c in items)
 
 
 def _additive_mask(it: Item) -> bool:
