@@ -45,6 +45,7 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import (Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, per_token_layout,
                                    query_evidence, scale_evidence)
+from .importer_conventions import keep_mask
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
@@ -312,6 +313,8 @@ class _Segment:
     hidden: list[tuple[int, str, str]] = field(default_factory=list)  # weights made in code, not printed
     random: list[str] = field(default_factory=list)  # inputs made in code and printed (rounded)
     masked: bool = False  # the page has introduced a causal mask by this part
+    keep_mask: list[list[bool]] | None = None  # a 0/1 mask passed to the call that works this part
+    bias: Item | None = None  # an additive mask given (0 where kept, -1e9 or -inf where masked)
 
 
 class _Importer:
@@ -746,6 +749,24 @@ class _Importer:
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
+            if cur is not None and _additive_mask(it):
+                if cur.bias is None:
+                    cur.bias = it
+                    it.aside = "the additive mask (0 = kept, a large negative number = masked): read as " \
+                               "convention.bias, not a step of the example"
+                elif _same_values(cur.bias.rows, it.rows):
+                    it.aside = f"the additive mask again ({cur.bias.at()}): read as convention.bias"
+                if it.aside:
+                    cur.items.append(it)
+                    cur.last = max(cur.last, it.end)
+                    continue
+            km = self.keep_mask_item(it)
+            if km is not None:
+                cur = self.keep_mask_segment(cur, km, segs)
+                if cur is not None:
+                    cur.items.append(it)
+                    cur.last = max(cur.last, it.end)
+                    continue
             # weights made in code (random, nn.Linear) before this item: what follows uses numbers
             # the page does not print, unless the page prints those weights
             while hidden and hidden[0][0] < it.line:
@@ -785,7 +806,8 @@ class _Importer:
                 name = None  # one row beside weights already given ("Q2 = X @ W_Q2 → [0, 1]"): a product, not them
             if name:
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
-                        c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)):
+                        c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)
+                        and not _restated_transposed(cur.items, it)):
                     # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
                     # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
@@ -809,7 +831,8 @@ class _Importer:
                         continue
                     # new inputs: a new example (a new X does not keep the old weights)
                     keep = {} if name == "X" else {k: v for k, v in cur.inputs.items() if k != name}
-                    cur = _Segment(inputs=keep, first=it.line)
+                    moved = self.section_items(cur, it)
+                    cur = _Segment(inputs=keep, first=min([it.line] + [c.line for c in moved]), items=moved)
                     segs.append(cur)
                 elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
                       and any(c.step in ("scores", "scaled", "weights", "output", "masked") and c.numbers
@@ -827,6 +850,69 @@ class _Importer:
         # an embedding matrix with nothing worked on it is not an example
         return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden
                 or (any(n in sg.inputs for n in ("Q", "K", KEYS_AND_VALUES)) and len(sg.inputs) >= 2)]
+
+    def matvec_roles(self) -> None:
+        """Code that scores one vector against the rows of a matrix (``e = exp(matmul(h, s))``) and
+        later sums the rows of that matrix weighted (``c = a[0] * h[0] + a[1] * h[1] + …``): the
+        matrix given in code holds the keys (which are the values), the vector the query."""
+        code = [(k, ln.text) for k, ln in enumerate(self.page.lines) if ln.role in ("code", "prose")]
+        for k, t in code:
+            for m in _MATVEC.finditer(t):
+                mat, vec = m.group(1) or m.group(3), m.group(2) or m.group(4)
+                wsum = re.compile(rf"\w+\[0\]\s*\*\s*{re.escape(mat)}\[0\]\s*\+\s*\w+\[1\]\s*\*\s*{re.escape(mat)}\[1\]")
+                if mat == vec or not any(wsum.search(t2) for k2, t2 in code if k2 >= k):
+                    continue
+                given = {}
+                for it in self.items:
+                    if it.line < k and it.role in ("code", "prose") and it.label.strip() in (mat, vec) \
+                            and _numeric(it.rows):
+                        given[it.label.strip()] = it
+                a, b = given.get(mat), given.get(vec)
+                if a is None or b is None or a.kind != "matrix" or b.kind != "vector" or a.shape[1] != b.shape[1]:
+                    continue
+                a.step, a.strength = KEYS_AND_VALUES, 3
+                b.step, b.strength = "Q", 3
+                if not re.search(r"/|sqrt|scale", t):  # exp(matmul(h, s)): scored without scaling
+                    self.unscaled_kv = (b, f"the code scores without scaling: {t.strip()[:80]!r}",
+                                        str(self.page.lines[k].where))
+                a.notes.append(f"scored against {vec} ({self.page.lines[k].where}) and summed weighted: keys and values")
+                return
+
+    def section_items(self, cur: _Segment, it: Item) -> list[Item]:
+        """New inputs given in code under a heading that comes after the current example's inputs:
+        the numbers printed in that section before the code (the exercise's answer, its inputs in
+        prose) belong to the new example; they are taken out of ``cur`` and returned."""
+        last = max(g.end for g in cur.inputs.values()) if cur.inputs else cur.first
+        heads = [k for k in range(last + 1, it.line) if self.page.lines[k].role == "heading"]
+        if it.role != "code" or not heads:
+            return []
+        moved = [c for c in cur.items if c.line > heads[-1] and c.line < it.line]
+        cur.items = [c for c in cur.items if c not in moved]
+        return moved
+
+    def keep_mask_item(self, it: Item) -> list[list[bool]] | None:
+        """The keep-mask a printed 0/1 array named ``…mask`` is (see :func:`keep_mask`), or None."""
+        if it.kind not in ("matrix", "vector") or _mask_kind(it.rows):
+            return None
+        km = keep_mask(it.rows, it.label, self.page.lines, it.end)
+        if km is not None:
+            it.aside = ("the mask passed to the call after it (1 = attend): read as convention.mask, "
+                        "not a step of the example")
+        return km
+
+    def keep_mask_segment(self, cur: _Segment | None, km: list[list[bool]], segs: list[_Segment]) -> _Segment | None:
+        """A keep-mask passed to a call after weights or outputs were worked without one: the masked
+        call is another example on the same inputs (as a causal mask introduced there is)."""
+        if cur is not None and cur.keep_mask is None and not cur.masked and any(
+                c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers for c in cur.items):
+            given = [] if all(w in cur.inputs for w in WEIGHT_NAMES) else [
+                c for c in cur.items if c.step in ("Q", "K", "V") and c.strength >= 2 and _numeric(c.rows)]
+            cur = _Segment(inputs=dict(cur.inputs), first=cur.last + 1, hidden=list(cur.hidden),
+                           random=list(cur.random), items=given)
+            segs.append(cur)
+        if cur is not None and cur.keep_mask is None:
+            cur.keep_mask = km
+        return cur
 
     # -- one example --------------------------------------------------------------------
     def example(self, seg: _Segment, index: int) -> tuple[ImportedExample | None, str]:
@@ -1249,6 +1335,13 @@ class _Importer:
         if mk is not None and (stage != "scores" or not any(
                 entry_kind(x) == "inf" for r in given["scores"].rows for x in r)):
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
+        if seg.keep_mask is not None:
+            self.keep_mask_convention(seg, ex_inputs, conv)
+        if seg.bias is not None:
+            self.bias_convention(seg.bias, ex_inputs, conv)
+        unscaled = getattr(self, "unscaled_kv", None)
+        if unscaled is not None and seg.inputs.get("Q") is unscaled[0] and not {"K", "V"} & set(seg.inputs):
+            conv["scale"] = Choice("none", unscaled[1], where=unscaled[2])
         win = window_evidence(lines[max(0, seg.first - 30): seg.last + 1]) if stage != "scores" else None
         if win is not None:  # a sliding window: both sides given, or W tokens = the query and W − 1 before it
             conv["window"] = Choice(win[0], f"the page says so: {win[2]!r}" if win[3] else (
@@ -1393,6 +1486,26 @@ class _Importer:
                 notes.append(Note("info", f"{k} is printed ({g.label.strip() or k}), but the score of this example "
                                           "does not use it; it is left out of the draft", g.where[0] if g.where else ""))
 
+    def keep_mask_convention(self, seg: _Segment, ex_inputs: dict[str, Given], conv: dict[str, Choice]) -> None:
+        """convention.mask from the segment's keep-mask: one row for every query, or the same row
+        for each (a padding mask printed once, broadcast over the queries)."""
+        km = seg.keep_mask or []
+        q = ex_inputs.get("Q") or ex_inputs.get("X")
+        n = len(q.rows) if q is not None else len(km)
+        if len(km) == 1 and n > 1:
+            km = [list(km[0]) for _ in range(n)]
+        if len(km) == n:
+            conv["mask"] = Choice([list(r) for r in km], "the 0/1 mask the page passes to its call (1 = attend)")
+
+    def bias_convention(self, bias: Item, ex_inputs: dict[str, Given], conv: dict[str, Choice]) -> None:
+        """convention.bias from an additive mask the page gives, when it is n_queries × n_keys."""
+        q, k = ex_inputs.get("Q") or ex_inputs.get("X"), ex_inputs.get("K") or ex_inputs.get("X")
+        if q is None or k is None or bias.shape != (len(q.rows), len(k.rows)):
+            return
+        conv["bias"] = Choice([[toml_value(x) for x in r] for r in bias.rows],
+                              f"the additive mask the page gives ({bias.label.strip() or 'a matrix'}, {bias.at()})",
+                              where=bias.at())
+
     def spec_data(self, ex_inputs: dict[str, Given], tokens: list[str] | None, key_tokens: list[str] | None,
                   conv: dict[str, Choice]) -> dict:
         d: dict[str, Any] = {"title": "import"}
@@ -1433,6 +1546,7 @@ class _Importer:
         self.group_tokens()
         self.group_indexed()
         self.attach_labels()
+        self.matvec_roles()
         segs = self.segments()
         out: list[ImportedExample] = []
         reasons: list[str] = []
@@ -2042,7 +2156,7 @@ class _Placer:
                     labels = src.row_labels or self.spec.query_labels()
                     lab = labels[hits[0]] if labels and hits[0] < len(labels) else str(hits[0] + 1)
                     return f"input {name}[{lab}]"
-        return None
+        return _flipped_echo(it, list(self.inputs.items()) + list(self.given.items()))
 
     def named_row(self, it: Item) -> str | None:
         """A factor of a product written out that its expression names (``q1 . k2 = [1, 0, 0] . […]``),
@@ -2855,6 +2969,65 @@ def _without_weights(x: Item, items: list[Item]) -> bool:
             if pairs and sum(_close(t, v) for t, v in pairs) >= 0.75 * len(pairs):
                 return True
     return False
+
+
+_MATVEC = re.compile(r"\b(?:matmul|dot|mv|mm)\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)|"
+                     r"\b([A-Za-z_]\w*)\s*@\s*([A-Za-z_]\w*)\b(?!\s*[.(\[])")
+
+
+def _flipped_echo(it: Item, inputs: list[tuple[str, Any]]) -> str | None:
+    """An input printed flipped and named by no step of its own: a one-row input written as a column
+    (``s = (1, 2, 1)ᵀ``), or a matrix of at least 3×3 written transposed (the keys as columns)."""
+    if it.strength >= 2 or it.kind != "matrix" or not _numeric(it.rows):
+        return None
+    cols = [list(c) for c in zip(*it.rows)]
+    for name, src in inputs:
+        if src is it or src.shape != it.shape[::-1]:
+            continue
+        if (src.shape[0] == 1 and src.shape[1] >= 2) or min(src.shape) >= 3:
+            if _same_values(src.rows, cols):
+                return f"input {name} (printed {'as a column' if src.shape[0] == 1 else 'transposed'})"
+    return None
+
+
+def _restated_transposed(items: list[Item], it: Item) -> bool:
+    """Whether a matrix printed before (at least 3×3) holds the given input's numbers transposed, as a
+    solution that works with the keys as columns (a matrix with a transpose sign) does before its code."""
+    if it.kind != "matrix" or min(it.shape) < 3 or not _numeric(it.rows):
+        return False
+    cols = [list(c) for c in zip(*it.rows)]
+    return any(c.kind == "matrix" and c.shape == (it.shape[1], it.shape[0]) and _same_values(c.rows, cols)
+               for c in items)
+
+
+def _additive_mask(it: Item) -> bool:
+    """A square-or-not matrix of zeros and large negative numbers (≤ -10⁴, or -inf), both present: an
+    additive mask (``[[0, 0], [-1e9, 0]]``), unless it is the causal one (read as mask = causal).
+
+    >>> _additive_mask(Item(rows=[["0", "0"], ["-1e9", "0"]], where=[], line=0, end=0))
+    True
+    >>> _additive_mask(Item(rows=[["0", "-0.5"], ["-1e9", "0"]], where=[], line=0, end=0))
+    False
+    """
+    if it.kind != "matrix" or _mask_kind(it.rows):
+        return False
+    zero = neg = False
+    for r in it.rows:
+        for x in r:
+            kind = entry_kind(x)
+            if kind == "inf" and x.strip().startswith("-"):
+                neg = True
+                continue
+            v = _num(x) if kind == "number" else None
+            if v is None:
+                return False
+            if v == 0:
+                zero = True
+            elif v <= -1e4:
+                neg = True
+            else:
+                return False
+    return zero and neg
 
 
 def _mask_kind(rows: list[list[str]]) -> str:

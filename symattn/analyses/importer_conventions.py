@@ -20,7 +20,7 @@ from ..read.pages.model import Line
 
 __all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "per_token_layout",
            "query_evidence", "snippet",
-           "heads_evidence"]
+           "heads_evidence", "keep_mask"]
 
 
 def snippet(text: str, m: re.Match | None = None, width: int = 100) -> str:
@@ -256,3 +256,32 @@ def heads_evidence(lines: list[Line]) -> Evidence | None:
                 if h >= 1:
                     return Evidence(str(h), str(ln.where), snippet(ln.text, m))
     return None
+
+
+_MASK_NAME = re.compile(r"^\s*(?:self\.)?((?:[A-Za-z_]\w*)?mask)\s*$", re.I)
+_ONE = {"1", "1.", "1.0", "true", "True"}
+_ZERO = {"0", "0.", "0.0", "false", "False"}
+
+
+def keep_mask(rows: list[list[str]], label: str, lines: list[Line], end: int) -> list[list[bool]] | None:
+    """A 0/1 array bound to a name ending in ``mask`` and passed, within the next lines, to a call
+    with other arguments (``attention(q, k, v, mask)``): the keep-mask of that call (1 = attend),
+    as booleans; None for anything else (all ones or all zeros is no mask).
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> ls = [Line("mask = np.array([[1, 1, 0, 1]])", Where(1)), Line("out, w = f(q, k, v, mask)", Where(2))]
+    >>> keep_mask([["1", "1", "0", "1"]], "mask", ls, 0)
+    [[True, True, False, True]]
+    >>> keep_mask([["1", "1", "0", "1"]], "masked", ls, 0) is None, keep_mask([["1", "1"]], "mask", ls, 0) is None
+    (True, True)
+    """
+    m = _MASK_NAME.match(label)
+    cells = [x.strip() for r in rows for x in r]
+    if not m or not cells or any(x not in _ONE and x not in _ZERO for x in cells):
+        return None
+    if all(x in _ONE for x in cells) or all(x in _ZERO for x in cells):
+        return None
+    call = re.compile(rf"\w\s*\((?=[^()]*,)(?=[^()]*\b{re.escape(m.group(1))}\b)[^()]*\)")
+    if not any(call.search(ln.text) for ln in lines[end + 1: end + 6]):
+        return None
+    return [[x.strip() in _ONE for x in r] for r in rows]

@@ -136,6 +136,43 @@ def _fraction_text(x: Fraction) -> str:
 #: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes"
 ROW_SUMS_RE = re.compile(r"\brows?[\s-]*sums?\b|\bsums?\s+(?:of|over|along|across)\s+(?:the\s+|each\s+|every\s+)?rows?\b|"
                          r"\bsommes?\s+(?:des|de\s+chaque|par|sur\s+les)\s+lignes?\b", re.I)
+_SHAPE_HEADER = re.compile(r"([A-Za-z][\w ().,-]{0,80}?)\s+shape\s*[:=]\s*\(\s*\d+(?:\s*,\s*\d+)*\s*,?\s*\)")
+
+
+def attention_call(expr: str) -> bool:
+    """A call of a function named for attention (``DotProductAttention(q, k, v, mask)``,
+    ``dot_product_self_attention(q, k, v)``) with at least three arguments: what it prints is the
+    attention output.
+
+    >>> attention_call("DotProductAttention(q_b, k_b, v_b, m)"), attention_call("attention_weights(q, k, v)")
+    (True, False)
+    """
+    m = re.fullmatch(r"\s*(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\(([^()]*)\)\s*", expr)
+    return bool(m and re.search(r"attention$|attn$", m.group(1), re.I) and len(m.group(2).split(",")) >= 3)
+
+
+def dot_phrase_step(name: str) -> tuple[str | None, str] | None:
+    """The step a name written as a product in words is: ``query dot key`` the scores,
+    ``masked query dot key`` the masked scores; ``query dot key dot value`` (no softmax between) is
+    no step (None and why). None for a name of another kind.
+
+    >>> dot_phrase_step("query dot key"), dot_phrase_step("masked query dot key")
+    (('scores', ''), ('masked', ''))
+    >>> dot_phrase_step("masked query dot key dot value")[0], dot_phrase_step("key dot value")[0], dot_phrase_step("query")
+    (None, None, None)
+    """
+    m = re.fullmatch(r"(masked\s+|scaled\s+)?(\w+)\s+(?:dot|times|·)\s+(\w+)((?:\s+(?:dot|times|·)\s+\w+)*)", name.strip(), re.I)
+    if not m:
+        return None
+    a, b = step_of_ident(m.group(2)), step_of_ident(m.group(3))
+    if (a, b) != ("Q", "K"):
+        return (None, "a product of the inputs that is no step of attention") if a in ("Q", "K", "V") else None
+    if m.group(4).strip():
+        return None, "the scores times the values with no softmax between: no step of attention"
+    pre = (m.group(1) or "").strip().lower()
+    return ("masked" if pre == "masked" else "scaled" if pre == "scaled" else "scores"), ""
+
+
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
                         r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*)*$")
 _SEP_CHARS = " \t:=→->–—(),;$"
@@ -877,8 +914,22 @@ class _Collector:
         return ""
 
     # -- blocks --
+    def shape_header(self, b: Numbers) -> str:
+        """The name a printout gives in a header ``NAME shape: (2, 3)`` on the line before it (blank
+        lines between): ``display_tensor``-style helpers print the shape, then the values."""
+        k = b.start - 1
+        while k >= 0 and k >= b.start - 3 and not self.lines[k].text.strip():
+            k -= 1
+        if k < 0 or self.lines[k].where.cell != b.where[0].cell:
+            return ""
+        m = _SHAPE_HEADER.fullmatch(self.lines[k].text.strip())
+        return m.group(1).strip() if m else ""
+
     def numbers(self, b: Numbers) -> None:
         label, ident, transposed = _label_before(b.before, b.role)
+        header = self.shape_header(b) if not b.before.strip() else ""
+        if header:
+            label, ident = header, None
         if getattr(b, "batches", None):
             it = Item(rows=b.rows, where=b.where, line=b.start, end=b.end, role=b.role, form=b.form,
                       suffix=b.suffix, label=label)
@@ -946,6 +997,9 @@ class _Collector:
             step, label, ident = glued
             strength = 3 if step else 0
 
+        dot = dot_phrase_step(header) if header and not step else None
+        if dot is not None:  # query dot key shape: (2, 2)
+            step, strength, aside = dot[0], 2 if dot[0] else 0, aside or dot[1]
         if not step and b.role == "math" and b.before.strip() in ("", "=") and not aside:
             lhs = self.math_lhs(b.start)
             st = (step_of_ident(lhs) or step_of_text(lhs)) if lhs else None
@@ -982,6 +1036,8 @@ class _Collector:
             name = self.printed_name(b)
             if name:
                 st, flipped, layout = expr_step(name)
+                if not st and attention_call(name):
+                    st, flipped, layout = "output", False, None  # DotProductAttention(q, k, v, mask)
                 if st:
                     step, strength, it.label = st, 3, name
                     it.transposed = False if layout else (is_transposed(name) or flipped)

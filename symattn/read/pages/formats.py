@@ -22,6 +22,7 @@ from pathlib import PurePath
 
 from ...errors import LimitError, SymattnError
 from ...limits import MAX_PAGE_BYTES, MAX_PAGE_TEXT
+from .macros import undefined_macros
 from .model import Line, Page, Where
 from .scan import scan
 
@@ -677,7 +678,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>") -> P
     if fmt == "notebook":
         lines = notebook_lines(text)
     else:
-        body = _clean(text)
+        body = undefined_macros(_clean(text))
         lines = {"markdown": markdown_lines, "html": html_lines, "latex": latex_lines,
                  "text": text_lines}[fmt](body)
     total = sum(len(x.text) + 1 for x in lines)

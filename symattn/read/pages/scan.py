@@ -299,13 +299,19 @@ def _classify_entries(rows: list[list[str]]) -> str:
     return "numbers"
 
 
-_PREFIX_RE = re.compile(r"(?:(?:torch|np|numpy|tf|jnp|jax\.numpy|mx)\.)?(tensor|array|Tensor|matrix|Array|constant|"
+_PREFIX_RE = re.compile(r"(?:(?:torch|np|numpy|tf|jnp|jax\.numpy|mx)\.)?(tensor|array|Tensor|matrix|Array|DeviceArray|constant|"
                         r"Variable|convert_to_tensor)\(\s*$")
 _SUFFIX_RE = re.compile(r"(?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'"
                         r"|shape=\(\s*\d*(?:\s*,\s*\d+)*\s*,?\s*\)"
                         r"|[a-z_]+=[\w.'<>\-]+))*\s*\)")
 _SCALAR_RE = re.compile(r"\b(tensor|np\.float(?:16|32|64)|float(?:32|64))\(\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
                         r"((?:\s*,\s*(?:grad_fn=<\w+>|requires_grad=(?:True|False)|dtype=[\w.]+|device='[^']*'))*)\s*\)")
+
+
+def _only_argument(depth: int, text: str, end: int) -> bool:
+    """A nested list of numbers that is the only argument of a call (``create_tensor([[1, 0], [0, 1]])``,
+    a page's own helper around an array constructor): read as that array (nothing is executed)."""
+    return depth >= 2 and re.match(r"\s*\)", text[end:end + 40] if end < len(text) else "") is not None
 
 
 # ---------------------------------------------------------------------------------------
@@ -405,7 +411,8 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     call = re.search(r"([A-Za-z_][\w.]*)\(\s*$", before)
     if code and call and not re.search(r"(?:^|\.)(tensor|Tensor|array|asarray|matrix|Parameter|FloatTensor|"
                                        r"DoubleTensor|stack|vstack|hstack|concatenate|from_numpy|constant|Variable|"
-                                       r"convert_to_tensor|transpose|Array|expand_dims|(?:scaled_dot_product_|self_)?attention|attn)$", call.group(1)):
+                                       r"convert_to_tensor|transpose|Array|expand_dims|(?:scaled_dot_product_|self_)?attention|attn)$", call.group(1)) \
+            and not _only_argument(depth, text, end):
         return None, end  # an argument of some other call in code (ax.set_xlim([0, 1]))
     # np.transpose([[…]]) or np.array([[…]]).T: the rows written are the columns of the variable
     flipped = bool(code and ((call and call.group(1).split(".")[-1] == "transpose")
