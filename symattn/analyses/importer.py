@@ -78,6 +78,16 @@ _SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b")
 # results
 
 
+def _scalar_hits_named(hits: list, label: str) -> list:
+    """A single number that equals entries of several steps ('0.33' is Q[0][0] and K[0][0] when W_q = W_k)
+    is the one its label names as a word ('first entry of Q by hand'), when it names exactly one of them."""
+    steps = {s for s, _, _ in hits}
+    if len(steps) < 2:
+        return hits
+    named = [s for s in steps if re.search(rf"(?<![A-Za-z0-9_]){re.escape(s.split('.')[-1])}(?![A-Za-z0-9_])", label)]
+    return [h for h in hits if h[0] == named[0]] if len(named) == 1 else hits
+
+
 @dataclass
 class Note:
     """One thing the importer found, assumed or could not place, and where."""
@@ -2531,6 +2541,7 @@ class _Placer:
                     x = _num(text)
                     if x is not None and _ulp(text) and abs(x - v) <= max(_ulp(text) / 2 * 1.0001, 1e-6 * abs(v)):
                         hits.append((s, i, j))
+        hits = _scalar_hits_named(hits, it.label)
         if len(hits) == 1:
             s, i, j = hits[0]
             return s, [(self.d[s].row_labels[i], None, j, text)], ""
