@@ -7,6 +7,7 @@ import pytest
 
 import symattn as sa
 from symattn.analyses.importer import _scalar_hits_named
+from symattn.analyses.importer_items import _subscript_token
 
 
 def imported(page, fmt="markdown"):
@@ -58,3 +59,58 @@ def test_a_number_printed_by_hand_under_a_comment_naming_q():
     ex = imported(page, "ipynb")[0]
     assert ("Q", "1", ("1.5", "..")) in claims(ex) or any(
         c.step == "Q" and c.values[0] == "1.5" for c in ex.claims), [(c.step, c.row, c.values) for c in ex.claims]
+
+
+# (left side of '= […]', the token it names): a word subscript of Q, K, V or X names a token; an index
+# (K_1, Q_i) or a part of the matrix (Q_{proj}) does not
+SUBSCRIPT_TOKENS = [
+    ("  Q_{quickly} = ", "quickly"),
+    ("K_dog = ", "dog"),
+    ("V_{\\text{dog}} = ", "dog"),
+    ("Q_{1} = ", None),
+    ("Q_i = ", None),
+    ("Q_{proj} = ", None),
+    ("W_{q} = ", None),
+    ("x = ", None),
+]
+
+
+@pytest.mark.parametrize("before,token", SUBSCRIPT_TOKENS)
+def test_a_word_subscript_names_the_token(before, token):
+    assert _subscript_token(before) == token
+
+
+# one query and one key given by token, the values of two tokens: Q_{fox}·K_{dog} = 1·0.5 + 2·0.25 = 1.0;
+# the value of "dog" is the one value of the example, the value of "fox" (no key given) is listed
+ONE_QUERY = ("# Example\n\n$$\nQ_{fox} = [1, 2]\n$$\n\n$$\nK_{dog} = [0.5, 0.25]\n$$\n\n$$\nV_{dog} = [3, 4]\n$$\n\n"
+             "$$\nV_{fox} = [5, 6]\n$$\n\nThe score:\n\n$$\nscore = Q_{fox} \\cdot K_{dog}\n$$\n\n"
+             "$$\n= (1)(0.5) + (2)(0.25)\n$$\n\n$$\n= 0.5 + 0.5 = 1.0\n$$\n")
+
+
+def test_one_query_against_the_key_of_another_token():
+    ex = imported(ONE_QUERY)[0]
+    assert {k: g.rows for k, g in ex.inputs.items()} == {"Q": [["1", "2"]], "K": [["0.5", "0.25"]], "V": [["3", "4"]]}
+    assert ex.spec.tokens == ("fox",) or list(ex.spec.tokens) == ["fox"]
+    assert list(ex.spec.key_tokens) == ["dog"]
+    assert claims(ex) == {("scores", "fox", ("1.0",))}
+    assert any("5, 6" in n.text for n in ex.unplaced)
+
+
+# (lines after 'Q_{a} \cdot K_{b}', the score read): the number the last continuation ends with; a chain that
+# divides (the scaled score) gives none
+DOT_CHAINS = [
+    ("$$\n= (1)(0.5) + (2)(0.25)\n$$\n\n$$\n= 0.5 + 0.5 \\approx 1.0\n$$\n", "1.0"),
+    ("$$\n= 1 \\cdot 0.5 + 2 \\cdot 0.25 = 1.0\n$$\n", "1.0"),
+    ("$$\n= (1)(0.5) + (2)(0.25)\n$$\n\n$$\n= 1.0 / \\sqrt{2} \\approx 0.71\n$$\n", None),
+]
+
+
+@pytest.mark.parametrize("after,want", DOT_CHAINS)
+def test_a_dot_product_of_named_query_and_key_worked_on_the_lines_below(after, want):
+    page = ONE_QUERY.split("The score:")[0] + "The score:\n\n$$\nscore = Q_{fox} \\cdot K_{dog}\n$$\n\n" + after
+    if want is None:  # nothing else printed: no claim, so no example either
+        with pytest.raises(sa.SymattnError, match="nothing printed on the page could be placed"):
+            imported(page)
+        return
+    ex = imported(page)[0]
+    assert {c.values[0] for c in ex.claims if c.step == "scores"} == {want}

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -76,6 +76,56 @@ _SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b")
 
 # ---------------------------------------------------------------------------------------
 # results
+
+
+def _key_tokens_named(q: Item, k: Item, v: Item) -> list[str] | None:
+    """The keys' tokens, where the keys (and values) name other tokens than the queries: one query vector
+    'Q_{quickly}' against the key 'K_{dog}' (rows named by their tokens, the values' rows the same)."""
+    if not (q.row_labels and k.row_labels and v.row_labels):
+        return None
+    ql, kl, vl = ([t.lower() for t in x.row_labels or []] for x in (q, k, v))
+    return list(k.row_labels) if kl == vl and ql != kl else None
+
+
+def _one_query_keys(items: list[Item]) -> list[Item]:
+    """One query and its keys given as per-token vectors ('Q_{quickly} = […]', 'K_{dog} = […]', 'V_{dog} = […]',
+    'V_{quickly} = […]'): the key's vector is the key matrix of one row, named after its token, and the values
+    are the rows of the tokens the keys name (in the keys' order); a value of a token that is no key stays a
+    vector of its own (listed, never dropped). Only where the page gives no embeddings, weights or matrices
+    of Q and K, and exactly one query vector and one key vector."""
+    def tok_vec(it: Item, step: str) -> bool:
+        return it.kind == "vector" and it.step == step and bool(it.token) and it.strength >= 2 \
+            and not it.operand and not it.products and _numeric(it.rows)
+    if any(it.step in ("X",) + tuple(WEIGHT_NAMES) or (it.step in ("Q", "K") and it.kind == "matrix")
+           for it in items):
+        return items
+    qs = [i for i, it in enumerate(items) if tok_vec(it, "Q")]
+    ks = [i for i, it in enumerate(items) if tok_vec(it, "K")]
+    if len(qs) != 1 or len(ks) != 1:
+        return items
+    q, k = items[qs[0]], items[ks[0]]
+    key = (k.token or "").lower()
+    vs = [i for i, it in enumerate(items) if it.step == "V" and it.strength >= 2 and not it.operand
+          and ((tok_vec(it, "V") and (it.token or "").lower() == key) or
+               (it.kind == "matrix" and [t.lower() for t in it.row_labels or []].count(key) == 1))]
+    if len(vs) != 1 or len(k.rows[0]) != len(q.rows[0]) or not 0 <= k.line - q.line <= 30 \
+            or abs(items[vs[0]].line - k.line) > 30:
+        return items
+    v = items[vs[0]]
+    out = list(items)
+    out[qs[0]] = replace(q, kind="matrix", row_labels=[q.token], token=None)
+    out[ks[0]] = replace(k, kind="matrix", row_labels=[k.token], token=None)
+    if v.kind == "vector":
+        out[vs[0]] = replace(v, kind="matrix", row_labels=[v.token], token=None)
+        return out
+    vlabels = [t.lower() for t in v.row_labels or []]
+    r = vlabels.index(key)
+    kept = replace(v, rows=[v.rows[r]], where=[v.where[r]], row_labels=[v.row_labels[r]])  # type: ignore[index]
+    rest = [replace(v, rows=[v.rows[i]], where=[v.where[i]], kind="vector", row_labels=None,
+                    token=v.row_labels[i], line=v.end if i > r else v.line, end=v.end if i > r else v.line)  # type: ignore[index]
+            for i in range(len(vlabels)) if i != r]
+    out[vs[0]:vs[0] + 1] = [kept] + rest
+    return out
 
 
 def _scalar_hits_named(hits: list, label: str) -> list:
@@ -1006,6 +1056,7 @@ class _Importer:
                 tokens, how = self.tokens_for(q.shape[0], seg, x)
                 if q.row_labels:
                     tokens = list(q.row_labels)
+                key_tokens = _key_tokens_named(q, k, v)
                 if hidden_start:
                     k0, _, code = made[0]
                     notes.append(Note("assumed", f"the page makes its weights in code ({code!r}, "
@@ -1442,6 +1493,7 @@ class _Importer:
         self.untangle_tokens()
         self.group_tokens()
         self.group_indexed()
+        self.items = _one_query_keys(self.items)
         self.attach_labels()
         segs = self.segments()
         out: list[ImportedExample] = []
