@@ -114,3 +114,70 @@ def test_a_dot_product_of_named_query_and_key_worked_on_the_lines_below(after, w
         return
     ex = imported(page)[0]
     assert {c.values[0] for c in ex.claims if c.step == "scores"} == {want}
+
+
+# Q, K, V given for three tokens; the page works only the query "c" against the other two tokens, naming each
+# score by its pair: Q_c·K_a = 1·1 + 0·0 = 1, Q_c·K_b = 1·0 + 0·1 = 0; then weights written only as the factors
+# of the weighted values, 0.7·V_a = 0.7·[2, 4] = [1.4, 2.8] and 0.3·V_b = 0.3·[6, 8] = [1.8, 2.4]
+ONE_OF_THREE = (
+    "# Example\n\n"
+    '"a": Query = [0, 1], Key = [1, 0], Value = [2, 4]\n\n'
+    '"b": Query = [1, 1], Key = [0, 1], Value = [6, 8]\n\n'
+    '"c": Query = [1, 0], Key = [1, 1], Value = [5, 5]\n\n'
+    "## Scores\n\n"
+    "Dot Product (c, a)=1×1+0×0=1\n\n"
+    "Dot Product (c, b)=1×0+0×1=0\n\n"
+    "## Weighted sum\n\n"
+    "Weighted Sum (c, a)≈0.7×[2,4] = [1.4, 2.8]\n\n"
+    "Weighted Sum (c, b)≈0.3×[6,8] = [1.8, 2.4]\n"
+)
+
+
+def test_one_query_against_the_other_tokens_named_by_pairs():
+    ex = imported(ONE_OF_THREE)[0]
+    assert {k: g.rows for k, g in ex.inputs.items()} == {
+        "Q": [["1", "0"]], "K": [["1", "0"], ["0", "1"]], "V": [["2", "4"], ["6", "8"]]}
+    assert list(ex.spec.tokens) == ["c"] and list(ex.spec.key_tokens) == ["a", "b"]
+    got = {(c.step, c.row, c.key, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert got == {("scores", "c", None, ("1", "0")), ("weights", "c", None, ("0.7", "0.3")),
+                   ("weighted", "c", "a", ("1.4", "2.8")), ("weighted", "c", "b", ("1.8", "2.4"))}
+    unplaced = " ".join(n.text for n in ex.unplaced)
+    for row in ("[0, 1]", "[1, 1]", "[5, 5]"):  # Q of a, Q of b (and K of c), V of c: listed
+        assert row in unplaced
+
+
+# (score lines, one query read?): pairs naming one query and all the other tokens make one query's example;
+# pairs with two queries, or one naming the query itself as a key, keep the whole matrices
+PAIR_SETS = [
+    ("Dot Product (c, a)=1×1+0×0=1\n\nDot Product (c, b)=1×0+0×1=0\n", True),
+    ("Dot Product (c, a)=1×1+0×0=1\n\nDot Product (a, b)=0×0+1×1=1\n", False),
+    ("Dot Product (c, a)=1×1+0×0=1\n\nDot Product (c, c)=1×1+0×1=1\n", False),
+]
+
+
+@pytest.mark.parametrize("scores,one", PAIR_SETS)
+def test_which_pairs_make_one_query(scores, one):
+    page = ONE_OF_THREE.split("## Scores")[0] + "## Scores\n\n" + scores
+    ex = imported(page)[0]
+    assert (len(ex.inputs["Q"].rows) == 1) is one
+    assert any(c.step == "scores" for c in ex.claims)
+
+
+# (a line of products, is the score read?): a line that divides (the scaled score) is not the raw score
+PAIR_DOTS = [
+    ("Dot Product (c, a)=1×1+0×0=1", True),
+    ("Similarity (c, a) = 1 * 1 + 0 * 0 = 1", True),
+    ("Dot Product (c, a)=(1×1+0×0)/2=0.5", False),
+    ("Weighted Sum (c, a)=1×1+0×0=1", False),
+]
+
+
+@pytest.mark.parametrize("line,read", PAIR_DOTS)
+def test_a_dot_product_named_by_a_pair_of_tokens(line, read):
+    page = ONE_OF_THREE.split("## Scores")[0] + "## Scores\n\n" + line + "\n"
+    try:
+        ex = imported(page)[0]
+    except sa.SymattnError:
+        assert not read
+        return
+    assert any(c.step == "scores" and c.values[0] == "1" for c in ex.claims) is read

@@ -78,6 +78,44 @@ _SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b")
 # results
 
 
+def _one_query_named(given: dict[str, Item], tokens: list[str] | None, items: list[Item],
+                     notes: list[Note]) -> tuple[list[str], list[str]] | None:
+    """Q, K and V given for every token, but the page works one query against the other tokens only: every
+    score it names by a pair of tokens ('Dot Product (sitting, The) = … = 0.13') has the same query, and the
+    keys they name are all the other tokens. The example is that query's row of Q against the keys and values
+    of the others (the rows it does not use are listed, not dropped); (tokens, key_tokens), or None."""
+    q, k, v = given.get("Q"), given.get("K"), given.get("V")
+    if q is None or k is None or v is None or not tokens or len(tokens) < 2 or any(
+            g.shape[0] != len(tokens) for g in (q, k, v)):
+        return None
+    low = [t.lower() for t in tokens]
+    pairs = [it.pair for it in items if it.kind == "pair" and it.pair and not any(p.startswith("#") for p in it.pair)]
+    if len(pairs) < 2 or any(p[0].lower() not in low or p[1].lower() not in low for p in pairs):  # type: ignore[union-attr]
+        return None
+    queries = {p[0].lower() for p in pairs}  # type: ignore[index]
+    keys = {p[1].lower() for p in pairs}  # type: ignore[index]
+    if len(queries) != 1 or queries & keys or keys | queries != set(low):
+        return None
+    if any(it.step in ("scores", "scaled", "weights", "output") and it.kind == "matrix" and it.shape[0] > 1
+           for it in items):
+        return None  # the page works the whole matrix too
+    qi = low.index(next(iter(queries)))
+    ki = [i for i in range(len(tokens)) if i != qi]
+
+    def rows(g: Item, idx: list[int]) -> Item:
+        return replace(g, rows=[g.rows[i] for i in idx], where=[g.where[min(i, len(g.where) - 1)] for i in idx],
+                       row_labels=[tokens[i] for i in idx])
+    for name, g, idx, left in (("Q", q, [qi], ki), ("K", k, ki, [qi]), ("V", v, ki, [qi])):
+        given[name] = rows(g, idx)
+        for i in left:
+            notes.append(Note("unplaced", f"[{', '.join(g.rows[i])}] (1×{len(g.rows[i])}): {name} of "
+                              f"{tokens[i]!r}, which the page's worked scores do not use (they are the query "
+                              f"{tokens[qi]!r} against the other tokens)", str(g.where[min(i, len(g.where) - 1)])))
+    notes.append(Note("found", f"one query, {tokens[qi]!r}, against the keys "
+                      f"{', '.join(repr(tokens[i]) for i in ki)}: the scores the page names by pairs of tokens"))
+    return [tokens[qi]], [tokens[i] for i in ki]
+
+
 def _key_tokens_named(q: Item, k: Item, v: Item) -> list[str] | None:
     """The keys' tokens, where the keys (and values) name other tokens than the queries: one query vector
     'Q_{quickly}' against the key 'K_{dog}' (rows named by their tokens, the values' rows the same)."""
@@ -1057,6 +1095,9 @@ class _Importer:
                 if q.row_labels:
                     tokens = list(q.row_labels)
                 key_tokens = _key_tokens_named(q, k, v)
+                focus = _one_query_named(given, tokens, claims_items, notes)
+                if focus is not None:
+                    tokens, key_tokens = focus
                 if hidden_start:
                     k0, _, code = made[0]
                     notes.append(Note("assumed", f"the page makes its weights in code ({code!r}, "
@@ -1943,6 +1984,8 @@ class _Placer:
         if it.products:
             if self.place_products(it):
                 return
+            if SCALAR_PRODUCT in it.notes and self.place_pair_product(it):
+                return
             if SCALAR_PRODUCT in it.notes:
                 self.unplaced(it, "a weight times a value vector, whose weight or value row is not placed as such")
                 return
@@ -2765,6 +2808,34 @@ class _Placer:
         q = rows.pop()
         cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
         self.commit(it, "weighted", cells)
+        return True
+
+    def place_pair_product(self, it: Item) -> bool:
+        """``Weighted Sum (sitting, The) ≈ 0.4×[0.3, 0.2, 0.8] = [0.12, 0.08, 0.32]``: a weight times a value row
+        on a line that names one (query, key) pair of tokens, where no weight is printed otherwise: the factor
+        is the weight of that query on that key and the result its weighted value, when the vector is V's row
+        of that key (and no other weight is placed there)."""
+        if "weighted" not in self.d or "weights" not in self.d or not it.products:
+            return False
+        parts = [re.split(r"\s*[*×·]\s*", p.strip()) for p in it.products[0]]
+        if not all(len(p) == 2 and all(_num(x) is not None for x in p) for p in parts) or len({p[0] for p in parts}) != 1:
+            return False
+        w, vrow = parts[0][0], [p[1] for p in parts]
+        text = self.imp.page.lines[it.line].text
+        pairs = set(re.findall(r"\(\s*([A-Za-z][\w'-]*)\s*,\s*([A-Za-z][\w'-]*)\s*\)", text))
+        if len(pairs) != 1:
+            return False
+        a, b = pairs.pop()
+        rows, keys = self.d["weighted"].row_labels, self.d["weighted"].col_labels
+        i, k = _index(a, rows), _index(b, keys)
+        src = self.given.get("V") or self.inputs.get("V")
+        if i is None or k is None or src is None or k >= len(src.rows) or not _same_values([src.rows[k]], [vrow]):
+            return False
+        old = self.cells.get(("weights", rows[i], None, k))
+        if old is not None and not _eq(old, w):
+            return False
+        self.commit(it, "weights", [(rows[i], None, k, w)])
+        self.commit(it, "weighted", [(rows[i], keys[k], j, t) for j, t in enumerate(it.rows[0])])
         return True
 
     def _product(self, it: Item) -> tuple[int, str] | None:

@@ -1698,6 +1698,28 @@ class _Collector:
             it.notes.append(f"Q_{m.group(1)}·K_{m.group(2)} worked out: the score of {m.group(1)!r} on {m.group(2)!r}")
             self.items.append(it)
 
+    def pair_dot_lines(self) -> None:
+        """``Dot Product (sitting, The)=0.3×0.1+0.4×0.3+0.1×0.6=0.13``: a label naming the scores, a query and a
+        key token in parentheses, a sum of products written out, then its result: the score of that query on
+        that key. A line that divides or takes a root is left alone (its result is not the raw score)."""
+        num = r"[+-]?(?:\d+\.?\d*|\.\d+)"
+        prod = num + r"\s*(?:×|\*|·|⋅|\\times|\\cdot)\s*" + num
+        rx = re.compile(r"^\s*(?:[-*•+]\s+)?([^()=\d]{2,60}?)\s*\(\s*([A-Za-z][\w'-]*)\s*,\s*([A-Za-z][\w'-]*)\s*\)\s*"
+                        r"[`$]*\s*=\s*(" + prod + r"(?:\s*\+\s*" + prod + r")+)\s*=\s*(" + num + r")\s*[`$]*\s*\.?\s*$")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code" or k in self.block_lines:
+                continue
+            t = ln.text.replace("−", "-")
+            m = rx.match(t)
+            if not m or re.search(r"/|√|sqrt|\\frac|÷", t) or step_of_text(m.group(1)) != "scores" \
+                    or any(o.line == k for o in self.items):
+                continue
+            it = Item(rows=[[m.group(5)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip()[:100],
+                      step="scores", strength=2, pair=(m.group(2), m.group(3)), role=ln.role)
+            it.notes.append(f"{m.group(1).strip()} ({m.group(2)}, {m.group(3)}) written out: the score of "
+                            f"{m.group(2)!r} on {m.group(3)!r}")
+            self.items.append(it)
+
     def vector_dot_lines(self) -> None:
         """``[1, 0] · [0, 1] = 0`` with no names: a dot product of two vectors written out, several on a
         line ("[0, 1] · [1, 0] = 0, [0, 1] · [0, 1] = 1"). Which query and key it is, the placer finds
@@ -2282,6 +2304,7 @@ def collect(page: Page) -> Collected:
     c.dot_lines()
     c.vector_dot_lines()
     c.token_dot_chains()
+    c.pair_dot_lines()
     c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
