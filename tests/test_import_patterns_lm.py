@@ -181,3 +181,21 @@ def test_a_dot_product_named_by_a_pair_of_tokens(line, read):
         assert not read
         return
     assert any(c.step == "scores" and c.values[0] == "1" for c in ex.claims) is read
+
+
+# (softmax lines under the scores, the scale read): the page's scores (1 and 0) divided by a whole number inside
+# softmax(…) give the scale 1/n; divisions by two numbers, or of a number that is no score, say nothing
+SOFTMAX_DIVIDED = [
+    ("Softmax (c, a)=softmax(1/2)\n\nSoftmax (c, b)=softmax(0/2)\n", "1/2"),
+    ("Softmax (c, a)=softmax(1/3)\n", "1/3"),
+    ("Softmax (c, a)=softmax(1/2)\n\nSoftmax (c, b)=softmax(0/3)\n", None),
+    ("Softmax (c, a)=softmax(5/2)\n", None),
+]
+
+
+@pytest.mark.parametrize("softmax,scale", SOFTMAX_DIVIDED)
+def test_a_score_divided_inside_softmax_gives_the_scale(softmax, scale):
+    page = ONE_OF_THREE.replace("## Weighted sum", softmax + "\n## Weighted sum")
+    ex = imported(page)[0]
+    got = ex.spec.convention.scale_text
+    assert got == scale if scale else not got.startswith("1/") or got == "1/sqrt(d_k)"

@@ -116,6 +116,26 @@ def _one_query_named(given: dict[str, Item], tokens: list[str] | None, items: li
     return [tokens[qi]], [tokens[i] for i in ki]
 
 
+def _score_divided(lines: list, items: list[Item]) -> Choice | None:
+    """'softmax(0.13/3)', where 0.13 is a score the page prints: the page divides its scores by that whole
+    number (scale 1/3), whatever a heading calls the attention. Every such division must use the same number."""
+    scores = {it.rows[0][0] for it in items if it.step == "scores" and it.kind in ("pair", "scalar") and it.rows}
+    found: set[str] = set()
+    where = ""
+    for ln in lines:
+        for m in re.finditer(r"softmax\s*\(\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*/\s*(\d{1,4})\s*\)", ln.text, re.I):
+            if any(_eq(m.group(1), x) for x in scores):
+                found.add(m.group(2))
+                where = where or f"{ln.where}: {m.group(0)!r}"
+    if len(found) != 1:
+        return None
+    n = found.pop()
+    if int(n) < 1:
+        return None
+    at, _, text = where.partition(": ")
+    return Choice(f"1/{n}", f"the page divides its scores by {n}: {text}", where=at)
+
+
 def _key_tokens_named(q: Item, k: Item, v: Item) -> list[str] | None:
     """The keys' tokens, where the keys (and values) name other tokens than the queries: one query vector
     'Q_{quickly}' against the key 'K_{dog}' (rows named by their tokens, the values' rows the same)."""
@@ -1344,6 +1364,9 @@ class _Importer:
                                        "applies softmax to the printed scores as they are", assumed=True)
         elif sc is not None:
             conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
+        divided = _score_divided(lines[seg.first: seg.last + 1], claims_items)
+        if divided is not None and stage in ("x", "qkv"):
+            conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
         if mk is None and any(_mask_kind(it.rows) for it in seg.items):
             mk = next(Evidence("causal", it.at(), f"the mask it prints ({it.label.strip() or 'a triangular matrix'})")
