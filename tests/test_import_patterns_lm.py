@@ -199,3 +199,23 @@ def test_a_score_divided_inside_softmax_gives_the_scale(softmax, scale):
     ex = imported(page)[0]
     got = ex.spec.convention.scale_text
     assert got == scale if scale else not got.startswith("1/") or got == "1/sqrt(d_k)"
+
+
+# scores [[1, 0], [0, 1]] given with V: e^1 / (e^1 + e^0) = 0.731 is query 1's weight on key 1 (its scores are the
+# denominator's exponents, in order); e^0 / (e^0 + e^1) = 0.269 is query 2's weight on key 1; a fraction of
+# exponents that are no query's scores is listed
+SCORES_V = "# Example\n\n```python\nV = [[1, 2], [3, 4]]\nscores = [[1, 0], [0, 1]]\n```\n\nThe weights:\n\n"
+SOFTMAX_FRACTIONS = [
+    ("$$\n\\alpha_{11} = \\frac{e^{1}}{e^{1} + e^{0}} \\approx 0.731\n$$\n", ("1", ("0.731", ".."))),
+    ("$$\n\\alpha = \\frac{e^0}{e^0 + e^1} = 0.269\n$$\n", ("2", ("0.269", ".."))),
+    ("$$\n\\alpha_{11} = \\frac{e^{1}}{e^{1} + e^{0}} \\approx 0.731\n$$\n\n$$\n\\alpha = \\frac{e^{2}}{e^{2} + e^{0}} "
+     "\\approx 0.881\n$$\n", ("1", ("0.731", ".."))),
+]
+
+
+@pytest.mark.parametrize("line,want", SOFTMAX_FRACTIONS)
+def test_a_weight_worked_as_a_softmax_fraction(line, want):
+    ex = imported(SCORES_V + line)[0]
+    got = {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights" and c.group is None}
+    assert got == {want}
+    assert any("softmax of 2, 0" in n.text for n in ex.unplaced) is ("0.881" in line)

@@ -1133,7 +1133,8 @@ class _Importer:
                 claims_items.remove(s)
                 if v is not None:
                     given["V"] = v
-                    claims_items.remove(v)
+                    if v in claims_items:  # V written in code is a literal, not among the printed items
+                        claims_items.remove(v)
                 tokens = list(s.row_labels) if s.row_labels else None
                 key_tokens = list(s.col_labels) if s.col_labels else None
                 if tokens is None and key_tokens is None:
@@ -1979,6 +1980,9 @@ class _Placer:
         if it.dot is not None:
             self.place_vector_dot(it)
             return
+        if it.softmax_of is not None:
+            self.place_softmax_fraction(it)
+            return
         if it.kind == "positions":
             self.place_positions(it)
             return
@@ -2594,6 +2598,32 @@ class _Placer:
             self.unplaced(it, "a dot product of two vectors written out, whose result is not that score")
             return
         self.commit(it, pre + "scores", [(self.d[pre + "scores"].row_labels[i], None, j, it.rows[0][0])])
+
+    def place_softmax_fraction(self, it: Item) -> None:
+        """e^{a} / (e^{a} + e^{b}) ≈ w: the weight of the query whose scores (as printed, else as derived) are the
+        denominator's exponents, in order, on the key the numerator's exponent is (one query, one key)."""
+        top, den = it.softmax_of  # type: ignore[misc]
+        found = []
+        for s in ("scores", "scaled"):
+            if s not in self.d or "weights" not in self.d:
+                continue
+            vals = self.vals(s)
+            if vals is None:
+                continue
+            for i, r in enumerate(vals):
+                if len(r) == len(den) and all(x is not None and _close(t, x) for t, x in zip(den, r)):
+                    ks = [j for j, t in enumerate(den) if _eq(t, top)]
+                    if len(ks) == 1:
+                        found.append((i, ks[0]))
+            if found:
+                break
+        if len(set(found)) != 1:
+            self.unplaced(it, f"a weight worked as a softmax of {', '.join(den)}: they are the scores of no one "
+                              "query of this example" if not found else "a weight worked as a softmax, whose "
+                              "exponents are the scores of several queries")
+            return
+        i, k = found[0]
+        self.commit(it, "weights", [(self.d["weights"].row_labels[i], None, k, it.rows[0][0])])
 
     def place_value_term(self, it: Item) -> bool:
         """'0.73 · [1, 0] + 0.27 · [0, 1] = …': a weight times a vector in a weighted sum written on one line

@@ -67,6 +67,7 @@ class Item:
     either: tuple[str, str] | None = None  # a number given for two tokens, query and key either way round
     keyed: bool = False  # a row keyed by token ({'the': 0.21, …}): col_labels say which key each number is
     dot: tuple[list[str], list[str]] | None = None  # [1, 0] · [0, 1] = 0: the two vectors of a dot product
+    softmax_of: tuple[str, list[str]] | None = None  # e^{a} / (e^{a} + e^{b}) ≈ w: the numerator's exponent, all
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -1720,6 +1721,27 @@ class _Collector:
                             f"{m.group(2)!r} on {m.group(3)!r}")
             self.items.append(it)
 
+    def softmax_fractions(self) -> None:
+        """``\\alpha_{dog} = \\frac{e^{0.889}}{e^{0.889} + e^{1.2}} \\approx 0.42``: a weight worked as a softmax
+        written out, its exponents the scores of one query (the denominator: all its keys, in order; the
+        numerator: the key it is the weight of)."""
+        num = r"([+-]?(?:\d+\.?\d*|\.\d+))"
+        exp = r"e\^\{?\s*" + num + r"\s*\}?"
+        bare = r"e\^\{?\s*[+-]?(?:\d+\.?\d*|\.\d+)\s*\}?"
+        rx = re.compile(r"\\frac\{\s*" + exp + r"\s*\}\{\s*(" + bare + r"(?:\s*\+\s*" + bare +
+                        r")+)\s*\}\s*(?:=|≈|\\approx)\s*" + num + r"(?![\d.])")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code" or any(o.line == k for o in self.items):
+                continue
+            t = ln.text.replace("−", "-")
+            for m in rx.finditer(t):
+                den = re.findall(exp, m.group(2))
+                it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
+                          step="weights", strength=2, role=ln.role)
+                it.softmax_of = (m.group(1), den)
+                it.notes.append("a weight worked as a softmax written out")
+                self.items.append(it)
+
     def vector_dot_lines(self) -> None:
         """``[1, 0] · [0, 1] = 0`` with no names: a dot product of two vectors written out, several on a
         line ("[0, 1] · [1, 0] = 0, [0, 1] · [0, 1] = 1"). Which query and key it is, the placer finds
@@ -2305,6 +2327,7 @@ def collect(page: Page) -> Collected:
     c.vector_dot_lines()
     c.token_dot_chains()
     c.pair_dot_lines()
+    c.softmax_fractions()
     c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
