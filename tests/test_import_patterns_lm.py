@@ -219,3 +219,18 @@ def test_a_weight_worked_as_a_softmax_fraction(line, want):
     got = {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights" and c.group is None}
     assert got == {want}
     assert any("softmax of 2, 0" in n.text for n in ex.unplaced) is ("0.881" in line)
+
+
+# Q and K written as Python lists in a plain code block, then printed scores and weights, no V: the example starts
+# from the scores, and Q and K (no step of it) are listed with that reason
+NO_V = ("# Example\n\n```\nQ = [[1.0, 0.0],\n     [0.0, 1.0]]\n\nK = [[1.0, 0.0],\n     [0.0, 1.0]]\n```\n\n"
+        "Scores:\n\n```\nscores =\n[[1.0, 0.0],\n [0.0, 1.0]]\n```\n\nWeights:\n\n```\nweights =\n"
+        "[[0.731, 0.269],\n [0.269, 0.731]]\n```\n")
+LITERALS_LISTED = [("Q", "[1.0, 0.0, 0.0, 1.0] (2×2): Q as printed"), ("K", "[1.0, 0.0, 0.0, 1.0] (2×2): K as printed")]
+
+
+@pytest.mark.parametrize("name,note", LITERALS_LISTED)
+def test_q_and_k_beside_printed_scores_without_v_are_listed(name, note):
+    ex = imported(NO_V)[0]
+    assert "scores" in ex.inputs and name not in ex.inputs
+    assert any(note in n.text for n in ex.unplaced), [n.text for n in ex.unplaced]

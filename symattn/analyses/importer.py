@@ -116,6 +116,18 @@ def _one_query_named(given: dict[str, Item], tokens: list[str] | None, items: li
     return [tokens[qi]], [tokens[i] for i in ki]
 
 
+def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], notes: list[Note]) -> None:
+    """Q or K written on the page (a code literal) beside an example that starts from its printed scores: the
+    example has no step to hold them, so they are listed with that reason, never dropped."""
+    for name, it in literal.items():
+        if any(g is it for g in given.values()) or not _numeric(it.rows):
+            continue
+        shown = ", ".join(", ".join(r) for r in it.rows[:2])
+        notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] ({it.shape[0]}×"
+                          f"{it.shape[1]}): {name} as printed, but this example starts from the printed scores (the "
+                          "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
+
+
 def _score_divided(lines: list, items: list[Item]) -> Choice | None:
     """'softmax(0.13/3)', where 0.13 is a score the page prints: the page divides its scores by that whole
     number (scale 1/3), whatever a heading calls the attention. Every such division must use the same number."""
@@ -1148,6 +1160,8 @@ class _Importer:
                         tokens = [keys_found[i]] if i is not None and 0 <= i < nk else None
             else:
                 return None, "no inputs"
+        if stage == "scores":
+            _list_unused_literals(literal, given, notes)
         if stage in ("x", "qkv"):
             h = per_head
             why = ("the page gives each head its own weights; each W is their concatenation, one block of "
