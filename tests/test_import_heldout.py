@@ -28,12 +28,6 @@ KNOWN_MISSES = {
     # a token's row times one head's weights written out as a list item ('"love" → [0, 1] @ [[0,1],[1,0]] = [1, 0]'
     # under "New Q2 = X @ W_Q2 →"): the product's result, head 2's query for "love", is listed, not placed
     "j/multihead.md": 2,
-    # example 2 of the page starts from an assumed score ("tomando para quickly un score ≈ 1.2") beside 0.889
-    # from example 1, over the keys dog and quickly: the import reads example 1 (Q_quickly·K_dog = 0.889) and lists
-    # the rest with reasons (V_quickly, the weights worked as e^{0.889} / (e^{0.889} + e^{1.2}) ≈ 0.42 and 0.58,
-    # whose exponents are not that example's scores, the output [0.41, 0.49, 0.41]); it builds no example from
-    # a softmax's exponents: the scores [0.889, 1.2], V's two rows, the weights and the output (13 numbers)
-    "l/esdog.ipynb": 13,
     # Q and K printed (rounded) with no V and no weights to make them: no example that starts from the printed
     # scores has a step Q or K, so they are listed (24 numbers); the block under "scores = Q × Kᵀ / √d_k" is the
     # scaled scores to the reader but the import's input scores (the page prints no raw scores, and its printed

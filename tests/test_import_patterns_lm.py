@@ -234,3 +234,31 @@ def test_q_and_k_beside_printed_scores_without_v_are_listed(name, note):
     ex = imported(NO_V)[0]
     assert "scores" in ex.inputs and name not in ex.inputs
     assert any(note in n.text for n in ex.unplaced), [n.text for n in ex.unplaced]
+
+
+# after ONE_QUERY's score (1.0 for fox on dog), weights worked as softmaxes of an assumed pair of scores, 1.0 and
+# 2.0: e^1 / (e^1 + e^2) = 0.269 ≈ 0.27 (dog), e^2 / (e^1 + e^2) = 0.731 ≈ 0.73 (fox); the output
+# 0.27·[3, 4] + 0.73·[5, 6] = [4.46, 5.46]. The exponents are scores no example has: an example of their own,
+# starting from those scores over the keys the weights' subscripts name, with the values given for those tokens
+FRACTIONS = ("\n$$\n\\alpha_{dog} = \\frac{e^{1.0}}{e^{1.0} + e^{2.0}} \\approx 0.27\n$$\n\n"
+             "$$\n\\alpha_{fox} = \\frac{e^{2.0}}{e^{1.0} + e^{2.0}} \\approx 0.73\n$$\n\n"
+             "$$\noutput = 0.27 \\cdot [3, 4] + 0.73 \\cdot [5, 6]\n$$\n\n$$\n= [4.46, 5.46]\n$$\n")
+# (change to the fractions, a second example read?): without the subscripts naming the keys, or with a key whose
+# values the page does not give, there is none
+FRACTION_CASES = [
+    (lambda t: t, True),
+    (lambda t: t.replace("\\alpha_{dog}", "\\alpha_1").replace("\\alpha_{fox}", "\\alpha_2"), False),
+    (lambda t: t.replace("\\alpha_{fox}", "\\alpha_{owl}"), False),
+]
+
+
+@pytest.mark.parametrize("change,second", FRACTION_CASES)
+def test_weights_worked_as_softmaxes_of_assumed_scores(change, second):
+    exs = imported(ONE_QUERY + change(FRACTIONS))
+    assert len(exs) == (2 if second else 1)
+    if second:
+        ex = exs[1]
+        assert {k: g.rows for k, g in ex.inputs.items()} == {"scores": [["1.0", "2.0"]], "V": [["3", "4"], ["5", "6"]]}
+        assert list(ex.spec.key_tokens) == ["dog", "fox"]
+        assert {(c.step, tuple(c.values)) for c in ex.claims if c.group is None} == {
+            ("weights", ("0.27", "0.73")), ("output", ("4.46", "5.46"))}

@@ -1594,6 +1594,10 @@ class _Importer:
                                 "printed before the page gives the inputs of a worked example"))
                 continue
             out.append(ex)
+        for seg in self.fraction_segments(out):  # weights worked as softmaxes of scores no example has
+            ex, _ = self.example(seg, len(out) + 1)
+            if ex is not None and any(c.step == "weights" for c in ex.claims):
+                out.append(ex)
         if not out:
             only = self.printed_step_only()
             if only is not None:
@@ -1624,6 +1628,62 @@ class _Importer:
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def fraction_segments(self, out: list[ImportedExample]) -> list[_Segment]:
+        """Weights worked as softmaxes written out (``\\alpha_{dog} = \\frac{e^{0.889}}{e^{0.889} + e^{1.2}} \\approx
+        0.42``, one line per key, the same denominator) whose exponents are the scores of no example found: one
+        query's scores, given by the page in the exponents (the keys named by the weights' subscripts, in the
+        denominator's order), with the values of those keys the page gives per token: an example of its own.
+        Its output is the vector printed after the fractions that the weights make of those values."""
+        fr = [it for it in self.items if it.softmax_of is not None]
+        if len(fr) < 2 or len({tuple(it.softmax_of[1]) for it in fr}) != 1:  # type: ignore[index]
+            return []
+        den = fr[0].softmax_of[1]  # type: ignore[index]
+        if len(fr) != len(den):
+            return []
+        keys: list[str | None] = [None] * len(den)
+        for it in fr:
+            top = it.softmax_of[0]  # type: ignore[index]
+            ks = [j for j, t in enumerate(den) if _eq(t, top)]
+            m = re.search(r"\\alpha_\{?\s*([A-Za-z][\w'-]*)\s*\}?", it.label)
+            if len(ks) != 1 or m is None or keys[ks[0]] is not None:
+                return []
+            keys[ks[0]] = m.group(1)
+        at = {it.at() for it in fr}
+        for ex in out:  # the exponents are an example's scores already: the fractions are placed there
+            if any(n.kind != "unplaced" and n.where in at for n in ex.notes):
+                return []
+            if any(c.step in ("scores", "scaled") and len(c.values) == len(den) and all(
+                    _within_rounding(a, b) for a, b in zip(c.values, den)) for c in ex.claims):
+                return []
+            g = ex.inputs.get("scores")
+            if g is not None and any(len(r) == len(den) and all(_within_rounding(a, b) for a, b in zip(r, den))
+                                     for r in g.rows):
+                return []
+        vrows: dict[str, tuple[list[str], Any]] = {}
+        for it in self.items:
+            if it.step != "V" or it.strength < 2 or not _numeric(it.rows):
+                continue
+            labels = [it.token] if it.kind == "vector" and it.token else it.row_labels or []
+            for lab, r, w in zip(labels, it.rows, it.where):
+                vrows.setdefault(lab.lower(), (r, w))
+        if not all(k is not None and k.lower() in vrows for k in keys):
+            return []
+        vs = [vrows[k.lower()] for k in keys]  # type: ignore[union-attr]
+        if len({len(r) for r, _ in vs}) != 1:
+            return []
+        first, last = fr[0], fr[-1]
+        scores = Item(rows=[list(den)], where=[first.where[0]], line=first.line, end=first.line, kind="matrix",
+                      label="the exponents of the softmax written out", step="scores", strength=2, role=first.role,
+                      col_labels=[k for k in keys if k])
+        scores.notes.append("the scores are the exponents of the weights' softmax written out")
+        v = Item(rows=[r for r, _ in vs], where=[w for _, w in vs], line=first.line, end=first.line, kind="matrix",
+                 label="V", step="V", strength=2, role=first.role, row_labels=[k for k in keys if k])
+        # (a heading or sentence above it names it only weakly: "Paso 3: Combinación de Values" is not V)
+        after = [replace(it, step=None, strength=0) if it.strength < 2 else it
+                 for it in self.items if last.line < it.line <= last.line + 25 and it.kind == "vector"
+                 and not it.operand and len(it.rows[0]) == len(vs[0][0]) and _numeric(it.rows)][:1]
+        return [_Segment(items=[v, scores] + fr + after, first=first.line, last=(after or fr)[-1].end)]
 
     def printed_step_only(self) -> ImportedExample | None:
         """A page whose only numbers are one step's matrix (the scaled scores printed as a grid and
