@@ -262,3 +262,9 @@ def test_weights_worked_as_softmaxes_of_assumed_scores(change, second):
         assert list(ex.spec.key_tokens) == ["dog", "fox"]
         assert {(c.step, tuple(c.values)) for c in ex.claims if c.group is None} == {
             ("weights", ("0.27", "0.73")), ("output", ("4.46", "5.46"))}
+
+
+def test_an_output_printed_without_v_is_listed_as_such():
+    ex = imported(NO_V + "\nOutput:\n\n```\noutput =\n[[0.01, 0.08, -0.03],\n [0.02, 0.07, -0.04]]\n```\n")[0]
+    assert not any(c.step == "output" for c in ex.claims)
+    assert any("the output, but the page prints no V" in n.text for n in ex.unplaced), [n.text for n in ex.unplaced]

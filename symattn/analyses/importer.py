@@ -2516,6 +2516,9 @@ class _Placer:
                                f"{'×'.join(map(str, self.d[primary].shape))} here"
         if it.step in ("Wq", "Wk", "Wv", "X"):
             return None, None, f"named like {it.step}, but this example already has other numbers for it"
+        if it.step in ("output", "weighted") and "V" not in self.steps and "V" not in self.given:
+            return None, None, (f"the {it.step}, but the page prints no V (nor the weights and inputs to make it), "
+                                "so this example has no step to hold it")
         return None, None, "no step of this example has its shape"
 
     def choose_pair(self, it: Item) -> tuple[str | None, list | None, str]:
