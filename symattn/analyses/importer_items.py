@@ -67,6 +67,7 @@ class Item:
     either: tuple[str, str] | None = None  # a number given for two tokens, query and key either way round
     keyed: bool = False  # a row keyed by token ({'the': 0.21, …}): col_labels say which key each number is
     dot: tuple[list[str], list[str]] | None = None  # [1, 0] · [0, 1] = 0: the two vectors of a dot product
+    softmax_of: tuple[str, list[str]] | None = None  # e^{a} / (e^{a} + e^{b}) ≈ w: the numerator's exponent, all
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -383,6 +384,29 @@ def expr_step(expr: str) -> tuple[str | None, bool, str | None]:
         name = e.split(".")[-1] if "." in e else e
         return step_of_ident(name), flipped, None
     return None, False, None
+
+
+#: subscripts that name a part or a variant of a matrix, not a token (Q_{proj}, K_{head}, V_{new})
+_NOT_TOKEN_SUBSCRIPTS = {"proj", "head", "heads", "new", "old", "rot", "scaled", "in", "out", "model", "all", "init",
+                         "sum", "avg", "mean", "norm", "total", "cat", "concat", "final", "ij", "t", "pos"}
+
+
+def _subscript_token(before: str) -> str | None:
+    """The token a per-token vector names by a word subscript of Q, K, V or X on the left of '=':
+    'Q_{quickly} = […]' → quickly, 'K_dog = […]' → dog. One letter or digits (K_1, Q_i) are indices,
+    not tokens; a subscript naming a part of the matrix (Q_{proj}) is none."""
+    m = re.fullmatch(r"\s*\$?\\?(?:mathbf\{)?([QKVX])\}?_(?:\{\s*(?:\\text\{)?([A-Za-z][A-Za-z'-]+)\}?\s*\}|"
+                     r"([A-Za-z][A-Za-z'-]+))\s*=\s*", before)
+    if m is None:
+        return None
+    tok = m.group(2) or m.group(3)
+    return None if tok.lower() in _NOT_TOKEN_SUBSCRIPTS else tok
+
+
+def _subscript_step(before: str) -> str | None:
+    """The step of a vector written 'Q_{quickly} = […]': Q, K, V or X (the letter), where the subscript
+    names a token (see _subscript_token)."""
+    return before.strip().lstrip("$\\").removeprefix("mathbf{")[0] if _subscript_token(before) else None
 
 
 def _token_of(label: str) -> str | None:
@@ -1012,9 +1036,12 @@ class _Collector:
                                      b.before.strip(), re.I) and b.start > 0 and \
                 re.search(r"\b(?:scaled_dot_product_|self_)?attention\w*\s*\(", self.lines[b.start - 1].text, re.I):
             step, strength, label = "output", 2, b.before.strip(" :=≈→")  # attention(…) on the line above, then its result
+        if it.kind == "vector" and not glued and not proj and not aside and _subscript_token(b.before):
+            # Q_{quickly} = [0.22, 0.64, 0.73]: the letter names the step, the word subscript the token
+            step, strength, label = step or _subscript_step(b.before), 3, label or b.before.strip(" =$")
         it.label = label
         if it.kind == "vector" and label and not glued:
-            tok = _token_of(label if "=" not in b.before else b.before.split("=")[0])
+            tok = _subscript_token(b.before) or _token_of(label if "=" not in b.before else b.before.split("=")[0])
             if tok and (tok != ident or not step):
                 it.token = tok
         if it.kind == "vector" and not label and not b.before.strip() and b.start > 0:
@@ -1689,6 +1716,88 @@ class _Collector:
             it.notes.append(f"q{m.group(1)}·k{m.group(2)}: the score of query {i} on key {j}")
             self.items.append(it)
 
+    def token_dot_chains(self) -> None:
+        """``Q_{quickly} \\cdot K_{dog}`` (queries and keys named by a word subscript), then ``= (0.22)(0.54) + …``
+        and ``= 0.1188 + … \\approx 0.889`` on the lines below, each a continuation starting with '=': the number
+        the last continuation ends with is the score of that query (token) on that key. A chain that divides,
+        takes a root or a softmax is left alone (its result is not the raw score)."""
+        word = r"\{?\s*(?:\\text\{)?([A-Za-z][A-Za-z'-]+)\}?\s*\}?"
+        start = re.compile(r"(?<![A-Za-z\\])[Qq]_" + word + r"\s*" + _NAME_DOT + r"\s*[Kk]_" + word +
+                           r"(?:\^\{?(?:T|\\top)\}?|ᵀ)?\s*(.*)$")
+        end = re.compile(r"(?:=|≈|\\approx)\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*[`$]*\s*\.?\s*$")
+        lines = self.lines
+        for k, ln in enumerate(lines):
+            if ln.role == "code":
+                continue
+            m = start.search(ln.text)
+            if not m or m.group(1).lower() in _NOT_TOKEN_SUBSCRIPTS or m.group(2).lower() in _NOT_TOKEN_SUBSCRIPTS:
+                continue
+            chain, last, j = [m.group(3)], k, k + 1
+            while j < len(lines) and j <= k + 12:
+                t = lines[j].text.strip().strip("$").strip()
+                if t in ("", "\\[", "\\]", "$$"):
+                    j += 1
+                    continue
+                if lines[j].role == "code" or not re.match(r"(?:=|≈|\\approx)", t):
+                    break
+                chain.append(t)
+                last = j
+                j += 1
+            if len(chain) < 2 and "=" not in chain[0]:
+                continue
+            text = " ".join(chain)
+            r = end.search(chain[-1])
+            if r is None or re.search(r"/|√|sqrt|\\frac|÷|softmax|exp|e\^", text):
+                continue
+            it = Item(rows=[[r.group(1)]], where=[lines[last].where], line=last, end=last, kind="pair",
+                      label=ln.text.strip()[:100], step="scores", strength=2, pair=(m.group(1), m.group(2)),
+                      role=lines[last].role)
+            it.notes.append(f"Q_{m.group(1)}·K_{m.group(2)} worked out: the score of {m.group(1)!r} on {m.group(2)!r}")
+            self.items.append(it)
+
+    def pair_dot_lines(self) -> None:
+        """``Dot Product (sitting, The)=0.3×0.1+0.4×0.3+0.1×0.6=0.13``: a label naming the scores, a query and a
+        key token in parentheses, a sum of products written out, then its result: the score of that query on
+        that key. A line that divides or takes a root is left alone (its result is not the raw score)."""
+        num = r"[+-]?(?:\d+\.?\d*|\.\d+)"
+        prod = num + r"\s*(?:×|\*|·|⋅|\\times|\\cdot)\s*" + num
+        rx = re.compile(r"^\s*(?:[-*•+]\s+)?([^()=\d]{2,60}?)\s*\(\s*([A-Za-z][\w'-]*)\s*,\s*([A-Za-z][\w'-]*)\s*\)\s*"
+                        r"[`$]*\s*=\s*(" + prod + r"(?:\s*\+\s*" + prod + r")+)\s*=\s*(" + num + r")\s*[`$]*\s*\.?\s*$")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code" or k in self.block_lines:
+                continue
+            t = ln.text.replace("−", "-")
+            m = rx.match(t)
+            if not m or re.search(r"/|√|sqrt|\\frac|÷", t) or step_of_text(m.group(1)) != "scores" \
+                    or any(o.line == k for o in self.items):
+                continue
+            it = Item(rows=[[m.group(5)]], where=[ln.where], line=k, end=k, kind="pair", label=t.strip()[:100],
+                      step="scores", strength=2, pair=(m.group(2), m.group(3)), role=ln.role)
+            it.notes.append(f"{m.group(1).strip()} ({m.group(2)}, {m.group(3)}) written out: the score of "
+                            f"{m.group(2)!r} on {m.group(3)!r}")
+            self.items.append(it)
+
+    def softmax_fractions(self) -> None:
+        """``\\alpha_{dog} = \\frac{e^{0.889}}{e^{0.889} + e^{1.2}} \\approx 0.42``: a weight worked as a softmax
+        written out, its exponents the scores of one query (the denominator: all its keys, in order; the
+        numerator: the key it is the weight of)."""
+        num = r"([+-]?(?:\d+\.?\d*|\.\d+))"
+        exp = r"e\^\{?\s*" + num + r"\s*\}?"
+        bare = r"e\^\{?\s*[+-]?(?:\d+\.?\d*|\.\d+)\s*\}?"
+        rx = re.compile(r"\\frac\{\s*" + exp + r"\s*\}\{\s*(" + bare + r"(?:\s*\+\s*" + bare +
+                        r")+)\s*\}\s*(?:=|≈|\\approx)\s*" + num + r"(?![\d.])")
+        for k, ln in enumerate(self.lines):
+            if ln.role == "code" or any(o.line == k for o in self.items):
+                continue
+            t = ln.text.replace("−", "-")
+            for m in rx.finditer(t):
+                den = re.findall(exp, m.group(2))
+                it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
+                          step="weights", strength=2, role=ln.role)
+                it.softmax_of = (m.group(1), den)
+                it.notes.append("a weight worked as a softmax written out")
+                self.items.append(it)
+
     def vector_dot_lines(self) -> None:
         """``[1, 0] · [0, 1] = 0`` with no names: a dot product of two vectors written out, several on a
         line ("[0, 1] · [1, 0] = 0, [0, 1] · [0, 1] = 1"). Which query and key it is, the placer finds
@@ -2272,6 +2381,9 @@ def collect(page: Page) -> Collected:
     c.answer_options()
     c.dot_lines()
     c.vector_dot_lines()
+    c.token_dot_chains()
+    c.pair_dot_lines()
+    c.softmax_fractions()
     c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
