@@ -45,3 +45,55 @@ def test_side_by_side_keeps_provenance():
     text = "Wq = [[1, 0],    Wk = [[1, 1],\n      [0, 1]]          [0, 1]]\n"
     page = read_page(text, "text")
     assert [str(x.where) for x in page.lines] == ["line 1", "line 2", "line 1", "line 2", "line 3"]
+
+
+# MathJax inline math around a table cell: \([1, 0]\) is the row [1, 0], 埋め込み (\( X \)) names X
+# by its symbol in parentheses (the word before it need not be known, in any language), over the
+# page's title or a heading that happens to mention dot products
+TABLE_X = ("<h1>Scaled Dot-Product Attention</h1>\n<table><tr><th>token</th><th>埋め込み (\\( X \\))</th></tr>\n"
+           "<tr><td>a</td><td>\\([1, 0, 1]\\)</td></tr>\n<tr><td>b</td><td>\\([0, 1, 1]\\)</td></tr>\n"
+           "<tr><td>c</td><td>\\([1, 1, 0]\\)</td></tr></table>\n")
+CELLS = [
+    ("| a | \\([1, 0]\\) |", ["a", "[1, 0]"]),
+    ("| クエリ (\\( Q \\)) | \\( [0.5, -1] \\) |", ["クエリ (Q)", "[0.5, -1]"]),
+    ("| a | \\(\\frac{1}{2}\\) |", ["a", "\\frac{1}{2}"]),
+    ("| a | [1, 0] |", ["a", "[1, 0]"]),
+]
+
+
+@pytest.mark.parametrize("line,cells", CELLS)
+def test_inline_math_cells(line, cells):
+    from symattn.read.pages.scan import _pipe_cells
+    assert _pipe_cells(line) == cells
+
+
+def test_table_header_symbol_names_the_column():
+    from symattn.analyses.importer_items import collect
+    page = read_page(TABLE_X, "html")
+    items = [it for it in collect(page).items if it.rows == [["1", "0", "1"], ["0", "1", "1"], ["1", "1", "0"]]]
+    assert items and items[0].step == "X"
+
+
+HEADER_SYMBOLS = [("埋め込み (X)", "X"), ("Embedding (x)", "X"), ("クエリ (Q)", "Q"), ("Embedding", None),
+                  ("(X)", None), ("score (s) for a (b)", None)]
+
+
+@pytest.mark.parametrize("cell,step", HEADER_SYMBOLS)
+def test_header_symbol(cell, step):
+    from symattn.analyses.importer_items import _header_symbol
+    assert _header_symbol(cell) == step
+
+
+# a one-letter name that reads as an input (E for embeddings) defined in the display as a product
+# of the page's matrices is that product: E = QK^T = [[…]] is the scores; E = [[…]] stays X
+CHAIN = [
+    ("$$\nE = QK^T = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}\n$$\n", "scores"),
+    ("$$\nE = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}\n$$\n", "X"),
+]
+
+
+@pytest.mark.parametrize("text,step", CHAIN)
+def test_defined_as_computed(text, step):
+    from symattn.analyses.importer_items import collect
+    page = read_page(text, "markdown")
+    assert [it.step for it in collect(page).items] == [step]
