@@ -97,3 +97,35 @@ def test_defined_as_computed(text, step):
     from symattn.analyses.importer_items import collect
     page = read_page(text, "markdown")
     assert [it.step for it in collect(page).items] == [step]
+
+
+# a display opened after the words that introduce it names its first matrix by the name
+# inside: '重み行列: \[ W^Q = \begin{bmatrix}…' is W^Q (the opener is no bracket of the text)
+LABELS = [
+    ("重み行列: \\[ W^Q = ", "W^Q"),
+    ("Weights: $$ W_q = ", "W_q"),
+    ("Weights: \\( W_k = ", "W_k"),
+]
+
+
+@pytest.mark.parametrize("before,ident", LABELS)
+def test_label_after_display_opener(before, ident):
+    from symattn.analyses.importer_items import _label_before
+    assert _label_before(before, "math")[1] == ident
+
+
+# a table of per-token Q, K and V (one bracketed vector per cell) beside the page's weights:
+# each column is a printed step, not an operand of a product of the next
+QKV_TABLE = (
+    "$$\nW^Q = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix},\\quad W^K = \\begin{bmatrix} 0 & 1 \\\\ 1 & 0 \\end{bmatrix},"
+    "\\quad W^V = \\begin{bmatrix} 1 & 1 \\\\ 0 & 1 \\end{bmatrix}\n$$\n\n"
+    "| token | embedding (X) |\n|---|---|\n| a | [1, 0] |\n| b | [0, 2] |\n\n$$\nQ = XW^Q\n$$\n\n"
+    "| token | Q | K | V |\n|---|---|---|---|\n| a | [1, 0] | [0, 1] | [1, 1] |\n| b | [0, 2] | [2, 0] | [0, 2] |\n"
+)
+
+
+def test_qkv_table_columns_are_claims():
+    (ex,) = sa.import_examples(QKV_TABLE, format="markdown", source="snippet")
+    assert set(ex.spec.inputs) == {"X", "Wq", "Wk", "Wv"}
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert ("Q", "b", ("0", "2")) in got and ("K", "a", ("0", "1")) in got and ("V", "a", ("1", "1")) in got

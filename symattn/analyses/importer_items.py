@@ -235,6 +235,7 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
     pre = re.sub(r"(?:\\q?quad(?![A-Za-z])|\\[,;: ]|~|\s)+$", "", pre)  # 'softmax(…)V, \quad Q ='
+    pre = re.sub(r"(?:\\\[|\\\(|\$\$?)\s*$", "", pre).rstrip()  # '重み行列: \[ W^Q =': the display's opener
     if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (
             not pre or pre[-1] in ":→,;" or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
         # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
