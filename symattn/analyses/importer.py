@@ -496,7 +496,7 @@ class _Importer:
             if it.kind in ("vector", "matrix", "scalar"):
                 by_line.setdefault(it.line, []).append(it)
         for group in by_line.values():
-            if len(group) < 2:
+            if len(group) < 2 or _table_columns(group):
                 continue
             last = group[-1]
             head = (group[0].step, group[0].strength, group[0].label)
@@ -3382,3 +3382,12 @@ def import_page(text: str, format: str | None = None, example: int | None = None
     ex = exs[k - 1]
     assert ex.spec is not None
     return ex.spec, ImportNotes(ex, len(exs))
+
+
+def _table_columns(group: list) -> bool:
+    """Blocks on one line that are the named columns of one table (Token | Q | K | V, each
+    column of bracketed vectors its own matrix): side by side, not a product and its operands."""
+    # (with an embedding column, Word | Embedding | Q | K | V, the columns are read as before: the
+    # products are the inputs where the page prints no weights)
+    return all(it.form == "table" and it.step and it.step not in INPUT_NAMES and it.row_labels for it in group) and \
+        len({(it.line, it.end) for it in group}) == 1 and len({it.step for it in group}) == len(group)

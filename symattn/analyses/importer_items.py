@@ -236,6 +236,7 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
     pre = re.sub(r"(?:\\q?quad(?![A-Za-z])|\\[,;: ]|~|\s)+$", "", pre)  # 'softmax(…)V, \quad Q ='
+    pre = re.sub(r"(?:\\\[|\\\(|\$\$?)\s*$", "", pre).rstrip()  # '重み行列: \[ W^Q =': the display's opener
     if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (
             not pre or pre[-1] in ":→,;" or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
         # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
@@ -1002,7 +1003,7 @@ class _Collector:
             step = indexed_name(ident)[0]  # type: ignore[index]  # K1 = [1, 0]: a row of K (row_index below)
         strength = 3 if step else 0
         formula = chain_step(b.before) if b.form == "latex" else None
-        if formula and (not step or "(" in (label or "")):
+        if formula and (not step or "(" in (label or "") or _defined_as_computed(step, formula, ident, self.symbols)):
             # softmax(\frac{QK^T}{\sqrt{4}}) = [..], \mathrm{Attention}(Q, K, V) = [..]: the formula names it
             step, strength = formula, 3
         if step and b.role == "code" and ident and len(ident) == 1 and step not in ("X", "Q", "K", "V"):
@@ -1365,6 +1366,8 @@ class _Collector:
                 if header and not it.step:
                     it.step = self.symbols.get(header[1].strip(" *`$")) or step_of_text(" ".join(header))
                     it.strength = 1 if it.step else 0
+                if header and _header_symbol(header[1]):  # Token | 埋め込み (X): the header's symbol over the context
+                    it.step, it.strength, it.label = _header_symbol(header[1]), 2, header[1]
                 self.items.append(it)
                 return
         vec_cols = [j for j in range(1, width) if all(vec_re.match(r[j]) for r in rows)]
@@ -2455,3 +2458,18 @@ def collect(page: Page) -> Collected:
 
 def label_text(it: Item) -> str:
     return clean_label(it.label)
+
+
+def _header_symbol(cell: str) -> str | None:
+    """The step a column header names by a symbol in parentheses after a word in any language:
+    ``埋め込み (X)``, ``Embedding (X)`` → X (the word itself need not be known)."""
+    m = re.fullmatch(r"[^()]{1,40}\(\s*([A-Za-z][\w^{}']{0,8})\s*\)\s*:?", cell.strip(" *`$"))
+    return step_of_ident(m.group(1)) if m else None
+
+
+def _defined_as_computed(step: str, formula: str, ident: str | None, symbols: dict) -> bool:
+    """``E = QK^T = [[…]]``: a one-letter name that would read as an input (E for embeddings) is
+    defined by the display itself as a computed step; an input is never a product of the page's
+    matrices, so the formula names the block. A name the page defined elsewhere keeps its meaning."""
+    return bool(ident) and len(ident or "") == 1 and step in INPUT_NAMES and formula not in INPUT_NAMES \
+        and ident not in symbols

@@ -25,6 +25,7 @@ from ...limits import MAX_PAGE_BYTES, MAX_PAGE_TEXT
 from .macros import undefined_macros
 from .model import Line, Page, Where
 from .scan import scan
+from .side_by_side import unstack_side_by_side
 
 __all__ = ["FORMATS", "read_page", "detect_format", "markdown_lines", "html_lines", "latex_lines",
            "notebook_lines", "text_lines"]
@@ -685,6 +686,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>") -> P
     if total > MAX_PAGE_TEXT:
         raise LimitError(f"{source}: the page holds {total} characters of text, past the limit of {MAX_PAGE_TEXT} "
                          "(see the README's limits)")
+    lines = unstack_side_by_side(lines)
     page = Page(fmt, lines, source=source)
     page.blocks = scan(lines)
     return page

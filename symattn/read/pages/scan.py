@@ -643,7 +643,18 @@ def _pipe_cells(line: str) -> list[str]:
     if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
     parts = re.split(r"(?<!\\)\|", s)
-    return [re.sub(r"\*\*|__|`", "", _normalise(p.replace("\\|", "|"))).strip() for p in parts]
+    return [_unwrap_inline_math(re.sub(r"\*\*|__|`", "", _normalise(p.replace("\\|", "|"))).strip()) for p in parts]
+
+
+_INLINE_MATH_RE = re.compile(r"\\\(\s*([^()]*?(?:\([^()]*\)[^()]*?)*)\s*\\\)")
+
+
+def _unwrap_inline_math(cell: str) -> str:
+    """A table cell's inline math ``\\( … \\)`` (MathJax) read as its content: a bracketed row
+    ``\\([1, 0]\\)`` as ``[1, 0]``, a header's ``クエリ (\\( Q \\))`` as ``クエリ (Q)``."""
+    if "\\(" not in cell:
+        return cell
+    return _INLINE_MATH_RE.sub(lambda m: m.group(1).strip(), cell)
 
 
 _SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
