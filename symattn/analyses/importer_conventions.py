@@ -189,6 +189,13 @@ _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixt
              "ninth": 8, "last": -1}
 
 
+# the query named by its 0-based index, in prose or a docstring: "attending from the token at index 1",
+# "the context vector of tok_idx=1"
+_INDEX_QUERY = re.compile(r"\b(?:token|word)\s+at\s+index\s+(\d{1,3})\b|"
+                          r"\b(?:of|for|from)\s+(?:the\s+)?(?:tok|token|word|query)_?(?:idx|index)\s*=\s*(\d{1,3})\b",
+                          re.I)
+
+
 def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | None:
     """The focus query token a page names ("Focusing on "jumps"", "the word "love" is the query",
     ``query = inputs[1]``)."""
@@ -206,6 +213,11 @@ def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | No
     ]
     ints: dict[str, int] = {}
     for ln in lines:
+        m = _INDEX_QUERY.search(ln.text)
+        if m:
+            i = int(m.group(1) or m.group(2))
+            if i < len(tokens):
+                return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
         if ln.role == "code":
             a = re.match(r"\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*(?:#.*)?$", ln.text)
             if a:
