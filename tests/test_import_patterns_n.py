@@ -60,3 +60,29 @@ def test_query_by_index(text, want):
     from symattn.read.pages.model import Line, Where
     got = query_evidence([Line(text, Where(1), "code")], ["a", "b", "c"])
     assert (got.value if got else None) == want
+
+
+# a weighted average of word vectors with weights written outright in code, then Q, K and V given in
+# code: the second is the example; the first's weights are not its weights (listed, not placed)
+OUTRIGHT = ("### Step 1: Input Sequence\n\nTake 3 words, each a 4-dimensional vector:\n\n```python\nsequence = torch.tensor([[0.1, 0.2, 0.3, 0.4],  # word 1: \"The\"\n"
+            "                         [0.5, 0.6, 0.7, 0.8],  # word 2: \"cat\"\n"
+            "                         [0.9, 1.0, 1.1, 1.2]]) # word 3: \"sat\"\n```\n\n"
+            "```python\nattention_weights = torch.tensor([0.1, 0.3, 0.6])\n```\n\n"
+            "```python\noutput = sum(w * row for w, row in zip(attention_weights, sequence))\nprint(output)\n"
+            "# tensor([0.7000, 0.8000, 0.9000, 1.0000])\n```\n\n"
+            "```python\nquery = torch.tensor([1.0, 0.0])\n```\n\n"
+            "```python\nkeys = torch.tensor([[1.0, 0.0],\n                     [0.0, 1.0]])\n```\n\n"
+            "```python\nvalues = torch.tensor([[10.0, 20.0],\n                       [30.0, 40.0]])\n```\n\n"
+            "```python\nscores = keys @ query\nweights = F.softmax(scores, dim=0)\nprint(\"Weights:\", weights)\n"
+            "# tensor([0.7311, 0.2689])\n```\n")
+
+
+def test_weights_given_outright_are_not_the_next_examples():
+    exs = sa.import_examples(OUTRIGHT, format="markdown", source="snippet")
+    assert len(exs) == 1
+    (ex,) = exs
+    assert [[str(x) for x in r] for r in ex.spec.inputs["Q"]] == [["1", "0"]]
+    got = {(c.step, tuple(c.values)) for c in ex.claims}
+    assert ("weights", ("0.7311", "0.2689")) in got
+    assert not any("0.1" in c.values for c in ex.claims)
+    assert any("weights the page writes outright" in n.text for n in ex.notes)

@@ -834,6 +834,10 @@ class _Importer:
                     moved = self.section_items(cur, it)
                     cur = _Segment(inputs=keep, first=min([it.line] + [c.line for c in moved]), items=moved)
                     segs.append(cur)
+                elif _qkv_after_worked_x(cur, name, it):
+                    _weights_given_outright(cur)
+                    cur = _Segment(first=it.line)  # Q, K, V given after X was worked on its own: a new example
+                    segs.append(cur)
                 elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
                       and any(c.step in ("scores", "scaled", "weights", "output", "masked") and c.numbers
                               for c in cur.items)
@@ -1564,6 +1568,8 @@ class _Importer:
                 if why and why != "no inputs":
                     reasons.append(why)
                 skipped.append((seg, why if why != "no inputs" else
+                                "a weighted average with weights the page writes outright (no query or key "
+                                "makes them): not an example a spec can hold" if getattr(seg, "outright", False) else
                                 "printed before the page gives the inputs of a worked example"))
                 continue
             out.append(ex)
@@ -1673,6 +1679,25 @@ class _Importer:
 _SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
 _MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_fill\(")
 _PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
+
+
+def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
+    """Q, K or V written in code after an example that gave only embeddings X (no weights, none made
+    in code) and already printed weights or outputs worked on them (a weighted average of the word
+    vectors): the page starts a second example, which does not inherit X's work."""
+    return (name in ("Q", "K", "V") and it.strength == 3 and set(cur.inputs) == {"X"} and not cur.hidden
+            and any(c.step in ("weights", "output") and c.strength >= 2 and c.numbers and c.line > cur.inputs["X"].end
+                    for c in cur.items))
+
+
+def _weights_given_outright(seg: "_Segment") -> None:
+    """A part that gives word vectors and then writes its attention weights as a literal in code
+    (``attention_weights = torch.tensor([0.1, 0.3, 0.6])``) averages the vectors with weights it
+    chose: no query or key makes them, so it is no example a spec can hold (its X is not Q = K = V).
+    Its numbers are listed, with that reason, rather than placed."""
+    if any(c.step == "weights" and c.role == "code" and c.strength == 3 and c.numbers for c in seg.items):
+        seg.items = [seg.inputs.pop("X")] + seg.items
+        seg.outright = True  # type: ignore[attr-defined]
 
 
 def _scores_literal_root(lines: list) -> str | None:
