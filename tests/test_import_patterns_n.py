@@ -86,3 +86,25 @@ def test_weights_given_outright_are_not_the_next_examples():
     assert ("weights", ("0.7311", "0.2689")) in got
     assert not any("0.1" in c.values for c in ex.claims)
     assert any("weights the page writes outright" in n.text for n in ex.notes)
+
+
+# a page with Q and K but no V that prints its steps as tables, one labelled row a line, each under a
+# caption naming the step: claims only, one example while the steps are new (a step seen again, or a
+# table of another size, starts another); a table under no step word is listed, not placed
+GRIDS = ("```python\nQ = torch.tensor([[1.0, 0.0], [0.0, 1.0]])\nK = torch.tensor([[1.0, 0.0], [1.0, 1.0]])\n```\n\n"
+         "**Full scores matrix:**\n```\n       Key0  Key1\nQuery0 [1.0,  1.0]\nQuery1 [0.0,  1.0]\n```\n\n"
+         "**After softmax:**\n```\nQuery0 [0.5, 0.5]\nQuery1 [0.269, 0.731]\n```\n\n"
+         "**Example output:**\n```\nAttention Matrix:\nPos0 [[0.6, 0.4],\nPos1  [0.3, 0.7]]\n```\n\n"
+         "For the sentence:\n```\n\"a\"   [[0.2, 0.8],\n\"b\"    [0.9, 0.1]]\n```\n")
+
+
+def test_labelled_tables_without_inputs_are_claims():
+    exs = sa.import_examples(GRIDS, format="markdown", source="snippet")
+    got = [{(c.step, c.row, tuple(c.values)) for c in ex.claims} for ex in exs]
+    assert got == [
+        {("scores", "Query0", ("1.0", "1.0")), ("scores", "Query1", ("0.0", "1.0")),
+         ("weights", "Query0", ("0.5", "0.5")), ("weights", "Query1", ("0.269", "0.731"))},
+        {("weights", "Pos0", ("0.6", "0.4")), ("weights", "Pos1", ("0.3", "0.7"))},
+    ]
+    assert all(not ex.spec.inputs for ex in exs)
+    assert any("0.2, 0.8" in n.text for ex in exs for n in ex.notes)  # no step named: listed

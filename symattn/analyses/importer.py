@@ -1577,6 +1577,9 @@ class _Importer:
             only = self.printed_step_only()
             if only is not None:
                 return [only]  # every number on the page is in it: nothing skipped to list
+            grids = self.labelled_grids()
+            if grids:
+                return grids
         if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
@@ -1602,6 +1605,68 @@ class _Importer:
             ex.count = len(out)
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
+        return out
+
+    def labelled_grids(self) -> list[ImportedExample]:
+        """A page with no complete inputs (Q and K but no V, or none) that prints square tables one
+        labelled row a line ("Query0 [2.0, 0.0, 1.0]", "Pos1  [0.100, 0.700, 0.200],") under a line
+        naming the step ("**Full scores matrix:**", "**Scaled:**", "After softmax", "Attention
+        Matrix:"): each table is a claim of that step; tables of one shape in a row, each of a new
+        step, are one example's claims (a step seen again starts another). A table under no step
+        word is listed, not placed."""
+        lines = self.page.lines
+        rows: list[tuple[int, list[str], str, Item]] = []  # (line, the row, where, the item)
+        for it in self.items:
+            if it.kind in ("vector", "matrix") and _numeric(it.rows) and it.end - it.line + 1 == len(it.rows) \
+                    and len(it.where) == len(it.rows) \
+                    and all(_GRID_LABEL.match(lines[it.line + i].text) for i in range(len(it.rows))):
+                rows += [(it.line + i, list(r), str(it.where[i]), it) for i, r in enumerate(it.rows)]
+        rows.sort(key=lambda r: r[0])
+        grids: list[list[tuple[int, list[str], str, Item]]] = []
+        for r in rows:
+            g = grids[-1] if grids else None
+            if g and r[0] == g[-1][0] + 1 and len(r[1]) == len(g[-1][1]):
+                g.append(r)
+            else:
+                grids.append([r])
+        groups: list[list[tuple[str, list]]] = []
+        for g in grids:
+            if len(g) < 2 or len(g) != len(g[0][1]):
+                continue
+            step = _grid_step(lines, g[0][0])
+            if step is None:
+                continue
+            cur = groups[-1] if groups else None
+            if cur is None or any(s == step for s, _ in cur) or len(cur[-1][1]) != len(g):
+                groups.append([(step, g)])
+            else:
+                cur.append((step, g))
+        out: list[ImportedExample] = []
+        for n, grp in enumerate(groups, 1):
+            labels = [_GRID_LABEL.match(lines[r[0]].text).group(1).strip('"“”') for r in grp[0][1]]  # type: ignore[union-attr]
+            tokens = labels if len(set(labels)) == len(labels) else None
+            names = tokens or [str(i + 1) for i in range(len(labels))]
+            claims = [ClaimRow(step, names[i], r[1], r[2], None) for step, g in grp for i, r in enumerate(g)]
+            notes = [Note("assumed", f"the page gives no complete inputs (Q, K and V, or X with weights): the "
+                                     f"{', '.join(s for s, _ in grp)} it prints as labelled tables are drafted as "
+                                     "claims only", grp[0][1][0][2])]
+            first, last = grp[0][1][0][0], grp[-1][1][-1][0]
+            out.append(ImportedExample(title=self.title(n, first), source=self.page.source, format=self.page.format,
+                                       index=n, count=len(groups), tokens=tokens, key_tokens=None, inputs={},
+                                       convention={}, claims=claims, notes=notes, first_index=first,
+                                       first_line=str(lines[first].where), last_line=str(lines[last].where)))
+        if out:
+            used = {id(r[3]) for grp in groups for _, g in grp for r in g}
+            for it in self.items:
+                if id(it) not in used and _numeric(it.rows):
+                    near = min(out, key=lambda e: abs(e.first_index - it.line))
+                    shown = ", ".join(", ".join(r) for r in it.rows[:2])
+                    near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                           f"({it.shape[0]}×{it.shape[1]}): the page gives no complete inputs to "
+                                           "place it with", it.at()))
+            if len(out) > 1:
+                for ex in out:
+                    ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
 
     def printed_step_only(self) -> ImportedExample | None:
@@ -1688,6 +1753,26 @@ def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
     return (name in ("Q", "K", "V") and it.strength == 3 and set(cur.inputs) == {"X"} and not cur.hidden
             and any(c.step in ("weights", "output") and c.strength >= 2 and c.numbers and c.line > cur.inputs["X"].end
                     for c in cur.items))
+
+
+# a table row written after its label, one a line: 'Query0 [2.0, 0.0, 1.0]', 'Pos0 [[0.500, …', '"cat"  [0.4, …'
+_GRID_LABEL = re.compile(r"\s*([\"“]?[A-Za-z][\w<>]{0,15}[\"”]?)\s+\[\[?\s*[-+.\d]")
+
+
+def _grid_step(lines: list, k: int) -> str | None:
+    """The step a labelled table prints, from the lines just above its first row (its title, a
+    column header, a bold caption): scaled, softmax or attention weights, or scores."""
+    for j in range(k - 1, max(-1, k - 5), -1):
+        t = lines[j].text.lower()
+        if re.search(r"\bscaled\b", t):
+            return "scaled"
+        if re.search(r"softmax|\bweights\b|attention matrix", t):
+            return "weights"
+        if re.search(r"\bscores?\b", t):
+            return "scores"
+        if lines[j].role == "heading":
+            return None
+    return None
 
 
 def _weights_given_outright(seg: "_Segment") -> None:
