@@ -95,7 +95,7 @@ GRIDS = ("```python\nQ = torch.tensor([[1.0, 0.0], [0.0, 1.0]])\nK = torch.tenso
          "**Full scores matrix:**\n```\n       Key0  Key1\nQuery0 [1.0,  1.0]\nQuery1 [0.0,  1.0]\n```\n\n"
          "**After softmax:**\n```\nQuery0 [0.5, 0.5]\nQuery1 [0.269, 0.731]\n```\n\n"
          "**Example output:**\n```\nAttention Matrix:\nPos0 [[0.6, 0.4],\nPos1  [0.3, 0.7]]\n```\n\n"
-         "For the sentence:\n```\n\"a\"   [[0.2, 0.8],\n\"b\"    [0.9, 0.1]]\n```\n")
+         "For the sentence:\n```\n\"a\"   [[0.2, 0.9],\n\"b\"    [0.9, 0.4]]\n```\n")
 
 
 def test_labelled_tables_without_inputs_are_claims():
@@ -107,4 +107,21 @@ def test_labelled_tables_without_inputs_are_claims():
         {("weights", "Pos0", ("0.6", "0.4")), ("weights", "Pos1", ("0.3", "0.7"))},
     ]
     assert all(not ex.spec.inputs for ex in exs)
-    assert any("0.2, 0.8" in n.text for ex in exs for n in ex.notes)  # no step named: listed
+    assert any("0.2, 0.9" in n.text for ex in exs for n in ex.notes)  # no step named: listed
+
+
+# (rows of a table under no step word, the step its numbers make it): rows that are distributions
+# (entries in [0, 1], each summing to 1 to its rounding) are attention weights
+SUMS = [
+    ([["0.2", "0.3", "0.5"], ["0.4", "0.4", "0.2"], ["0.1", "0.6", "0.3"]], "weights"),
+    ([["0.333", "0.333", "0.333"], ["0.5", "0.5", "0.0"], ["1", "0", "0"]], "weights"),
+    ([["0.2", "0.9"], ["0.9", "0.4"]], None),  # rows sum to 1.1 and 1.3
+    ([["1", "0"], ["0", "1"]], None),  # whole numbers: an identity, not printed weights
+    ([["1.5", "-0.5"], ["0.5", "0.5"]], None),  # outside [0, 1]
+]
+
+
+@pytest.mark.parametrize("rows,want", SUMS)
+def test_rows_that_sum_to_one(rows, want):
+    from symattn.analyses.importer import _rows_sum_to_one
+    assert _rows_sum_to_one(rows) == want

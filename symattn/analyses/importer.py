@@ -1633,7 +1633,7 @@ class _Importer:
         for g in grids:
             if len(g) < 2 or len(g) != len(g[0][1]):
                 continue
-            step = _grid_step(lines, g[0][0])
+            step = _grid_step(lines, g[0][0]) or _rows_sum_to_one([r[1] for r in g])
             if step is None:
                 continue
             cur = groups[-1] if groups else None
@@ -1773,6 +1773,22 @@ def _grid_step(lines: list, k: int) -> str | None:
         if lines[j].role == "heading":
             return None
     return None
+
+
+def _rows_sum_to_one(rows: list[list[str]]) -> str | None:
+    """'weights' for a table under no step word whose every row is a distribution (entries in
+    [0, 1], each row summing to 1 to its printed rounding): an attention matrix."""
+    from fractions import Fraction
+    try:
+        vals = [[Fraction(x) for x in r] for r in rows]
+    except (ValueError, ZeroDivisionError):
+        return None
+    def ulp(x: str) -> Fraction:
+        return Fraction(1, 10 ** len(x.split(".")[1])) if "." in x else Fraction(0)
+
+    ok = all(0 <= v <= 1 for r in vals for v in r) and all(
+        abs(sum(v) - 1) <= sum(ulp(x) for x in r) / 2 for r, v in zip(rows, vals))
+    return "weights" if ok and any("." in x for r in rows for x in r) else None
 
 
 def _weights_given_outright(seg: "_Segment") -> None:
