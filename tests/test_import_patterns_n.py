@@ -125,3 +125,32 @@ SUMS = [
 def test_rows_that_sum_to_one(rows, want):
     from symattn.analyses.importer import _rows_sum_to_one
     assert _rows_sum_to_one(rows) == want
+
+
+# (lines after a worked example, the weights read as claims only): each token's weights one line a key
+ATTENDS = [
+    ('Position 0 ("The"):\n  Attends to "The": 0.3 (moderate)\n  Attends to "cat": 0.7 (high)\n  → a note\n\n'
+     'Position 1 ("cat"):\n  Attends to "The": 0.4\n  Attends to "cat": 0.6\n',
+     {("The", ("0.3", "0.7")), ("cat", ("0.4", "0.6"))}),
+    ('"The":\n  attends to "The": 0.5\n  attends to "cat": 0.5\n"cat":\n  attends to "The": 0.1\n  attends to "cat": 0.9\n',
+     {("The", ("0.5", "0.5")), ("cat", ("0.1", "0.9"))}),
+    # rows that do not sum to 1, or keys that are not the queries: not read
+    ('Position 0 ("The"):\n  Attends to "The": 0.3\n  Attends to "cat": 0.3\n'
+     'Position 1 ("cat"):\n  Attends to "The": 0.4\n  Attends to "cat": 0.6\n', None),
+    ('Position 0 ("The"):\n  Attends to "a": 0.3\n  Attends to "b": 0.7\n'
+     'Position 1 ("cat"):\n  Attends to "a": 0.4\n  Attends to "b": 0.6\n', None),
+]
+QKV = ("```python\nQ = torch.tensor([[1.0, 0.0], [0.0, 1.0]])\nK = torch.tensor([[1.0, 0.0], [0.0, 1.0]])\n"
+       "V = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\nw = F.softmax(Q @ K.T / 2 ** 0.5, dim=-1)\nprint(w)\n"
+       "# tensor([[0.6698, 0.3302], [0.3302, 0.6698]])\n```\n\n")
+
+
+@pytest.mark.parametrize("text,want", ATTENDS)
+def test_attends_to_lines(text, want):
+    exs = sa.import_examples(QKV + "```python\n" + text + "```\n", format="markdown", source="snippet")
+    extra = [ex for ex in exs if not ex.spec.inputs]
+    if want is None:
+        assert not extra
+    else:
+        (ex,) = extra
+        assert {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights"} == want

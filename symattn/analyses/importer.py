@@ -1601,10 +1601,62 @@ class _Importer:
                     shown = ", ".join(", ".join(r) for r in it.rows[:2])
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
                                            f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+        for ex in self.attends_lists(out):
+            ex.index = len(out) + 1
+            out.append(ex)  # weights written one line a key, under each query: claims only
         for ex in out:
             ex.count = len(out)
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
+        return out
+
+    def attends_lists(self, done: list[ImportedExample]) -> list[ImportedExample]:
+        """Weights written as lines, each query's under a line naming it ('Position 0 ("The"):') and one
+        line a key ('  Attends to "cat": 0.2 (low - …)'), for every token of the sentence as query and
+        key, each query's weights summing to 1: an illustrative attention matrix, claims only."""
+        lines = self.page.lines
+        out: list[ImportedExample] = []
+        k = 0
+        while k < len(lines):
+            block: list[tuple[str, list[tuple[str, str]], int]] = []  # (query, [(key, weight)], line)
+            while k < len(lines):
+                h = _ATTENDS_HEAD.match(lines[k].text)
+                if not h:
+                    if block and not lines[k].text.strip() or (block and lines[k].text.strip().startswith(("→", "->"))):
+                        k += 1
+                        continue
+                    break
+                row: list[tuple[str, str]] = []
+                j = k + 1
+                while j < len(lines):
+                    m = _ATTENDS_ROW.match(lines[j].text)
+                    if not m:
+                        break
+                    row.append((m.group(1), m.group(2)))
+                    j += 1
+                if not row:
+                    break
+                block.append((h.group(1), row, k))
+                k = j
+            if block:
+                toks = [q for q, _, _ in block]
+                keys = [key for key, _ in block[0][1]]
+                rows = [[w for _, w in r] for _, r, _ in block]
+                if len(toks) >= 2 and len(set(toks)) == len(toks) and keys == toks \
+                        and all([key for key, _ in r] == keys for _, r, _ in block) and _rows_sum_to_one(rows):
+                    claims = [ClaimRow("weights", q, [w for _, w in r], str(lines[at].where), None)
+                              for q, r, at in block]
+                    first, last = block[0][2], block[-1][2] + len(block[-1][1])
+                    out.append(ImportedExample(
+                        title=self.title(len(done) + len(out) + 1, first), source=self.page.source,
+                        format=self.page.format, index=0, count=0, tokens=toks, key_tokens=None, inputs={},
+                        convention={}, claims=claims,
+                        notes=[Note("assumed", "the page writes each token's weights one line a key, with no "
+                                               "inputs that make them: drafted as claims only", claims[0].where)],
+                        first_index=first, first_line=str(lines[first].where),
+                        last_line=str(lines[min(last, len(lines) - 1)].where)))
+                continue
+            k += 1
         return out
 
     def labelled_grids(self) -> list[ImportedExample]:
@@ -1773,6 +1825,12 @@ def _grid_step(lines: list, k: int) -> str | None:
         if lines[j].role == "heading":
             return None
     return None
+
+
+# 'Position 0 ("The"):' / '"cat":' — the query a list of weights is for; '  Attends to "cat": 0.2 (…)' — one key's weight
+_ATTENDS_HEAD = re.compile(r"\s*(?:(?:position|token|word|query)\s*\d{0,3}\s*\(\s*)?[\"“']([\w<>]+)[\"”']\s*\)?\s*:\s*$", re.I)
+_ATTENDS_ROW = re.compile(r"\s*(?:attends?|looks?|pays?\s+attention)\s+(?:to|at)\s+[\"“']([\w<>]+)[\"”']\s*[:=]\s*"
+                          r"(\d*\.\d+|[01])\b(?!\.\d)(?:\s*(?:\(.*\)|[-–—←#].*)?)?\s*$", re.I)
 
 
 def _rows_sum_to_one(rows: list[list[str]]) -> str | None:
