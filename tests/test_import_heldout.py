@@ -28,9 +28,6 @@ KNOWN_MISSES = {
     # a token's row times one head's weights written out as a list item ('"love" → [0, 1] @ [[0,1],[1,0]] = [1, 0]'
     # under "New Q2 = X @ W_Q2 →"): the product's result, head 2's query for "love", is listed, not placed
     "j/multihead.md": 2,
-    # a weighted average with its weights written outright in code (no query or key makes them): its weights
-    # and output are listed with that reason, not placed
-    "n/whatis.md": 7,
 }
 
 

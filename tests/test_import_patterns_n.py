@@ -63,7 +63,8 @@ def test_query_by_index(text, want):
 
 
 # a weighted average of word vectors with weights written outright in code, then Q, K and V given in
-# code: the second is the example; the first's weights are not its weights (listed, not placed)
+# code: two examples; the first's weights are not the second's, and the first holds no inputs (its
+# word vectors are not Q = K = V: no query or key makes its weights), only its weights and output
 OUTRIGHT = ("### Step 1: Input Sequence\n\nTake 3 words, each a 4-dimensional vector:\n\n```python\nsequence = torch.tensor([[0.1, 0.2, 0.3, 0.4],  # word 1: \"The\"\n"
             "                         [0.5, 0.6, 0.7, 0.8],  # word 2: \"cat\"\n"
             "                         [0.9, 1.0, 1.1, 1.2]]) # word 3: \"sat\"\n```\n\n"
@@ -79,13 +80,17 @@ OUTRIGHT = ("### Step 1: Input Sequence\n\nTake 3 words, each a 4-dimensional ve
 
 def test_weights_given_outright_are_not_the_next_examples():
     exs = sa.import_examples(OUTRIGHT, format="markdown", source="snippet")
-    assert len(exs) == 1
-    (ex,) = exs
+    assert len(exs) == 2
+    first, ex = exs
+    # the weighted average: claims only, the weights it gives and the output it prints
+    assert not first.spec.inputs
+    assert {(c.step, c.row, tuple(c.values)) for c in first.claims} == {
+        ("weights", "1", ("0.1", "0.3", "0.6")), ("output", "1", ("0.7000", "0.8000", "0.9000", "1.0000"))}
     assert [[str(x) for x in r] for r in ex.spec.inputs["Q"]] == [["1", "0"]]
     got = {(c.step, tuple(c.values)) for c in ex.claims}
     assert ("weights", ("0.7311", "0.2689")) in got
     assert not any("0.1" in c.values for c in ex.claims)
-    assert any("weights the page writes outright" in n.text for n in ex.notes)
+    assert any("weights the page writes outright" in n.text for n in first.notes + ex.notes)
 
 
 # a page with Q and K but no V that prints its steps as tables, one labelled row a line, each under a

@@ -1568,8 +1568,8 @@ class _Importer:
                 if why and why != "no inputs":
                     reasons.append(why)
                 skipped.append((seg, why if why != "no inputs" else
-                                "a weighted average with weights the page writes outright (no query or key "
-                                "makes them): not an example a spec can hold" if getattr(seg, "outright", False) else
+                                "part of a weighted average with weights the page writes outright (no query or "
+                                "key makes them): a spec holds no inputs for it" if getattr(seg, "outright", False) else
                                 "printed before the page gives the inputs of a worked example"))
                 continue
             out.append(ex)
@@ -1585,9 +1585,10 @@ class _Importer:
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
                                f"{LOOKED_FOR}")
+        outright = [e for e in (self.outright_example(seg) for seg, _ in skipped) if e is not None]
         for seg, why in skipped:
             # what a part of the page that is not a worked example prints is listed, not dropped
-            near = min(out, key=lambda e: abs(e.first_index - seg.first))
+            near = min(out + outright, key=lambda e: abs(e.first_index - seg.first))
             used = {(k, g.where[0]) for e in out for k, g in e.inputs.items()}
             extra = [i for k, i in seg.inputs.items() if (k, str(i.where[0])) not in used
                      and not any(str(i.where[0]) == w for _, w in used)]
@@ -1602,13 +1603,47 @@ class _Importer:
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
                                            f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
         for ex in self.attends_lists(out):
-            ex.index = len(out) + 1
             out.append(ex)  # weights written one line a key, under each query: claims only
+        if outright:
+            out = sorted(out + outright, key=lambda e: e.first_index)
+        for n, ex in enumerate(out, 1):
+            ex.index = n
         for ex in out:
             ex.count = len(out)
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def outright_example(self, seg: _Segment) -> ImportedExample | None:
+        """A weighted average with its weights written outright (see :func:`_weights_given_outright`):
+        a claims-only example of the weights it gives and the output it prints (one row each); what
+        it places is taken out of the part's listed numbers."""
+        if not getattr(seg, "outright", False):
+            return None
+        lines = self.page.lines
+        picked: dict[str, Item] = {}
+        for c in seg.items:
+            if c.step in ("weights", "output") and c.strength >= 2 and c.kind == "vector" and len(c.rows) == 1 \
+                    and _numeric(c.rows) and c.step not in picked:
+                picked[c.step] = c
+        if "weights" not in picked or "output" not in picked:
+            return None
+        w, o = picked["weights"], picked["output"]
+        x = next((c for c in seg.items if c.step == "X" and c.kind == "matrix"), None)
+        if x is not None and (len(x.rows) != len(w.rows[0]) or len(x.rows[0]) != len(o.rows[0])):
+            return None  # the weights are not one per word vector, or the output not a word vector's size
+        seg.items = [c for c in seg.items if c is not w and c is not o]
+        claims = [ClaimRow("weights", "1", list(w.rows[0]), w.at(), None),
+                  ClaimRow("output", "1", list(o.rows[0]), o.at(), None)]
+        first = min(w.line, o.line)
+        return ImportedExample(title=self.title(2, first), source=self.page.source, format=self.page.format,
+                               index=0, count=0, tokens=None, key_tokens=None, inputs={}, convention={},
+                               claims=claims,
+                               notes=[Note("assumed", "a weighted average with weights the page writes outright (no "
+                                                      "query or key makes them): drafted as claims only, its word "
+                                                      "vectors listed", w.at())],
+                               first_index=first, first_line=str(lines[first].where),
+                               last_line=str(lines[max(w.end, o.end)].where))
 
     def attends_lists(self, done: list[ImportedExample]) -> list[ImportedExample]:
         """Weights written as lines, each query's under a line naming it ('Position 0 ("The"):') and one
@@ -1852,8 +1887,8 @@ def _rows_sum_to_one(rows: list[list[str]]) -> str | None:
 def _weights_given_outright(seg: "_Segment") -> None:
     """A part that gives word vectors and then writes its attention weights as a literal in code
     (``attention_weights = torch.tensor([0.1, 0.3, 0.6])``) averages the vectors with weights it
-    chose: no query or key makes them, so it is no example a spec can hold (its X is not Q = K = V).
-    Its numbers are listed, with that reason, rather than placed."""
+    chose: no query or key makes them, so its X is not Q = K = V. Its weights and output are drafted as
+    claims only (:meth:`_Importer.outright_example`); its other numbers are listed with that reason."""
     if any(c.step == "weights" and c.role == "code" and c.strength == 3 and c.numbers for c in seg.items):
         seg.items = [seg.inputs.pop("X")] + seg.items
         seg.outright = True  # type: ignore[attr-defined]
