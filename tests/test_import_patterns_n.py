@@ -159,3 +159,20 @@ def test_attends_to_lines(text, want):
     else:
         (ex,) = extra
         assert {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights"} == want
+
+
+# (code, the scale it shows): softmax of a method that returns the scores, with no scaling in the code
+SOFTMAX_CALLS = [
+    ("return torch.softmax(self.scores_for_token(embeddings, tok_idx), dim=0)", "none"),
+    ("return torch.softmax(self.scores(embeddings), dim=-1)", "none"),
+    ("s = self.scores(x) / math.sqrt(d_k)\nreturn torch.softmax(self.scores(x), dim=-1)", "1/sqrt(d_k)"),
+    ("return torch.softmax(self.project(x), dim=-1)", None),
+]
+
+
+@pytest.mark.parametrize("code,want", SOFTMAX_CALLS)
+def test_softmax_of_a_scores_method(code, want):
+    from symattn.analyses.importer_conventions import scale_evidence
+    from symattn.read.pages.model import Line, Where
+    got = scale_evidence([Line(t, Where(k + 1), "code") for k, t in enumerate(code.split("\n"))])
+    assert (got.value if got else None) == want

@@ -83,6 +83,10 @@ _SCALE_CODE = re.compile(r"/\s*\(?\s*(?:np|math|torch)\.sqrt\(|/\s*\(?\s*[\w.\[\
 _SOFTMAX_OF_SCORES = re.compile(r"(?:softmax\w*|exp)\(\s*(?:attn_|attention_)?(?:scores?|logits|omega)\w*\s*[,)]")
 
 
+# softmax of a method that returns the scores: "torch.softmax(self.scores_for_token(embeddings, i), dim=0)"
+_SOFTMAX_OF_SCORES_CALL = re.compile(r"softmax\w*\(\s*self\.(?:attn_|attention_)?(?:scores?|logits)\w*\([^()]*\)\s*[,)]")
+
+
 def scale_evidence(lines: list[Line]) -> Evidence | None:
     """``1/sqrt(d_k)`` or ``none`` when the page says so, else None. What its code computes
     counts first (``/ np.sqrt(d_k)``, ``d_k**0.5``), then what its text says, then comments."""
@@ -91,7 +95,7 @@ def scale_evidence(lines: list[Line]) -> Evidence | None:
     hit = _first(bare, _SCALE_CODE, joined=False)
     if hit:
         return Evidence("1/sqrt(d_k)", str(hit[0].where), snippet(hit[0].text, hit[1]))
-    raw = _first(bare, _SOFTMAX_OF_SCORES, joined=False)
+    raw = _first(bare, _SOFTMAX_OF_SCORES, joined=False) or _first(bare, _SOFTMAX_OF_SCORES_CALL, joined=False)
     if raw:  # softmax(scores) and no scaling anywhere in the code
         return Evidence("none", str(raw[0].where), snippet(raw[0].text, raw[1]))
     text = [ln for ln in lines if ln.role != "code"]
