@@ -964,6 +964,10 @@ class _Importer:
                     moved = self.section_items(cur, it)
                     cur = _Segment(inputs=keep, first=min([it.line] + [c.line for c in moved]), items=moved)
                     segs.append(cur)
+                elif _qkv_after_worked_x(cur, name, it):
+                    _weights_given_outright(cur)
+                    cur = _Segment(first=it.line)  # Q, K, V given after X was worked on its own: a new example
+                    segs.append(cur)
                 elif (name in WEIGHT_NAMES and not any(w in cur.inputs for w in WEIGHT_NAMES)
                       and any(c.step in ("scores", "scaled", "weights", "output", "masked") and c.numbers
                               for c in cur.items)
@@ -1705,6 +1709,8 @@ class _Importer:
                 if why and why != "no inputs":
                     reasons.append(why)
                 skipped.append((seg, why if why != "no inputs" else
+                                "part of a weighted average with weights the page writes outright (no query or "
+                                "key makes them): a spec holds no inputs for it" if getattr(seg, "outright", False) else
                                 "printed before the page gives the inputs of a worked example"))
                 continue
             out.append(ex)
@@ -1716,14 +1722,18 @@ class _Importer:
             only = self.printed_step_only()
             if only is not None:
                 return [only]  # every number on the page is in it: nothing skipped to list
+            grids = self.labelled_grids()
+            if grids:
+                return grids
         if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
                                f"{LOOKED_FOR}")
+        outright = [e for e in (self.outright_example(seg) for seg, _ in skipped) if e is not None]
         for seg, why in skipped:
             # what a part of the page that is not a worked example prints is listed, not dropped
-            near = min(out, key=lambda e: abs(e.first_index - seg.first))
+            near = min(out + outright, key=lambda e: abs(e.first_index - seg.first))
             used = {(k, g.where[0]) for e in out for k, g in e.inputs.items()}
             extra = [i for k, i in seg.inputs.items() if (k, str(i.where[0])) not in used
                      and not any(str(i.where[0]) == w for _, w in used)]
@@ -1737,6 +1747,12 @@ class _Importer:
                     shown = ", ".join(", ".join(r) for r in it.rows[:2])
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
                                            f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+        for ex in self.attends_lists(out):
+            out.append(ex)  # weights written one line a key, under each query: claims only
+        if outright:
+            out = sorted(out + outright, key=lambda e: e.first_index)
+        for n, ex in enumerate(out, 1):
+            ex.index = n
         for ex in out:
             ex.count = len(out)
             if len(out) > 1:
@@ -1798,6 +1814,148 @@ class _Importer:
                  for it in self.items if last.line < it.line <= last.line + 25 and it.kind == "vector"
                  and not it.operand and len(it.rows[0]) == len(vs[0][0]) and _numeric(it.rows)][:1]
         return [_Segment(items=[v, scores] + fr + after, first=first.line, last=(after or fr)[-1].end)]
+
+    def outright_example(self, seg: _Segment) -> ImportedExample | None:
+        """A weighted average with its weights written outright (see :func:`_weights_given_outright`):
+        a claims-only example of the weights it gives and the output it prints (one row each); what
+        it places is taken out of the part's listed numbers."""
+        if not getattr(seg, "outright", False):
+            return None
+        lines = self.page.lines
+        picked: dict[str, Item] = {}
+        for c in seg.items:
+            if c.step in ("weights", "output") and c.strength >= 2 and c.kind == "vector" and len(c.rows) == 1 \
+                    and _numeric(c.rows) and c.step not in picked:
+                picked[c.step] = c
+        if "weights" not in picked or "output" not in picked:
+            return None
+        w, o = picked["weights"], picked["output"]
+        x = next((c for c in seg.items if c.step == "X" and c.kind == "matrix"), None)
+        if x is not None and (len(x.rows) != len(w.rows[0]) or len(x.rows[0]) != len(o.rows[0])):
+            return None  # the weights are not one per word vector, or the output not a word vector's size
+        seg.items = [c for c in seg.items if c is not w and c is not o]
+        claims = [ClaimRow("weights", "1", list(w.rows[0]), w.at(), None),
+                  ClaimRow("output", "1", list(o.rows[0]), o.at(), None)]
+        first = min(w.line, o.line)
+        return ImportedExample(title=self.title(2, first), source=self.page.source, format=self.page.format,
+                               index=0, count=0, tokens=None, key_tokens=None, inputs={}, convention={},
+                               claims=claims,
+                               notes=[Note("assumed", "a weighted average with weights the page writes outright (no "
+                                                      "query or key makes them): drafted as claims only, its word "
+                                                      "vectors listed", w.at())],
+                               first_index=first, first_line=str(lines[first].where),
+                               last_line=str(lines[max(w.end, o.end)].where))
+
+    def attends_lists(self, done: list[ImportedExample]) -> list[ImportedExample]:
+        """Weights written as lines, each query's under a line naming it ('Position 0 ("The"):') and one
+        line a key ('  Attends to "cat": 0.2 (low - …)'), for every token of the sentence as query and
+        key, each query's weights summing to 1: an illustrative attention matrix, claims only."""
+        lines = self.page.lines
+        out: list[ImportedExample] = []
+        k = 0
+        while k < len(lines):
+            block: list[tuple[str, list[tuple[str, str]], int]] = []  # (query, [(key, weight)], line)
+            while k < len(lines):
+                h = _ATTENDS_HEAD.match(lines[k].text)
+                if not h:
+                    if block and not lines[k].text.strip() or (block and lines[k].text.strip().startswith(("→", "->"))):
+                        k += 1
+                        continue
+                    break
+                row: list[tuple[str, str]] = []
+                j = k + 1
+                while j < len(lines):
+                    m = _ATTENDS_ROW.match(lines[j].text)
+                    if not m:
+                        break
+                    row.append((m.group(1), m.group(2)))
+                    j += 1
+                if not row:
+                    break
+                block.append((h.group(1), row, k))
+                k = j
+            if block:
+                toks = [q for q, _, _ in block]
+                keys = [key for key, _ in block[0][1]]
+                rows = [[w for _, w in r] for _, r, _ in block]
+                if len(toks) >= 2 and len(set(toks)) == len(toks) and keys == toks \
+                        and all([key for key, _ in r] == keys for _, r, _ in block) and _rows_sum_to_one(rows):
+                    claims = [ClaimRow("weights", q, [w for _, w in r], str(lines[at].where), None)
+                              for q, r, at in block]
+                    first, last = block[0][2], block[-1][2] + len(block[-1][1])
+                    out.append(ImportedExample(
+                        title=self.title(len(done) + len(out) + 1, first), source=self.page.source,
+                        format=self.page.format, index=0, count=0, tokens=toks, key_tokens=None, inputs={},
+                        convention={}, claims=claims,
+                        notes=[Note("assumed", "the page writes each token's weights one line a key, with no "
+                                               "inputs that make them: drafted as claims only", claims[0].where)],
+                        first_index=first, first_line=str(lines[first].where),
+                        last_line=str(lines[min(last, len(lines) - 1)].where)))
+                continue
+            k += 1
+        return out
+
+    def labelled_grids(self) -> list[ImportedExample]:
+        """A page with no complete inputs (Q and K but no V, or none) that prints square tables one
+        labelled row a line ("Query0 [2.0, 0.0, 1.0]", "Pos1  [0.100, 0.700, 0.200],") under a line
+        naming the step ("**Full scores matrix:**", "**Scaled:**", "After softmax", "Attention
+        Matrix:"): each table is a claim of that step; tables of one shape in a row, each of a new
+        step, are one example's claims (a step seen again starts another). A table under no step
+        word is listed, not placed."""
+        lines = self.page.lines
+        rows: list[tuple[int, list[str], str, Item]] = []  # (line, the row, where, the item)
+        for it in self.items:
+            if it.kind in ("vector", "matrix") and _numeric(it.rows) and it.end - it.line + 1 == len(it.rows) \
+                    and len(it.where) == len(it.rows) \
+                    and all(_GRID_LABEL.match(lines[it.line + i].text) for i in range(len(it.rows))):
+                rows += [(it.line + i, list(r), str(it.where[i]), it) for i, r in enumerate(it.rows)]
+        rows.sort(key=lambda r: r[0])
+        grids: list[list[tuple[int, list[str], str, Item]]] = []
+        for r in rows:
+            g = grids[-1] if grids else None
+            if g and r[0] == g[-1][0] + 1 and len(r[1]) == len(g[-1][1]):
+                g.append(r)
+            else:
+                grids.append([r])
+        groups: list[list[tuple[str, list]]] = []
+        for g in grids:
+            if len(g) < 2 or len(g) != len(g[0][1]):
+                continue
+            step = _grid_step(lines, g[0][0]) or _rows_sum_to_one([r[1] for r in g])
+            if step is None:
+                continue
+            cur = groups[-1] if groups else None
+            if cur is None or any(s == step for s, _ in cur) or len(cur[-1][1]) != len(g):
+                groups.append([(step, g)])
+            else:
+                cur.append((step, g))
+        out: list[ImportedExample] = []
+        for n, grp in enumerate(groups, 1):
+            labels = [_GRID_LABEL.match(lines[r[0]].text).group(1).strip('"“”') for r in grp[0][1]]  # type: ignore[union-attr]
+            tokens = labels if len(set(labels)) == len(labels) else None
+            names = tokens or [str(i + 1) for i in range(len(labels))]
+            claims = [ClaimRow(step, names[i], r[1], r[2], None) for step, g in grp for i, r in enumerate(g)]
+            notes = [Note("assumed", f"the page gives no complete inputs (Q, K and V, or X with weights): the "
+                                     f"{', '.join(s for s, _ in grp)} it prints as labelled tables are drafted as "
+                                     "claims only", grp[0][1][0][2])]
+            first, last = grp[0][1][0][0], grp[-1][1][-1][0]
+            out.append(ImportedExample(title=self.title(n, first), source=self.page.source, format=self.page.format,
+                                       index=n, count=len(groups), tokens=tokens, key_tokens=None, inputs={},
+                                       convention={}, claims=claims, notes=notes, first_index=first,
+                                       first_line=str(lines[first].where), last_line=str(lines[last].where)))
+        if out:
+            used = {id(r[3]) for grp in groups for _, g in grp for r in g}
+            for it in self.items:
+                if id(it) not in used and _numeric(it.rows):
+                    near = min(out, key=lambda e: abs(e.first_index - it.line))
+                    shown = ", ".join(", ".join(r) for r in it.rows[:2])
+                    near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                           f"({it.shape[0]}×{it.shape[1]}): the page gives no complete inputs to "
+                                           "place it with", it.at()))
+            if len(out) > 1:
+                for ex in out:
+                    ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
+        return out
 
     def printed_step_only(self) -> ImportedExample | None:
         """A page whose only numbers are one step's matrix (the scaled scores printed as a grid and
@@ -1874,6 +2032,67 @@ class _Importer:
 _SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
 _MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_fill\(")
 _PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
+
+
+def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
+    """Q, K or V written in code after an example that gave only embeddings X (no weights, none made
+    in code) and already printed weights or outputs worked on them (a weighted average of the word
+    vectors): the page starts a second example, which does not inherit X's work."""
+    return (name in ("Q", "K", "V") and it.strength == 3 and set(cur.inputs) == {"X"} and not cur.hidden
+            and any(c.step in ("weights", "output") and c.strength >= 2 and c.numbers and c.line > cur.inputs["X"].end
+                    for c in cur.items))
+
+
+# a table row written after its label, one a line: 'Query0 [2.0, 0.0, 1.0]', 'Pos0 [[0.500, …', '"cat"  [0.4, …'
+_GRID_LABEL = re.compile(r"\s*([\"“]?[A-Za-z][\w<>]{0,15}[\"”]?)\s+\[\[?\s*[-+.\d]")
+
+
+def _grid_step(lines: list, k: int) -> str | None:
+    """The step a labelled table prints, from the lines just above its first row (its title, a
+    column header, a bold caption): scaled, softmax or attention weights, or scores."""
+    for j in range(k - 1, max(-1, k - 5), -1):
+        t = lines[j].text.lower()
+        if re.search(r"\bscaled\b", t):
+            return "scaled"
+        if re.search(r"softmax|\bweights\b|attention matrix", t):
+            return "weights"
+        if re.search(r"\bscores?\b", t):
+            return "scores"
+        if lines[j].role == "heading":
+            return None
+    return None
+
+
+# 'Position 0 ("The"):' / '"cat":' — the query a list of weights is for; '  Attends to "cat": 0.2 (…)' — one key's weight
+_ATTENDS_HEAD = re.compile(r"\s*(?:(?:position|token|word|query)\s*\d{0,3}\s*\(\s*)?[\"“']([\w<>]+)[\"”']\s*\)?\s*:\s*$", re.I)
+_ATTENDS_ROW = re.compile(r"\s*(?:attends?|looks?|pays?\s+attention)\s+(?:to|at)\s+[\"“']([\w<>]+)[\"”']\s*[:=]\s*"
+                          r"(\d*\.\d+|[01])\b(?!\.\d)(?:\s*(?:\(.*\)|[-–—←#].*)?)?\s*$", re.I)
+
+
+def _rows_sum_to_one(rows: list[list[str]]) -> str | None:
+    """'weights' for a table under no step word whose every row is a distribution (entries in
+    [0, 1], each row summing to 1 to its printed rounding): an attention matrix."""
+    from fractions import Fraction
+    try:
+        vals = [[Fraction(x) for x in r] for r in rows]
+    except (ValueError, ZeroDivisionError):
+        return None
+    def ulp(x: str) -> Fraction:
+        return Fraction(1, 10 ** len(x.split(".")[1])) if "." in x else Fraction(0)
+
+    ok = all(0 <= v <= 1 for r in vals for v in r) and all(
+        abs(sum(v) - 1) <= sum(ulp(x) for x in r) / 2 for r, v in zip(rows, vals))
+    return "weights" if ok and any("." in x for r in rows for x in r) else None
+
+
+def _weights_given_outright(seg: "_Segment") -> None:
+    """A part that gives word vectors and then writes its attention weights as a literal in code
+    (``attention_weights = torch.tensor([0.1, 0.3, 0.6])``) averages the vectors with weights it
+    chose: no query or key makes them, so its X is not Q = K = V. Its weights and output are drafted as
+    claims only (:meth:`_Importer.outright_example`); its other numbers are listed with that reason."""
+    if any(c.step == "weights" and c.role == "code" and c.strength == 3 and c.numbers for c in seg.items):
+        seg.items = [seg.inputs.pop("X")] + seg.items
+        seg.outright = True  # type: ignore[attr-defined]
 
 
 def _scores_literal_root(lines: list) -> str | None:

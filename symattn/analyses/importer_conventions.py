@@ -83,6 +83,10 @@ _SCALE_CODE = re.compile(r"/\s*\(?\s*(?:np|math|torch)\.sqrt\(|/\s*\(?\s*[\w.\[\
 _SOFTMAX_OF_SCORES = re.compile(r"(?:softmax\w*|exp)\(\s*(?:attn_|attention_)?(?:scores?|logits|omega)\w*\s*[,)]")
 
 
+# softmax of a method that returns the scores: "torch.softmax(self.scores_for_token(embeddings, i), dim=0)"
+_SOFTMAX_OF_SCORES_CALL = re.compile(r"softmax\w*\(\s*self\.(?:attn_|attention_)?(?:scores?|logits)\w*\([^()]*\)\s*[,)]")
+
+
 def scale_evidence(lines: list[Line]) -> Evidence | None:
     """``1/sqrt(d_k)`` or ``none`` when the page says so, else None. What its code computes
     counts first (``/ np.sqrt(d_k)``, ``d_k**0.5``), then what its text says, then comments."""
@@ -91,7 +95,7 @@ def scale_evidence(lines: list[Line]) -> Evidence | None:
     hit = _first(bare, _SCALE_CODE, joined=False)
     if hit:
         return Evidence("1/sqrt(d_k)", str(hit[0].where), snippet(hit[0].text, hit[1]))
-    raw = _first(bare, _SOFTMAX_OF_SCORES, joined=False)
+    raw = _first(bare, _SOFTMAX_OF_SCORES, joined=False) or _first(bare, _SOFTMAX_OF_SCORES_CALL, joined=False)
     if raw:  # softmax(scores) and no scaling anywhere in the code
         return Evidence("none", str(raw[0].where), snippet(raw[0].text, raw[1]))
     text = [ln for ln in lines if ln.role != "code"]
@@ -189,6 +193,13 @@ _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixt
              "ninth": 8, "last": -1}
 
 
+# the query named by its 0-based index, in prose or a docstring: "attending from the token at index 1",
+# "the context vector of tok_idx=1"
+_INDEX_QUERY = re.compile(r"\b(?:token|word)\s+at\s+index\s+(\d{1,3})\b|"
+                          r"\b(?:of|for|from)\s+(?:the\s+)?(?:tok|token|word|query)_?(?:idx|index)\s*=\s*(\d{1,3})\b",
+                          re.I)
+
+
 def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | None:
     """The focus query token a page names ("Focusing on "jumps"", "the word "love" is the query",
     ``query = inputs[1]``)."""
@@ -206,6 +217,11 @@ def query_evidence(lines: list[Line], tokens: list[str] | None) -> Evidence | No
     ]
     ints: dict[str, int] = {}
     for ln in lines:
+        m = _INDEX_QUERY.search(ln.text)
+        if m:
+            i = int(m.group(1) or m.group(2))
+            if i < len(tokens):
+                return Evidence(tokens[i], str(ln.where), snippet(ln.text, m))
         if ln.role == "code":
             a = re.match(r"\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*(?:#.*)?$", ln.text)
             if a:

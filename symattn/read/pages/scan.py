@@ -106,6 +106,15 @@ def _skip_to_close(text: str, i: int, end: int) -> int:
     return i + 1
 
 
+def _slash_comment(text: str, k: int, start: int) -> bool:
+    """A C-style comment after a row, "[0.4, 0.1, 0.8], // tok_idx=0": `//` right after a comma or a
+    bracket (not integer division, `6 // 2`, which follows a number)."""
+    if not text.startswith("//", k):
+        return False
+    prev = text[start:k].rstrip(" \t")
+    return bool(prev) and prev[-1] in ",[]"
+
+
 def _match_bracket(text: str, i: int, budget: _Budget) -> int | None:
     """The offset after the bracket closing the one at ``text[i]``; None when it is not a group
     of numbers; minus the offset to resume at for a group nested too deep."""
@@ -132,7 +141,7 @@ def _match_bracket(text: str, i: int, budget: _Budget) -> int | None:
             if depth == 0:
                 budget.spend(k - i)
                 return k + 1
-        elif ch in "#←":
+        elif ch in "#←" or _slash_comment(text, k, i):
             in_comment = True
         elif ch in "'\"“":
             quote = ch
@@ -382,6 +391,14 @@ def _context(seg: _Segment, start: int, end: int) -> tuple[str, str]:
     return seg.text[ls:start], seg.text[end:le]
 
 
+def _interval(before: str, entries: list[str]) -> bool:
+    """Two numbers after the word "range" (or "interval"): the ends of an interval ("can be large:
+    range [-64, 64]", "in reasonable range: ~ [-8, 8]"), not a vector."""
+    return len(entries) == 2 and bool(re.search(
+        r"\b(?:range|ranges|ranging|interval)\b\s*(?:of|from|is|=|:)?\s*:?\s*~?\s*$",
+        before, re.I))
+
+
 def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     text = seg.text
     prev = text[i - 1] if i > 0 else ""
@@ -427,6 +444,8 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
         depth = 2
     if re.search(r"(Size|shape|size)\(\s*$|\.shape\s*[:=]?\s*$", before):
         return None, end  # a shape, torch.Size([6, 24]), not numbers of the example
+    if depth == 1 and _interval(before, rows[0]):
+        return None, end  # the ends of a range, [-64, 64], not a vector
     if kind == "words":
         after_end = end
         words = [w[1:-1] for w in rows[0]] if depth == 1 else []
@@ -477,6 +496,8 @@ def _tuple_block(seg: _Segment, i: int):
     if not m:
         return None, i + 1
     before, after = _context(seg, i, m.end())
+    if _interval(before, [x for x in m.group(1).split(",")]):
+        return None, m.end()  # the ends of an interval, (0, 1)
     named = re.search(r"(?:^|[\s,;(])[A-Za-z](?:_?\{?\d{1,2}\}?)?\s*=\s*$", before)  # 'k1 = (1, 0), k2 = (0, 1)'
     if not re.search(r"(?:[:=→]|\bis|\bare)\s*$", before) or (after.strip(" .,;") != "" and not named):
         return None, i + 1
