@@ -1,37 +1,16 @@
 """Ways of writing numbers met on held-out batch j (tests/pages/heldout/j/), as tables of
 (snippet, what it must yield). Each expected value was read off the snippet by hand."""
 
-import json
-
 import pytest
 
 import symattn as sa
+from import_snippets import claims, imported, notebook
 from symattn.analyses.importer import _not_weights, _scores_literal_root, _wo_out_by_in
 from symattn.analyses.importer_items import Item, _sum_term, scalar_times
 from symattn.read.pages import Line, Where
 from symattn.views.draft import draft
 
 
-def imported(page, fmt="markdown"):
-    return sa.import_examples(page, format=fmt, source="snippet")
-
-
-def claims(ex):
-    return {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
-
-
-def notebook(*cells):
-    """A notebook of (source, printed output or None) code cells and plain strings (Markdown cells)."""
-    out = []
-    for c in cells:
-        if isinstance(c, str):
-            out.append({"cell_type": "markdown", "metadata": {}, "source": c})
-        else:
-            src, printed = c
-            outputs = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
-            out.append({"cell_type": "code", "metadata": {}, "execution_count": None, "source": src,
-                        "outputs": outputs})
-    return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 # Q = K = V = I (2×2): scores I, scaled I/√2 = [[0.707, 0], [0, 0.707]], weights softmax per row:

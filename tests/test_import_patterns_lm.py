@@ -1,35 +1,14 @@
 """Ways of writing numbers met on held-out batches l and m (tests/pages/heldout/l, m/), as tables of
 (snippet, what it must yield). Each expected value was read off the snippet by hand."""
 
-import json
-
 import pytest
 
 import symattn as sa
+from import_snippets import claims, imported, notebook
 from symattn.analyses.importer import _scalar_hits_named
 from symattn.analyses.importer_items import _subscript_token
 
 
-def imported(page, fmt="markdown"):
-    return sa.import_examples(page, format=fmt, source="snippet")
-
-
-def claims(ex):
-    return {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
-
-
-def notebook(*cells):
-    """A notebook of (source, printed output or None) code cells and plain strings (Markdown cells)."""
-    out = []
-    for c in cells:
-        if isinstance(c, str):
-            out.append({"cell_type": "markdown", "metadata": {}, "source": c})
-        else:
-            src, printed = c
-            outputs = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
-            out.append({"cell_type": "code", "metadata": {}, "execution_count": None, "source": src,
-                        "outputs": outputs})
-    return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 # (hits of one number in the example's steps, its label, the hits kept): a label naming exactly one of the
