@@ -4,16 +4,9 @@
 import pytest
 
 import symattn as sa
+from import_snippets import claims, imported
 from symattn.analyses.importer_items import _shape_product, collect, dot_operand, indexed_row, softmax_argument
 from symattn.read.pages import read_page
-
-
-def imported(page, fmt="markdown"):
-    return sa.import_examples(page, format=fmt, source="snippet")
-
-
-def claims(ex):
-    return {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
 
 
 def steps_of(page, fmt="markdown"):

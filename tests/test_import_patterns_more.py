@@ -4,19 +4,12 @@
 import pytest
 
 import symattn as sa
+from import_snippets import claims, imported
 from symattn.errors import SymattnError
-
-
-def imported(page, fmt="markdown"):
-    return sa.import_examples(page, format=fmt, source="snippet")
 
 
 def inputs(ex):
     return {k: g.rows for k, g in ex.inputs.items()}
-
-
-def claims(ex):
-    return {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
 
 
 I2 = [["1", "0"], ["0", "1"]]
