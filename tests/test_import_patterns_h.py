@@ -3,7 +3,6 @@
 
 import pytest
 
-import symattn as sa
 from import_snippets import claims, imported
 from symattn.analyses.importer_items import _shape_product, collect, dot_operand, indexed_row, softmax_argument
 from symattn.read.pages import read_page

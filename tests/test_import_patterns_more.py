@@ -3,7 +3,6 @@
 
 import pytest
 
-import symattn as sa
 from import_snippets import claims, imported
 from symattn.errors import SymattnError
 
