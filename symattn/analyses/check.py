@@ -131,10 +131,11 @@ class Report:
     first_wrong_step: str | None = None
     conventions: list[str] = field(default_factory=list)
     rounded: bool = False
+    based_on: str = ""  # a file with claims only: the printed steps taken as its inputs
 
     @property
     def wrong(self) -> list[Claim]:
-        return [c for c in self.claims if not c.ok and not c.undecided]
+        return [c for c in self.claims if not c.ok and not c.undecided and c.verdict != "unchecked"]
 
     @property
     def undecided(self) -> list[Claim]:
@@ -558,7 +559,12 @@ def check(spec: Spec, inputs_rounded: bool | None = None, diagnose: bool = True)
         raise SymattnError(f"{spec.source}: no [claims] to check (see the README: claims keyed by step name)")
     conv_echo: dict = {}
     if spec.stage == "claims":
-        return _check_without_inputs(spec)
+        promoted = promote_printed(spec)
+        if promoted is None:
+            return _check_without_inputs(spec)
+        report = check(promoted[0], diagnose=diagnose)
+        report.based_on = promoted[1]
+        return report
     base = spec.unfocused()
     d = derive(base)
     conv_echo = d.convention
@@ -722,24 +728,122 @@ def _hull_checks(spec: Spec, claims: list[Claim], d: Derivation | None) -> list[
     return out
 
 
+def _printed_rows(value: Any) -> tuple[list[list[Any]], list[str] | None] | None:
+    """A step printed whole as claims: its rows and, when keyed by token, the tokens; None for
+    anything else (a vector by position, placeholders, sums)."""
+    if isinstance(value, list) and value and all(isinstance(r, list) and r for r in value):
+        rows, labels = value, None
+    elif isinstance(value, dict) and value and all(isinstance(r, list) and r for r in value.values()):
+        rows, labels = list(value.values()), [str(k) for k in value]
+    else:
+        return None
+    if len({len(r) for r in rows}) != 1 or any(isinstance(x, str) and x.strip() in PLACEHOLDERS
+                                               for r in rows for x in r):
+        return None
+    return rows, labels
+
+
+def _exact_integers(rows: list[list[Any]]) -> list[list[Any]]:
+    """Whole numbers printed without a point (``1``, ``0``) are taken as exact; a number printed
+    with a point is known only to its printed digits."""
+    return [[f"{x}/1" if isinstance(x, int) and not isinstance(x, bool) else x for x in r] for r in rows]
+
+
+def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
+    """A file with claims and no inputs, read from its own printed steps: the first printing of
+    Q, K and V (else of the scaled scores, else of the scores) becomes the inputs, known only to
+    their printed digits, and every other claim is checked from them. None when the file prints
+    no such step whole (or the steps do not fit together).
+
+    >>> from symattn.read.spec import from_dict
+    >>> s = from_dict({"claims": {"scores": [[0, 0], [1, 0]], "weights": [["0.5", "0.5"], ["0.73", "0.27"]]}})
+    >>> promoted, why = promote_printed(s)
+    >>> sorted(promoted.inputs), why
+    (['scores'], 'no inputs given: checked from the printed scores, each known only to its printed digits; the file names no scale or d_k, so softmax is applied to them as printed (scale = none)')
+    >>> check(s).find("weights", "2", "1").verdict
+    'correct'
+    """
+    raw = spec.raw if isinstance(spec.raw, dict) else {}
+    claims = raw.get("claims")
+    if not isinstance(claims, dict):
+        return None
+    main = {k: v for k, v in claims.items() if k != "also"}
+    conv = dict(raw.get("convention") or {})
+    options: list[tuple[tuple[str, ...], dict, str]] = [
+        (("Q", "K", "V"), {}, "Q, K and V"),
+        (("scaled",), {"scale": "1"}, "scaled scores"),
+        (("masked",), {"scale": "1", "mask": "none"}, "masked scores"),
+        (("scores",), {}, "scores"),
+    ]
+    for names, conv_change, what in options:
+        got = {n: _printed_rows(main.get(n)) for n in names}
+        if any(g is None for g in got.values()):
+            continue
+        data = {k: v for k, v in raw.items() if k not in ("claims", "inputs")}
+        inputs = {("scores" if n in ("scaled", "masked") else n): _exact_integers(g[0])  # type: ignore[index]
+                  for n, g in got.items()}
+        if names != ("Q", "K", "V") and _printed_rows(main.get("V")) is not None:
+            inputs["V"] = _exact_integers(_printed_rows(main.get("V"))[0])  # type: ignore[index]
+        first = got[names[0]]
+        if "tokens" not in data and first[1] is not None:  # type: ignore[index]
+            data["tokens"] = first[1]  # type: ignore[index]
+        keys = got.get("K")
+        if "key_tokens" not in data and keys is not None and keys[1] is not None and keys[1] != data.get("tokens"):
+            data["key_tokens"] = keys[1]
+        data["inputs"] = inputs
+        data["inputs_rounded"] = True
+        data["convention"] = dict(conv, **conv_change)
+        unscaled = ""
+        if names == ("scores",) and "scale" not in conv and "d_k" not in conv:
+            data["convention"]["scale"] = "none"
+            unscaled = "; the file names no scale or d_k, so softmax is applied to them as printed (scale = none)"
+        rest = {k: v for k, v in main.items() if k not in names and not (k == "V" and "V" in inputs)}
+        if names != ("Q", "K", "V"):
+            rest = {k: v for k, v in rest.items() if k not in ("Q", "K")}  # before the scores: not checkable
+        also = claims.get("also")
+        if also:
+            rest["also"] = also
+        if not any(k != "also" for k in rest) and not also:
+            return None
+        data["claims"] = rest
+        try:
+            promoted = from_dict(data, spec.source)
+            parse_claims(promoted, derive(promoted.unfocused()))
+        except (SpecError, InputError, SymattnError):
+            continue
+        used = what + (" with the printed V" if "V" in inputs and names != ("Q", "K", "V") else "")
+        return promoted, f"no inputs given: checked from the printed {used}, each known only to its printed digits" + unscaled
+    return None
+
+
 def _check_without_inputs(spec: Spec) -> Report:
     """A file with claims and no inputs: only the checks that need no inputs."""
     claims: list[Claim] = []
-    for key, value in spec.claims.items():
-        if key == "also":
-            continue
-        where = f"claims.{key}"
-        if not isinstance(value, dict):
-            continue
-        for row, (token, vec) in enumerate(value.items()):
-            items = vec if isinstance(vec, list) else [vec]
-            for t, x in enumerate(items):
-                parsed = _claim_number(x, f"{where}.{token}[{t + 1}]", spec)
-                if parsed is None:
-                    continue
-                text, v, ulp = parsed
-                claims.append(Claim(key, token, str(t + 1), (row, t), text, f"{where}.{token}[{t + 1}]", None, v,
-                                    ulp, verdict="unchecked"))
+    groups: list[tuple[dict, str, str | None]] = [(spec.claims, "claims", None)]
+    also = spec.claims.get("also")
+    if isinstance(also, list):
+        groups += [(g, f"claims.also[{i + 1}]", str(g.get("where", f"also {i + 1}")))
+                   for i, g in enumerate(also) if isinstance(g, dict)]
+    for table, prefix, group in groups:
+        for key, value in table.items():
+            if key in ("also", "where"):
+                continue
+            where = f"{prefix}.{key}"
+            if isinstance(value, dict):
+                rows = [(str(token), vec, f"{where}.{token}") for token, vec in value.items()]
+            elif isinstance(value, list) and value and all(isinstance(r, list) for r in value):
+                rows = [(str(i + 1), vec, f"{where}[{i + 1}]") for i, vec in enumerate(value)]
+            else:
+                continue
+            for row, (token, vec, at) in enumerate(rows):
+                items = vec if isinstance(vec, list) else [vec]
+                for t, x in enumerate(items):
+                    parsed = _claim_number(x, f"{at}[{t + 1}]", spec)
+                    if parsed is None:
+                        continue
+                    text, v, ulp = parsed
+                    claims.append(Claim(key, token, str(t + 1), (row, t), text, f"{at}[{t + 1}]", group, v,
+                                        ulp, verdict="unchecked"))
     r = Report(spec.title, spec.source, {}, claims)
     r.checks = sanity_checks(spec, claims, None)
     return r

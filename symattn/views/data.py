@@ -99,7 +99,7 @@ def _(c: Claim, **_: Any) -> dict:
 def _(r: Report, **_: Any) -> dict:
     return {"title": r.title, "source": r.source, "convention": dict(r.convention), "inputs_rounded": r.rounded,
             "claims": [to_data(c) for c in r.claims], "steps": r.steps, "checks": r.checks,
-            "diagnosis": r.diagnosis, "summary": r.summary()}
+            "diagnosis": r.diagnosis, "summary": r.summary(), "based_on": r.based_on or None}
 
 
 @to_data.register

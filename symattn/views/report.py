@@ -50,7 +50,9 @@ def _header(r: Report) -> list[str]:
     if r.convention:
         lines.append("  conventions: " + " · ".join(render_phrase(i.short, "text")
                                                    for i in summary(None, r.convention)))
-    if r.rounded:
+    if r.based_on:
+        lines.append(f"  {escape(r.based_on)}")
+    elif r.rounded:
         lines.append("  inputs rounded: each input is known only to ± half a unit of its last printed digit")
     parts = [f"{s['correct']} correct", f"{s['wrong']} wrong"]
     if s["truncated"]:
@@ -117,6 +119,8 @@ def markdown(r: Report) -> str:
     """The report as Markdown, to paste into a review."""
     s = r.summary()
     out = [f"### Check: {_md(r.title)}", ""]
+    if r.based_on:
+        out += [f"*{_md(r.based_on)}*", ""]
     out.append(f"{s['total']} printed numbers: **{s['correct']} correct, {s['wrong']} wrong**"
                + (f", {s['undecided']} undecided" if s["undecided"] else "")
                + (f"; first wrong step: `{s['first_wrong_step']}`" if s["first_wrong_step"] else "") + ".")

@@ -1,0 +1,116 @@
+"""A file with claims and no inputs (what `symattn import` drafts for a page that prints no
+inputs) is checked from its own printed steps: each case is (file, expected verdicts), the
+expected values worked by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+import symattn as sa
+
+E = math.e
+# softmax(1, 0) = (e/(e+1), 1/(e+1)) = (0.731058…, 0.268941…)
+HI, LO = E / (E + 1), 1 / (E + 1)
+assert f"{HI:.4f}" == "0.7311" and f"{LO:.4f}" == "0.2689"
+
+
+def verdicts(text: str, step: str) -> list[str]:
+    r = sa.check(sa.loads(text))
+    return [c.verdict for c in r.claims if c.step == step and c.group is None]
+
+
+CASES = [
+    # Q = K = I, V given: scores = I, weights rows softmax(1, 0); 0.75 is wrong
+    ("qkv", 'tokens = ["a", "b"]\n[claims]\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\n'
+            '[convention]\nscale = "none"\n'
+            '[claims.weights]\na = [0.7311, 0.2689]\nb = [0.2689, 0.75]\n',
+     "weights", ["correct", "correct", "correct", "wrong"]),
+    # the same scores printed: checked from the printed Q and K (I·Iᵀ = I)
+    ("qkv scores", '[claims]\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\n'
+                   'scores = [[1, 0], [0, 2]]\n[convention]\nscale = "none"\n',
+     "scores", ["correct", "correct", "correct", "wrong"]),
+    # scores with V, scale as printed: weights (1/2, 1/2), output (3, 5) = mean of the value rows
+    ("scores V", '[claims]\nscores = [[0, 0]]\nV = [[1, 3], [5, 7]]\nweights = [[0.5, 0.5]]\n'
+                 'output = [[3, 6]]\n',
+     "output", ["correct", "wrong"]),
+    # the file gives d_k: the printed scores (0, 2) are scaled by 1/2 to (0, 1)
+    ("scores d_k", '[convention]\nscale = "1/sqrt(d_k)"\nd_k = 4\n[claims]\nscores = [[0, 2]]\n'
+                   'weights = [[0.2689, 0.7311]]\n',
+     "weights", ["correct", "correct"]),
+    # the scaled scores printed: softmax applied to them as they are
+    ("scaled", '[claims]\nscaled = [[1, 0]]\nweights = [[0.7311, 0.2689]]\n', "weights", ["correct", "correct"]),
+    # keyed by token: the tokens come from the keys
+    ("tokens", '[claims.Q]\nx = [1, 0]\ny = [0, 1]\n[claims.K]\nx = [1, 0]\ny = [0, 1]\n'
+               '[claims.V]\nx = [1, 0]\ny = [0, 1]\n[claims.weights]\nx = [0.7311, 0.2689]\ny = [0.2689, 0.7311]\n'
+               '[convention]\nscale = "none"\n',
+     "weights", ["correct"] * 4),
+]
+
+
+@pytest.mark.parametrize("name,text,step,expected", CASES, ids=[c[0] for c in CASES])
+def test_claims_checked_from_the_printed_steps(name: str, text: str, step: str, expected: list[str]) -> None:
+    assert verdicts(text, step) == expected
+
+
+def test_the_steps_taken_as_inputs_are_named_and_not_counted():
+    r = sa.check(sa.loads('[claims]\nscores = [[0, 0]]\nweights = [[0.5, 0.5]]\n'))
+    assert r.based_on.startswith("no inputs given: checked from the printed scores")
+    assert "scale = none" in r.based_on  # the file names no scale: the scores are used as printed
+    assert {c.step for c in r.claims} == {"weights"}
+    assert r.all_right
+
+
+def test_a_restatement_is_checked_against_the_first_printing():
+    # the scaled scores printed twice: 0.9 cannot be 0.82 rounded; 0.8 can
+    r = sa.check(sa.loads('[claims]\nscaled = [[0.23, 0.83], [0.41, 0.82]]\n'
+                          '[[claims.also]]\nwhere = "line 3"\nscaled = [[0.2, 0.8], [0.4, 0.9]]\n'))
+    assert [c.verdict for c in r.claims] == ["correct", "correct", "correct", "wrong"]
+    assert all(c.group == "line 3" for c in r.claims)
+
+
+def test_the_printed_inputs_are_known_only_to_their_digits():
+    # scores printed 0.3 and 0.0 stand for [0.25, 0.35] and [-0.05, 0.05]: weight 1 is 0.574443 for the
+    # printed scores and lies in [0.5498, 0.5987] over those ranges (0.58 is possible); 0.75 and 0.25
+    # are not (the ball enclosure is wider than that range, but not by so much)
+    assert f"{1 / (1 + math.exp(-0.2)):.4f}" == "0.5498" and f"{1 / (1 + math.exp(-0.4)):.4f}" == "0.5987"
+    r = sa.check(sa.loads('[claims]\nscores = [[0.3, 0.0]]\nweights = [[0.57, 0.43]]\n'
+                          '[[claims.also]]\nwhere = "again"\nweights = [[0.58, 0.42]]\n'
+                          '[[claims.also]]\nwhere = "later"\nweights = [[0.75, 0.25]]\n'))
+    assert [c.verdict for c in r.claims] == ["correct", "correct", "consistent", "consistent", "wrong", "wrong"]
+    assert r.rounded
+
+
+def test_nothing_whole_to_start_from_gets_only_the_checks_that_need_no_inputs():
+    # only weights: nothing to recompute them from; their numbers are listed, not counted wrong
+    r = sa.check(sa.loads('[claims]\nweights = [[0.5, 0.5], [0.3, 0.9]]\n'))
+    assert r.based_on == ""
+    assert {c.verdict for c in r.claims} == {"unchecked"}
+    assert r.wrong == []
+    assert [f["check"] for f in r.checks] == ["weights_sum"]  # 0.3 + 0.9 = 1.2, beyond ±0.1
+    ok = sa.check(sa.loads('[claims]\nweights = [[0.5, 0.5]]\n'))
+    assert ok.all_right and ok.summary()["wrong"] == 0
+
+
+def test_steps_that_do_not_fit_fall_back():
+    # Q is 2 wide and K 3 wide: not inputs; the printed scores are used instead
+    r = sa.check(sa.loads('[claims]\nQ = [[1, 0]]\nK = [[1, 0, 0]]\nV = [[1, 2]]\n'
+                          'scores = [[1]]\nweights = [[1]]\n'))
+    assert "printed scores" in r.based_on
+    assert [c.verdict for c in r.claims if c.step == "weights"] == ["correct"]
+
+
+def test_cli_says_what_it_checked_from(tmp_path):
+    f = tmp_path / "page.toml"
+    f.write_text('[claims]\nscores = [[0, 0]]\nweights = [[0.5, 0.6]]\n', encoding="utf-8")
+    run = [sys.executable, "-m", "symattn", "check", str(f)]
+    out = subprocess.run(run, capture_output=True, text=True)
+    assert out.returncode == 1, out.stderr
+    assert "no inputs given: checked from the printed scores" in out.stdout
+    data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True).stdout)
+    assert data["based_on"].startswith("no inputs given")
+    assert data["summary"]["wrong"] == 1
