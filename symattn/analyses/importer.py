@@ -979,11 +979,40 @@ class _Importer:
                 if cur is None:
                     cur = _Segment(first=it.line)
                     segs.append(cur)
+                else:
+                    head = self.fresh_qkv(cur, it)
+                    if head is not None:
+                        # "Example 2": Q, K and V given afresh under a new heading after the first were worked
+                        moved = [c for c in cur.items if c.line > head]
+                        cur.items = [c for c in cur.items if c not in moved]
+                        cur = _Segment(first=min([it.line] + [c.line for c in moved]), items=moved,
+                                       masked=cur.masked)
+                        segs.append(cur)
                 cur.items.append(it)
             cur.last = max(cur.last, it.end)
         # an embedding matrix with nothing worked on it is not an example
         return [sg for sg in segs if sg.items or any(w in sg.inputs for w in WEIGHT_NAMES) or sg.hidden
                 or (any(n in sg.inputs for n in ("Q", "K", KEYS_AND_VALUES)) and len(sg.inputs) >= 2)]
+
+    def fresh_qkv(self, cur: _Segment, it: Item) -> int | None:
+        """The heading line under which ``it`` gives Q, K or V afresh: the segment starts from printed
+        Q, K and V (no embeddings or weights), already printed this one with other numbers and worked
+        them (scores, weights or an output printed since), and a heading stands between that work and
+        ``it``. None when ``it`` is no such new start."""
+        if it.step not in ("Q", "K", "V") or it.strength < 2 or it.operand or it.batches > 1 \
+                or it.head is not None or not _numeric(it.rows) or it.kind != "matrix" or it.shape[0] < 2 \
+                or it.token is not None or cur.inputs:
+            return None  # (a one-row Q, or one token's q, k, v, starts nothing: the K or V after it does)
+        first = next((c for c in cur.items if c.step == it.step and c.strength >= 2 and c.kind in ("matrix", "vector")
+                      and _numeric(c.rows) and c.batches == 1 and c.head is None), None)
+        if first is None or _same_values(first.rows, it.rows) or _restated_transposed([first], it):
+            return None
+        worked = [c.end for c in cur.items if c.line > first.line and _numeric(c.rows)
+                  and c.step in ("scores", "scaled", "masked", "weights", "output")]
+        if not worked:
+            return None
+        heads = [k for k in range(max(worked) + 1, it.line) if self.page.lines[k].role == "heading"]
+        return heads[-1] if heads else None
 
     def matvec_roles(self) -> None:
         """Code that scores one vector against the rows of a matrix (``e = exp(matmul(h, s))``) and
@@ -1380,7 +1409,8 @@ class _Importer:
             if name in out:
                 continue
             kinds = ("matrix", "vector") if name == "Q" else ("matrix",)
-            it = next((c for c in items if c.step == name and c.kind in kinds and _numeric(c.rows)
+            it = next((c for c in items if c.step == name and (c.kind in kinds or (
+                c.kind == "vector" and c.shape[1] == 1 and c.shape[0] > 1)) and _numeric(c.rows)
                        and c.batches == 1 and c.strength >= 2), None)
             if it is not None:
                 out[name] = it
@@ -2809,6 +2839,9 @@ class _Placer:
             fits["weighted"] = fw
         pfit = self._fit(it, primary) if primary else None
         if pfit is not None and primary.rsplit(".", 1)[-1] == "weights" and _not_weights(it.rows):  # type: ignore[union-attr]
+            other = self.by_value(it, fits, primary)
+            if other is not None:
+                return other
             return None, None, ("named like weights, but its numbers are not weights (each lies between 0 and 1, "
                                 "or a row of percentages sums to 100)")
         if pfit is not None:
@@ -2836,8 +2869,9 @@ class _Placer:
             return primary, pfit, ""
         if fits:
             scored = sorted(((self.match(s, f), s) for s, f in fits.items()), reverse=True)
-            if scored[0][0] >= 0.6 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
-                return scored[0][1], fits[scored[0][1]], ""
+            best = self.best_by_value(fits, None, 0.6)
+            if best is not None:
+                return best, fits[best], ""
             if "weights" in fits and _looks_like_weights(it.rows) and (primary is None):
                 return "weights", fits["weights"], ""
             if primary is None and it.step is None:
@@ -2845,6 +2879,9 @@ class _Placer:
                 return None, None, ("no name on the page, and its numbers match no step ("
                                     + ", ".join(names) + (" has" if len(names) == 1 else " have") + " its shape)")
         if primary is not None:
+            other = self.by_value(it, fits, primary)
+            if other is not None:
+                return other
             return None, None, f"named like {primary}, but {primary} is " \
                                f"{'×'.join(map(str, self.d[primary].shape))} here"
         if it.step in ("Wq", "Wk", "Wv", "X"):
@@ -2853,6 +2890,30 @@ class _Placer:
             return None, None, (f"the {it.step}, but the page prints no V (nor the weights and inputs to make it), "
                                 "so this example has no step to hold it")
         return None, None, "no step of this example has its shape"
+
+    def by_value(self, it: Item, fits: dict, primary: str | None) -> tuple[str, list, str] | None:
+        """The step whose values a block named like another step matches (all but a tenth of its
+        numbers, and better than any other step): the numbers decide over a name they contradict."""
+        s = self.best_by_value(fits, primary, 0.9)
+        if s is None:
+            return None
+        self.notes.append(Note("info", f"named like {primary} but its numbers are {s}'s", it.at()))
+        return s, fits[s], ""
+
+    def best_by_value(self, fits: dict, exclude: str | None, least: float) -> str | None:
+        """The step whose values the block matches best, if it matches at least ``least`` of them
+        and better than any other step; of scores, scaled and masked scores with the same values
+        (no scale, no mask) the first."""
+        order = list(self.steps)
+        scored = sorted(((self.match(s, f), -order.index(s) if s in order else -len(order), s)
+                         for s, f in fits.items() if s != exclude), reverse=True)
+        if not scored or scored[0][0] < least:
+            return None
+        tie = len(scored) > 1 and scored[1][0] == scored[0][0]
+        if tie and not {x[2].rsplit(".", 1)[-1] for x in scored if x[0] == scored[0][0]} <= {
+                "scores", "scaled", "masked"}:
+            return None
+        return scored[0][2]
 
     def choose_pair(self, it: Item) -> tuple[str | None, list | None, str]:
         q, k = it.pair  # type: ignore[misc]

@@ -76,7 +76,12 @@ def entry_kind(text: str) -> str:
     return "other"
 
 
+_MATH_SPACE_RE = re.compile(r"(?<!\\)\\[;,:!](?![A-Za-z])")
+
+
 def _normalise(text: str) -> str:
+    # LaTeX's spacing commands between entries ([0.5,\;0.5]) are spaces
+    text = _MATH_SPACE_RE.sub("  ", text) if "\\" in text else text  # (two spaces: offsets kept)
     return text.replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
 
 

@@ -1,0 +1,82 @@
+"""Ways of writing numbers met on held-out batches p and q (tests/pages/heldout/p, q/), as tables of
+(snippet, what it must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+from import_snippets import claims, imported
+
+# LaTeX spacing commands between the entries of a bracketed list ([0.5,\;0.5]) are spaces
+SPACED = [
+    (r"$$\frac{[1,\;1]}{1.41} \approx [0.71,\;0.71]$$", [["1", "1"], ["0.71", "0.71"]]),
+    (r"$$[0.25,\,0.75]$$", [["0.25", "0.75"]]),
+    (r"$$[1,\:2,\!3]$$", [["1", "2", "3"]]),
+]
+
+
+@pytest.mark.parametrize("text,want", SPACED)
+def test_latex_spaces_between_entries(text, want):
+    from symattn.read.pages import read_page
+    rows = [b.rows[0] for b in read_page(text, "markdown").blocks if getattr(b, "rows", None)]
+    assert rows == want
+
+
+# a second worked example under its own heading that gives Q, K and V afresh (after the first was
+# worked) is its own example; Q may be one row and V one column
+TWO = r"""
+#### Example 1
+$$ Q = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad K = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix},
+\quad V = \begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix} $$
+
+Scores without scaling: $QK^T = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}$.
+
+#### Example 2
+$$ Q = \begin{bmatrix} 1 & 1 \end{bmatrix}, \quad K = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix}, \quad
+V = \begin{bmatrix} 2 \\ 4 \end{bmatrix} $$
+
+Then $QK^T = [2,\;2]$, the softmax is $[0.5,\;0.5]$ and the output is $[3]$.
+"""
+
+
+def test_a_heading_and_fresh_qkv_start_another_example():
+    exs = imported(TWO)
+    assert len(exs) == 2
+    first, second = exs
+    assert first.inputs["Q"].rows == [["1", "0"], ["0", "1"]]
+    assert ("scores", "1", ("1", "0")) in claims(first)
+    assert second.inputs["Q"].rows == [["1", "1"]]
+    assert second.inputs["K"].rows == [["2", "0"], ["0", "2"]]
+    assert second.inputs["V"].rows == [["2"], ["4"]]  # a column: one value per key
+    got = claims(second)
+    assert ("scores", "1", ("2", "2")) in got
+    assert ("weights", "1", ("0.5", "0.5")) in got
+
+
+def test_without_a_heading_the_same_names_do_not_split():
+    # Q printed again with other numbers but no heading between: a restatement the reader must look at,
+    # not a new example
+    page = TWO.replace("#### Example 2\n", "")
+    assert len(imported(page)) == 1
+
+
+def test_one_tokens_q_k_v_start_nothing():
+    # per-token rows (embedding, q, k, v of one word) under a later heading restate rows, not a new example
+    page = TWO + "\n#### One word\n\nq = [1, 1]   k = [2, 0]   v = [2]\n"
+    assert len(imported(page)) == 2
+
+
+# a block named like one step whose numbers are exactly another step's: the numbers decide
+NAMED_WRONG = r"""
+$$ Q = \begin{bmatrix} 1 & 1 & 1 & 1 \end{bmatrix}, \quad
+K = \begin{bmatrix} 1 & 0 & 0 & 0 \\ 0 & 1 & 0 & 0 \\ 0 & 0 & 1 & 0 \\ 0 & 0 & 0 & 1 \end{bmatrix}, \quad
+V = \begin{bmatrix} 2 \\ 4 \\ 6 \\ 8 \end{bmatrix} $$
+
+Scaled by $\sqrt{d_k}$ with $d_k = 4$.
+
+$$ \text{output} = [1, 1, 1, 1] $$
+"""
+
+
+def test_numbers_decide_over_a_contradicted_name():
+    ex = imported(NAMED_WRONG)[0]
+    assert ("scores", "1", ("1", "1", "1", "1")) in claims(ex)
+    assert not any(c.step == "output" for c in ex.claims)
