@@ -80,3 +80,65 @@ def test_numbers_decide_over_a_contradicted_name():
     ex = imported(NAMED_WRONG)[0]
     assert ("scores", "1", ("1", "1", "1", "1")) in claims(ex)
     assert not any(c.step == "output" for c in ex.claims)
+
+
+# study notes: entities escaped in Markdown math, weights named by the symbol after a word, W = I in
+# words, Q named by the symbol the math opens with, a section on positional encodings elsewhere
+NOTES = r"""
+# https://www.example.org/watch?v=LECTURE\&index=2
+
+## Positional encoding
+
+$$PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d}}\right)$$
+
+## 1. A practice exercise
+
+- $X = \begin{bmatrix} 1 &amp; 0.5 \\ 0.2 &amp; 2 \end{bmatrix}$ (2 tokens).
+- Learnable weights: $W^Q = \begin{bmatrix} 1 &amp; 0 \\ 0 &amp; 1 \end{bmatrix}$, $W^K = W^V = I$.
+
+1. Compute $Q = XW^Q = \begin{bmatrix} 1 &amp; 0.5 \\ 0.2 &amp; 2 \end{bmatrix}$.
+2. Similarity scores without scaling: $QK^T = \begin{bmatrix} 1.25 &amp; 1.2 \\ 1.2 &amp; 4.04 \end{bmatrix}$.
+"""
+
+
+def test_study_notes_exercise():
+    ex = imported(NOTES)[0]
+    assert ex.inputs["X"].rows == [["1", "0.5"], ["0.2", "2"]]
+    assert ex.inputs["Wq"].rows == [["1", "0"], ["0", "1"]]
+    assert ex.inputs["Wk"].rows == ex.inputs["Wv"].rows == [["1", "0"], ["0", "1"]]  # "W^K = W^V = I"
+    got = claims(ex)
+    assert ("Q", "1", ("1", "0.5")) in got  # named by "$Q = XW^Q =", not an echo of X
+    assert ("scores", "2", ("1.2", "4.04")) in got
+    assert "positions" not in ex.convention  # the page explains sinusoids elsewhere; this example adds none
+    assert ex.title == "Positional encoding"  # the link heading is no title
+
+
+IDENTITY = [
+    ("$W^K = W^V = I$", {"Wk", "Wv"}),
+    (r"with W_q = I_3 and", {"Wq"}),
+    (r"$W_{K} = \mathbf{I}$", {"Wk"}),
+    ("$W^Q = I + 2$", set()),      # an expression, not the identity
+    ("where W = I", set()),         # no kind named
+    ("Wv = Input", set()),
+]
+
+
+@pytest.mark.parametrize("text,want", IDENTITY)
+def test_identity_weights_in_words(text, want):
+    from symattn.analyses.importer_conventions import identity_weights
+    from symattn.read.pages.model import Line, Where
+    assert set(identity_weights([Line(text, Where(1), "prose")])) == want
+
+
+NAMES = [
+    ("- Learnable weights: $W^Q", "Wq"),
+    ("Learnable weights: W^V", "Wv"),
+    ("attention weights: W", "weights"),
+    ("attention weights: $A", "weights"),
+]
+
+
+@pytest.mark.parametrize("label,step", NAMES)
+def test_a_symbol_after_the_word_weights_names_the_block(label, step):
+    from symattn.analyses.importer_names import step_of_text
+    assert step_of_text(label) == step

@@ -45,7 +45,7 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import (Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, per_token_layout,
                                    query_evidence, scale_evidence)
-from .importer_conventions import keep_mask
+from .importer_conventions import identity_weights, keep_mask
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
@@ -1174,6 +1174,14 @@ class _Importer:
                 layout = ("row", "")
             conv["layout"] = Choice(layout[0], layout[1] or "the page multiplies the embeddings by the weights "
                                     "as written (Q = X·W)", assumed=not layout[1], where=where)
+            eye = identity_weights(lines[max(0, seg.first - 30): seg.last + 1])
+            for w in ("Wq", "Wk", "Wv"):
+                if w not in ws and w in eye:
+                    ev = eye[w]
+                    inputs[w] = ws[w] = Item(rows=[["1" if i == j else "0" for j in range(dm)] for i in range(dm)],
+                                             where=[ev.where] * dm, line=x.line, end=x.line, step=w, strength=3,
+                                             label=ev.text)
+                    notes.append(Note("found", f"{w} = I ({dm}×{dm}): the page says so: {ev.text!r}", ev.where))
             for w in ("Wq", "Wk", "Wv"):
                 if w not in ws:
                     tgt = {"Wq": "Q", "Wk": "K", "Wv": "V"}[w]
@@ -1608,6 +1616,13 @@ class _Importer:
         lines = self.page.lines
         found = variant_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or \
             variant_evidence(lines[: seg.last + 1])
+        # a positions scheme explained in prose in another section (a section on positional encodings) is not
+        # this example's input: it counts when said in the example's own section or added by the page's code
+        before = lines[: seg.last + 1]
+        heads = [k for k in range(min(seg.first, len(lines) - 1), -1, -1) if lines[k].role == "heading"][:1]
+        own = {e.family for e in variant_evidence(lines[heads[0] if heads else 0: seg.last + 1])} | {
+            e.family for e in variant_evidence([ln for ln in before if ln.role == "code"])}
+        found = [e for e in found if e.family not in ("rope", "sinusoidal") or e.family in own]
         if stage == "scores":  # the page starts from its scores: positions and score forms are behind it
             found = [e for e in found if e.key in ("alibi",)]
         by_family: dict[str, list] = {}
@@ -1698,7 +1713,8 @@ class _Importer:
                 if ln.role == "heading" and ln.text.strip():
                     return _clean_title(ln.text)
         for ln in self.page.lines:
-            if ln.role == "heading" and ln.text.strip() and not re.match(r"(step|part)\s*\d", ln.text.strip(), re.I):
+            if ln.role == "heading" and ln.text.strip() and not re.match(r"(step|part)\s*\d", ln.text.strip(), re.I) \
+                    and not re.match(r"\S+://\S+$", ln.text.strip()):  # a link is no title
                 return _clean_title(ln.text)
         if self.page.format == "text":
             first = next((ln.text.strip() for ln in self.page.lines if ln.text.strip()), "")

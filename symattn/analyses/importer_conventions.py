@@ -20,7 +20,7 @@ from ..read.pages.model import Line
 
 __all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "per_token_layout",
            "query_evidence", "snippet",
-           "heads_evidence", "keep_mask"]
+           "heads_evidence", "keep_mask", "identity_weights"]
 
 
 def snippet(text: str, m: re.Match | None = None, width: int = 100) -> str:
@@ -124,6 +124,29 @@ def _scale_statement(lines: list[Line]) -> Evidence | None:
 
 _CAUSAL = re.compile(r"\bcausal\b|masked_fill|\btril\b|\btriu\b|look-?ahead\s+mask|future\s+(tokens|positions)|"
                      r"autoregressive\s+mask|decoder\s+mask|is_causal\s*=\s*True", re.I)
+
+
+_W_NAME = r"W\s*(?:[_^]\s*\{?\s*(?:\\mathrm\{|\\text\{)?([QKVqkv])\}?\s*\}?|([QKVqkv])\b)"
+_IDENTITY = re.compile(rf"((?:{_W_NAME}\s*=\s*)+)(?:I|\\mathbf\{{I\}}|\\mathbb\{{I\}}|I_\{{?\d+\}}?|"
+                       rf"\\mathrm\{{I\}}|\\text\{{I\}})(?![A-Za-z0-9(\[{{])(?!\s*[-+*/·×^_])")
+
+
+def identity_weights(lines: list[Line]) -> dict[str, Evidence]:
+    """Projection weights the page sets to the identity in words or symbols (``W^K = W^V = I``):
+    name (Wq, Wk, Wv) -> the statement.
+
+    >>> from symattn.analyses.importer_conventions import identity_weights
+    >>> from symattn.read.pages.model import Line, Where
+    >>> sorted(identity_weights([Line("weights $W^Q$ given, $W^K = W^V = I$.", Where(3), "prose")]))
+    ['Wk', 'Wv']
+    """
+    out: dict[str, Evidence] = {}
+    for ln in lines:
+        for m in _IDENTITY.finditer(ln.text):
+            for q, k in re.findall(_W_NAME, m.group(1)):
+                name = "W" + (q or k).lower()
+                out.setdefault(name, Evidence("identity", str(ln.where), snippet(ln.text, m)))
+    return out
 
 
 def mask_lines(lines: list[Line]) -> list[int]:

@@ -252,6 +252,8 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
             m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
+            if m is None and "$" in head:  # '1. Compute $Q = XW^Q = …': the symbol the math opens with
+                m = re.fullmatch(r"\\?([A-Za-z][\w^{}\\]*)", head.rsplit("$", 1)[-1].strip())
             return head, (m.group(1) if m else None), is_transposed(head)
         return "", None, False
     if role in ("code", "math") or re.search(r"=\s*(?:(?:np|numpy|torch)\.\w+\()?\s*$", b):

@@ -239,6 +239,13 @@ def step_of_text(text: str) -> str | None:
     if best is None:
         return None
     step = best[2]
+    if step == "weights" and best[0] < len(s) - 2:
+        # "Learnable weights: $W^Q": the symbol written last, just before "=", names it
+        tail = re.split(r"[:$]", s)[-1].strip()
+        if tail and tail != s.strip() and len(tail) <= 12:
+            named = step_of_text(tail)
+            if named in ("Wq", "Wk", "Wv", "Wo"):
+                return named
     if step == "W?":
         seg = re.sub(r"^w[_^ ]?\{?", "", s[best[0]:])
         step = "Wq" if seg.startswith("q") else "Wk" if seg.startswith("k") else "Wv"

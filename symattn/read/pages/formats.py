@@ -15,6 +15,7 @@ and are never run; what they printed (the outputs stored in the file) is read as
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -169,6 +170,9 @@ def _equation_images(raw: str) -> tuple[str, list[str]]:
     return out, found
 
 
+_ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
 def markdown_lines(text: str, cell: int | None = None, output: bool = False, first_line: int = 1) -> list[Line]:
     out: list[Line] = []
     fence = ""
@@ -186,6 +190,9 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
             else:
                 out.append(Line(raw, where, "code"))
             continue
+        if "&" in raw and _ENTITY_RE.search(raw):
+            raw = html.unescape(raw)  # Markdown renders entities outside code: $1 &amp; 0$ is $1 & 0$
+            s = raw.strip()
         if math:
             if s.endswith("$$") or s.endswith("\\]"):
                 math = False
