@@ -142,3 +142,42 @@ NAMES = [
 def test_a_symbol_after_the_word_weights_names_the_block(label, step):
     from symattn.analyses.importer_names import step_of_text
     assert step_of_text(label) == step
+
+
+# a lab sheet's solution: \begin{equation}/\begin{align} displays (not $$), matrices in \left( … \right),
+# an aligned chain 'Q &= X W_q = (X)(W_q) = (Q)' whose first factor is the only printing of X, and
+# ordered-list markers ("1.") that are no numbers
+LAB = r"""
+The weight matrices are
+\begin{equation}W_q = \left(\begin{matrix} 1 & 2 \\ 3 & 4 \end{matrix}\right), W_k = \left(\begin{matrix} 1 & 0 \\ 0 & 1 \end{matrix}\right), W_v = \left(\begin{matrix} 2 & 0 \\ 0 & 2 \end{matrix}\right) \end{equation}
+
+1.
+    \begin{align} Q &= X W_q = \left(\begin{matrix} 1 & 0 \\ 0 & 1 \end{matrix}\right)
+    \left(\begin{matrix} 1 & 2 \\ 3 & 4 \end{matrix}\right)
+    = \left(\begin{matrix} 1.0 & 2.0 \\ 3.0 & 4.0 \end{matrix}\right) \\
+    V &= X W_v = \left(\begin{matrix} 1 & 0 \\ 0 & 1 \end{matrix}\right)
+    \left(\begin{matrix} 2 & 0 \\ 0 & 2 \end{matrix}\right)
+    = \left(\begin{matrix} 2.0 & 0.0 \\ 0.0 & 2.0 \end{matrix}\right) \end{align}
+
+2.
+    \begin{equation} A = \text{softmax}(QK^T) = \left(\begin{matrix} 0.269 & 0.731 \\ 0.269 & 0.731 \end{matrix}\right) \end{equation}
+"""
+
+
+def test_lab_sheet_solution():
+    ex = imported(LAB)[0]
+    assert ex.inputs["X"].rows == [["1", "0"], ["0", "1"]]
+    assert ex.inputs["Wq"].rows == [["1", "2"], ["3", "4"]]
+    assert ex.inputs["Wk"].rows == [["1", "0"], ["0", "1"]]
+    assert ex.inputs["Wv"].rows == [["2", "0"], ["0", "2"]]
+    got = claims(ex)
+    assert ("Q", "1", ("1.0", "2.0")) in got and ("V", "2", ("0.0", "2.0")) in got
+    # QKᵀ = Q (K = I): rows (1, 2) and (3, 4), softmax (0.269, 0.731) for both
+    assert ("weights", "2", ("0.269", "0.731")) in got
+    assert all(c.values != ["1."] and c.values != ["2."] for c in ex.claims)  # list markers are no claims
+
+
+def test_math_environments_are_math():
+    from symattn.read.pages import read_page
+    page = read_page("text\n\\begin{align*} a &= 1 \\\\\n b &= 2 \\end{align*}\nmore text", "markdown")
+    assert [ln.role for ln in page.lines] == ["prose", "math", "math", "prose"]

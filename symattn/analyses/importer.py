@@ -550,6 +550,8 @@ class _Importer:
                 while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
                     top -= 1
                 head = plain_names(" ".join(lines[x].text for x in range(top, first + 1))).split("\\begin{")[0]
+                head = re.sub(r"\\(?:left|right)\s*[(\[]?|\\begin\{(?:align|equation|gather)\*?\}", " ", head)
+                head = head.replace("&", " ")  # an aligned display: 'Q &= X W_q = …'
                 for op in run[:-1]:
                     op.operand = True
                     op.label, op.step, op.strength = "", None, 0
@@ -921,7 +923,11 @@ class _Importer:
                     segs.append(cur)
                 cur.hidden.append(h)
             name = it.step if (it.step in INPUT_NAMES and it.strength >= 1 and it.kind in ("matrix", "vector")
-                               and (not it.operand or it.strength == 3)) else None
+                               and (not it.operand or it.strength == 3 or (
+                                   # 'Q = X W_q = [..][..] = [..]': X first printed as a factor is the input
+                                   it.step == "X" and it.kind == "matrix" and it.role == "math"
+                                   and (cur is None or "X" not in cur.inputs)))) \
+                else None
             if it.step in LITERAL_NAMES and it.role == "code" and it.strength == 3 and it.kind in ("matrix", "vector") \
                     and _numeric(it.rows):
                 name = it.step  # Q, K, V written in code: given inputs of the example, not printed results

@@ -199,6 +199,8 @@ def plain_names(tex: str) -> str:
 def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     """(label text, identifier, transposed) from the text before a block on its line."""
     b = plain_names(before).rstrip()
+    # LaTeX's sized delimiters around a matrix (\left( … \right)) are not part of any name
+    b = re.sub(r"\\(?:left|right|[bB]igg?[lr]?)\s*(?:[()\[\].|]|\\[{}])", " ", b).rstrip()
     if not b:
         return "", None, False
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)

@@ -170,6 +170,7 @@ def _equation_images(raw: str) -> tuple[str, list[str]]:
     return out, found
 
 
+_MATH_ENV_RE = re.compile(r"\\begin\{(equation\*?|align\*?|aligned|gather\*?|multline\*?|eqnarray\*?|displaymath)\}")
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 
 
@@ -179,6 +180,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
     fence_at = 0
     fences: list[tuple[int, int]] = []
     math = False
+    math_env = ""
     for n, raw in enumerate(text.split("\n"), first_line):
         where = Where(n, cell, output)
         s = raw.strip()
@@ -199,6 +201,17 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
                 out.append(Line(raw.replace("$$", "").replace("\\]", ""), where, "math"))
             else:
                 out.append(Line(raw, where, "math"))
+            continue
+        env = _MATH_ENV_RE.match(s)
+        if env:  # \begin{equation} … \end{equation} (align, gather, …): display math, as MathJax reads it
+            if f"\\end{{{env.group(1)}}}" not in s[env.end():]:
+                math_env = env.group(1)
+            out.append(Line(raw, where, "math"))
+            continue
+        if math_env:
+            if f"\\end{{{math_env}}}" in s:
+                math_env = ""
+            out.append(Line(raw, where, "math"))
             continue
         m = re.match(r"^(```+|~~~+)", s)
         if m:
@@ -230,6 +243,9 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
         if h:
             out.append(Line(h.group(2), where, "heading"))
             continue
+        li = re.match(r"^(\s*)(\d{1,3}[.)])(?=\s|$)", raw)
+        if li:  # an ordered list's marker ("2. Compute …") is no number of the page
+            raw = li.group(1) + " " * len(li.group(2)) + raw[li.end():]
         if "\\" in raw and "$" not in raw:
             raw = re.sub(r"\\([\[\]_*`#|()<>~])", r"\1", raw)  # Markdown escapes: \[\[0, 1], \[1, 0]] is [[0, 1], [1, 0]]
         if "://" in raw:
