@@ -181,3 +181,58 @@ def test_math_environments_are_math():
     from symattn.read.pages import read_page
     page = read_page("text\n\\begin{align*} a &= 1 \\\\\n b &= 2 \\end{align*}\nmore text", "markdown")
     assert [ln.role for ln in page.lines] == ["prose", "math", "math", "prose"]
+
+
+# a blog's table of roles (Query (Q) / Key (K) - token / Value (V) - token, one vector per row), then
+# per-key lines "token: sum = score" and "token: weight" in any script
+CAFE = """<h2>Vectors</h2>
+<table>
+<tr><th>Role</th><th>What</th><th>Vector</th></tr>
+<tr><td>Query (Q)</td><td>next order</td><td>[0.5, 1]</td></tr>
+<tr><td>Key (K) - 라떼</td><td>past order</td><td>[1, 0]</td></tr>
+<tr><td>Key (K) - 녹차</td><td>past order</td><td>[0, 1]</td></tr>
+<tr><td>Value (V) - 라떼</td><td>information</td><td>[2, 0]</td></tr>
+<tr><td>Value (V) - 녹차</td><td>information</td><td>[0, 2]</td></tr>
+</table>
+<h2>Similarity</h2>
+<p>The dot product of the Query with each Key:</p>
+<ul>
+<li>라떼: 0.5×1 + 1×0 = 0.5</li>
+<li>녹차: 0.5×0 + 1×1 = 1</li>
+</ul>
+<h2>Softmax</h2>
+<p>The weights are:</p>
+<ul>
+<li>라떼: 0.378</li>
+<li>녹차: 0.622</li>
+</ul>
+"""
+
+
+def test_role_table_and_keyed_lines():
+    ex = imported(CAFE, "html")[0]
+    assert ex.inputs["Q"].rows == [["0.5", "1"]]
+    assert ex.inputs["K"].rows == [["1", "0"], ["0", "1"]]
+    assert ex.inputs["V"].rows == [["2", "0"], ["0", "2"]]
+    assert ex.key_tokens == ["라떼", "녹차"]
+    got = claims(ex)
+    # scores (0.5, 1), unscaled (the page does not scale); softmax: e^0.5/(e^0.5 + e^1) = 0.3775
+    assert ("scores", "1", ("0.5", "1")) in got
+    assert ("weights", "1", ("0.378", "0.622")) in got
+
+
+ROLES = [
+    ("Key (K) - latte", ("K", "latte")),
+    ("Query (Q)", ("Q", None)),
+    ("**Value** – tea", ("V", "tea")),
+    ("Keys: the", ("K", "the")),
+    ("Keyboard", None),
+    ("Key (Q) - x", None),        # the letter contradicts the word
+    ("Query vector", None),
+]
+
+
+@pytest.mark.parametrize("cell,want", ROLES)
+def test_role_labels(cell, want):
+    from symattn.analyses.importer_items import _role_label
+    assert _role_label(cell) == want

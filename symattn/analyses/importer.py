@@ -152,9 +152,11 @@ def _score_divided(lines: list, items: list[Item]) -> Choice | None:
 def _key_tokens_named(q: Item, k: Item, v: Item) -> list[str] | None:
     """The keys' tokens, where the keys (and values) name other tokens than the queries: one query vector
     'Q_{quickly}' against the key 'K_{dog}' (rows named by their tokens, the values' rows the same)."""
-    if not (q.row_labels and k.row_labels and v.row_labels):
+    if not (k.row_labels and v.row_labels):
         return None
     ql, kl, vl = ([t.lower() for t in x.row_labels or []] for x in (q, k, v))
+    if not q.row_labels:  # one unnamed query against named keys ('Key (K) - latte'): the keys keep their names
+        return list(k.row_labels) if kl == vl and q.shape[0] == 1 and len(k.row_labels) > 1 else None
     return list(k.row_labels) if kl == vl and ql != kl else None
 
 
@@ -2845,8 +2847,6 @@ class _Placer:
 
     def _choose(self, it: Item) -> tuple[str | None, list | None, str]:
         primary = self.head_step(it)
-        if it.step in self.input_names and it.step is not None:
-            return None, None, f"names the input {it.step}, but its numbers differ from the input's"
         fits = {}
         for s in self.steps:
             if s in ("weighted",):
@@ -2854,6 +2854,14 @@ class _Placer:
             f = self._fit(it, s) if s != primary else None
             if f is not None:
                 fits[s] = f
+        if it.step in self.input_names and it.step is not None:
+            # a label that only mentions the input ("the similarity of Query and each Key:") yields to numbers
+            # that are exactly another step's
+            other = self.by_value(it, {s: f for s, f in fits.items() if s not in self.input_names}, it.step) \
+                if it.strength < 3 else None
+            if other is not None:
+                return other
+            return None, None, f"names the input {it.step}, but its numbers differ from the input's"
         fw = self._fit(it, "weighted") if "weighted" in self.steps else None
         if fw is not None:
             if primary == "weighted":
@@ -3227,9 +3235,14 @@ class _Placer:
                               + (f"{primary}" if primary else "a step of this example"))
             return
         best = max(cands, key=lambda c: c[0])
+        tied = [c for c in cands if c[0] == best[0]]
+        if len(tied) > 1 and len({c[2] for c in tied}) == 1 and all(
+                c[1].rsplit(".", 1)[-1] in ("scores", "scaled", "masked") for c in tied):
+            best = tied[0]  # scores and scaled scores alike (no scale): the first is meant
+            tied = [best]
         if primary and it.strength >= 2 and named_row and len(cands) == 1:
             best = cands[0]  # named, and its query named: placed as printed (check judges the numbers)
-        elif best[0] < 0.75 or sum(1 for c in cands if c[0] == best[0]) > 1:
+        elif best[0] < 0.75 or len(tied) > 1:
             self.unplaced(it, f"numbers keyed by {', '.join((it.col_labels or [])[:4])}: "
                               + ("no" if best[0] < 0.75 else "more than one") + " query's row has them")
             return

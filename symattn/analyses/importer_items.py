@@ -196,6 +196,25 @@ def plain_names(tex: str) -> str:
     return _ALIGN_RE.sub(" ", _FONT_RE.sub(r"\1", tex))
 
 
+_ROLE_CELL = re.compile(r"\s*(?:the\s+)?(query|key|value)s?\s*(?:\(\s*([QKV])\s*\))?\s*(?:[-–—:/]\s*(.+?))?\s*", re.I)
+
+
+def _role_label(cell: str) -> tuple[str, str | None] | None:
+    """A table row labelled by its role (and token): ``Key (K) - latte`` → ``("K", "latte")``,
+    ``Query (Q)`` → ``("Q", None)``; None for anything else.
+
+    >>> _role_label("Key (K) - latte"), _role_label("Query (Q)"), _role_label("Keyboard")
+    (('K', 'latte'), ('Q', None), None)
+    """
+    m = _ROLE_CELL.fullmatch(cell.replace("**", ""))
+    if m is None:
+        return None
+    step = m.group(1)[0].upper()
+    if m.group(2) and m.group(2) != step:
+        return None
+    return step, (m.group(3).strip().strip("\"'“”") or None) if m.group(3) else None
+
+
 def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     """(label text, identifier, transposed) from the text before a block on its line."""
     b = plain_names(before).rstrip()
@@ -1359,6 +1378,26 @@ class _Collector:
         first_col = [r[0] for r in rows]
         label_col = all(entry_kind(c) == "other" and not vec_re.match(c) for c in first_col if c)
         vec_label_col = all(vec_re.match(c) for c in first_col if c) and any(first_col)
+        vec_cols = [j for j in range(1, width) if all(vec_re.match(r[j]) for r in rows)]
+        roles = [_role_label(c) for c in first_col]
+        if label_col and len(vec_cols) == 1 and all(roles) and len({x[0] for x in roles}) >= 2:  # type: ignore[index]
+            # Role | … | Vector with rows "Query (Q)", "Key (K) - latte", "Value (V) - latte": each role's rows
+            # are one matrix, the words after the role its tokens
+            j = vec_cols[0]
+            k = 0
+            while k < len(rows):
+                step = roles[k][0]  # type: ignore[index]
+                e = k
+                while e < len(rows) and roles[e][0] == step:  # type: ignore[index]
+                    e += 1
+                vecs = [re.split(r"[,\s]+", vec_re.match(r[j]).group(1).strip()) for r in rows[k:e]]  # type: ignore[union-attr]
+                if len({len(v) for v in vecs}) == 1:
+                    toks = [roles[i][1] for i in range(k, e)]  # type: ignore[index]
+                    self.items.append(Item(rows=vecs, where=list(t.where[k:e]), line=t.start, end=t.end, role=t.role,
+                                           form="table", label=first_col[k], step=step, strength=2,
+                                           row_labels=toks if all(toks) else None))  # type: ignore[arg-type]
+                k = e
+            return
         # Word | Vector: one cell per row holding a bracketed vector
         if width == 2 and all(vec_re.match(r[1]) for r in rows) and label_col:
             vecs = [re.split(r"[,\s]+", vec_re.match(r[1]).group(1).strip()) for r in rows]  # type: ignore[union-attr]
@@ -2011,13 +2050,15 @@ def indexed_values(text: str) -> list[tuple[str | None, int, int, str]]:
 
 
 _KNUM = r"[+-]?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?"
-_KTOK = r"[A-Za-z<>][\w<>'’-]{0,30}"
+_KTOK = r"(?:[^\W\d_]|[<>])[\w<>'’-]{0,30}"  # a word in any script ('the', '<eos>', 'latte', '라떼')
 #: a dictionary printed by code: {'the': 0.2119, 'cat': 0.2119, 'sat': 0.5761} (np.float64(0.21) too)
 _DICT_RE = re.compile(rf"\{{\s*((?:(['\"]){_KTOK}\2\s*:\s*(?:np\.float\d+\()?{_KNUM}\)?\s*,\s*)+"
                       rf"(['\"]){_KTOK}\3\s*:\s*(?:np\.float\d+\()?{_KNUM}\)?\s*,?)\s*\}}")
 _DICT_ENTRY_RE = re.compile(rf"(['\"])({_KTOK})\1\s*:\s*(?:np\.float\d+\()?({_KNUM})")
 #: one line of a per-token list: "- the: 0.21", "'cat' → 0.21", "sat = 0.58"
-_KV_LINE_RE = re.compile(rf"\s*(?:[-•*]\s+)?([\"'“‘`]?)({_KTOK})[\"'”’`]?\s*(?::|=|→|->)\s*({_KNUM})\s*[,;]?\s*")
+_KV_LINE_RE = re.compile(rf"\s*(?:[-•*]\s+)?([\"'“‘`]?)({_KTOK})[\"'”’`]?\s*(?::|=|→|->)\s*"
+                         rf"(?:{_KNUM}(?:\s*[×*·+-]\s*{_KNUM})+\s*=\s*)?({_KNUM})\s*[,;]?\s*")
+# (the number may follow the sum that makes it: 'latte: 0.6×1 + 0.4×0 = 0.6')
 #: names in a "name: number" list that are settings, not tokens
 _NOT_TOKENS = {"d", "dk", "d_k", "d_model", "dmodel", "n", "scale", "sum", "total", "max", "min", "mean", "seed",
                "temperature", "heads", "n_heads", "num_heads", "dim", "step", "shape", "size", "loss", "lr"}
