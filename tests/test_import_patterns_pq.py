@@ -236,3 +236,56 @@ ROLES = [
 def test_role_labels(cell, want):
     from symattn.analyses.importer_items import _role_label
     assert _role_label(cell) == want
+
+
+# one notebook works the same Q, K, V with and without a causal mask, printing both side by side:
+# two examples, each block in the one whose numbers it follows (a block both follow in both); the
+# outputs of both printed in one table whose columns are numbered per matrix; row sums in German
+def _masked_pair():
+    from import_snippets import notebook
+    return notebook(
+        "# Causal masking",
+        ("tokens = ['a', 'b']\nQ = np.array([[1.0, 0.0], [0.0, 1.0]])\nK = np.array([[1.0, 0.0], [0.0, 1.0]])\n"
+         "V = np.array([[1.0, 2.0], [3.0, 4.0]])\nS = Q @ K.T\ncausal_mask = np.tri(2, 2, dtype=bool)", None),
+        ("A_no_mask = softmax(S)\nA_causal = softmax(np.where(causal_mask, S, -1e9))\n"
+         "print('Zeilensummen:', A_causal.sum(axis=1).round(3))\nprint('A_no_mask', A_no_mask.round(3))\n"
+         "print('A_causal', A_causal.round(3))",
+         "Zeilensummen: [1. 1.]\nA_no_mask [[0.731 0.269]\n [0.269 0.731]]\nA_causal [[1.    0.   ]\n [0.269 0.731]]\n"),
+        ("pd.DataFrame(np.concatenate([A_no_mask @ V, A_causal @ V], axis=1), index=tokens,\n"
+         "             columns=['plain_c1', 'plain_c2', 'causal_c1', 'causal_c2']).round(3)",
+         "   plain_c1  plain_c2  causal_c1  causal_c2\na     1.538     2.538      1.000      2.000\n"
+         "b     2.462     3.462      2.462      3.462\n"),
+    )
+
+
+def test_with_and_without_the_mask_are_two_examples():
+    # softmax(1, 0) = (0.731, 0.269); causal row a = (1, 0); outputs 0.731·(1, 2) + 0.269·(3, 4) = (1.538, 2.538)
+    exs = imported(_masked_pair(), "notebook")
+    assert len(exs) == 2
+    plain, masked = exs
+    assert "mask" not in plain.convention and masked.convention["mask"].value == "causal"
+    p, m = claims(plain), claims(masked)
+    assert ("weights", "a", ("0.731", "0.269")) in p and ("weights", "a", ("1.", "0.")) in m
+    assert ("output", "a", ("1.538", "2.538")) in p and ("output", "a", ("1.000", "2.000")) in m
+    assert ("output", "b", ("2.462", "3.462")) in p and ("output", "b", ("2.462", "3.462")) in m  # both follow it
+    assert not any(c[0] == "output" and c[2] == ("1.000", "2.000") for c in p)
+    # "Zeilensummen" (row sums), 1 in both: kept in the example read first
+    assert {(c.step, c.row, tuple(c.values)) for c in plain.claims if c.step == "weights_sum"} == {
+        ("weights_sum", "a", ("1.",)), ("weights_sum", "b", ("1.",))}
+
+
+COLUMN_GROUPS = [
+    (["Q1", "Q2", "K1", "K2", "V1", "V2"], [("Q", 0, 2), ("K", 2, 4), ("V", 4, 6)]),
+    (["ohne_c1", "ohne_c2", "causal_c1", "causal_c2"], [("ohne", 0, 2), ("causal", 2, 4)]),
+    (["x_0", "x_1", "y_0", "y_1"], [("x", 0, 2), ("y", 2, 4)]),
+    (["d1", "d2", "d3"], None),                 # one matrix's dimensions
+    (["Q1", "Q2", "K1"], None),                 # runs of different widths
+    (["Q1", "Q3", "K1", "K3"], None),           # not numbered in order
+    (["the", "cat"], None),                     # tokens
+]
+
+
+@pytest.mark.parametrize("cols,want", COLUMN_GROUPS)
+def test_column_groups(cols, want):
+    from symattn.analyses.importer_items import _column_groups
+    assert _column_groups(cols) == want

@@ -73,7 +73,9 @@ _STEP_ALIASES = {"scores": ("energies",)}
 _VTERM = r"\[[^\[\]=]{1,2000}\]"
 _VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
 #: a label naming sums per row: "row sums", "Sum:", and in French "somme des lignes" (sum of the rows)
-_SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b")
+#: German "Zeilensummen", Spanish/Portuguese "suma(s)/soma(s)", Italian "somma", Dutch "som(men)"
+_SUM_LABEL_RE = re.compile(r"\b(row\s*)?sums?\b|\bsommes?\b|summen?\b|\bsum[ae]s?\b|\bsomas?\b|\bsomm[ae]\b|"
+                           r"\bsom(?:men)?\b|行和|求和|合計|합계")
 
 # ---------------------------------------------------------------------------------------
 # results
@@ -1554,11 +1556,11 @@ class _Importer:
                     return None, f"the inputs do not fit together ({_short(e)})"
             else:
                 return None, f"the inputs do not fit together ({_short(e)})"
-        def place_all(spec: Spec, d: Derivation) -> _Placer:
+        def place_all(spec: Spec, d: Derivation, items: list[Item] | None = None) -> _Placer:
             placer = _Placer(self, spec, d, tokens, key_tokens, stage, given, inputs, notes)
             if dropped:
                 placer.dropped, placer.full_x = dropped[0], dropped[1]
-            for it in claims_items:
+            for it in (claims_items if items is None else items):
                 placer.place(it)
             return placer
 
@@ -1574,6 +1576,11 @@ class _Importer:
                     placer = place_all(spec, derive(spec.unfocused()))
                 except SymattnError:  # pragma: no cover - the same inputs derived a moment ago
                     pass
+        twin = self.mask_twin(seg, stage, ex_inputs, tokens, key_tokens, conv, given, inputs, spec, claims_items)
+        if twin is not None:  # the page works these inputs with and without the mask: two examples
+            claims_items = [it for it in claims_items if it not in twin[2]]
+            placer = place_all(spec, derive(spec.unfocused()))
+            twin_placer = place_all(twin[1], derive(twin[1].unfocused()), twin[3])
         query = query_evidence(lines[max(0, seg.first - 5): seg.last + 1], spec.query_labels())
         if query is not None:
             conv["query"] = Choice(query.value, f"the page says so: {query.text!r}", where=query.where)
@@ -1615,7 +1622,67 @@ class _Importer:
                 ex.notes.append(Note("stated", f"{key} = {_show(ch.value)}: {ch.reason}", ch.where))
             else:
                 ex.notes.append(Note("found", f"{key} = {_show(ch.value)}: {ch.reason}"))
+        if twin is not None:
+            tconv = twin[0]
+            other = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index,
+                                    count=0, inputs_rounded=conv_rounded, tokens=tokens, key_tokens=key_tokens,
+                                    inputs=ex_inputs, convention=tconv, claims=twin_placer.ordered(),
+                                    notes=[n for n in notes if n.kind in ("found", "assumed")] + twin_placer.notes,
+                                    first_index=seg.first, first_line=ex.first_line, last_line=ex.last_line)
+            for key, ch in tconv.items():
+                kind = "assumed" if ch.assumed else "stated" if ch.where else "found"
+                other.notes.append(Note(kind, f"{key} = {_show(ch.value)}: {ch.reason}", ch.where))
+            masked, plain = (ex, other) if "mask" in conv else (other, ex)
+            self.twins.append((plain, masked))
         return ex, ""
+
+    def mask_twin(self, seg: _Segment, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
+                  key_tokens: list[str] | None, conv: dict[str, Choice], given: dict[str, Item],
+                  inputs: dict[str, Item], spec: Spec, items: list[Item]) -> tuple | None:
+        """The same inputs worked with and without a causal mask on one page (the weights of each printed
+        side by side, or one after the other): ``(the other convention, its spec, the blocks only it
+        explains, its blocks)`` when some printed blocks follow only the other choice, else None. A block
+        both explain (the scores, a row the mask leaves alone) belongs to both."""
+        if stage not in ("x", "qkv") or not mask_lines(self.page.lines[max(0, seg.first - 30): seg.last + 1]) \
+                and "mask" not in conv:
+            return None
+        alt = dict(conv)
+        if "mask" in conv:
+            if conv["mask"].value != "causal":
+                return None
+            del alt["mask"]
+            alt["mask_note"] = Choice("none", "the page also works these inputs without the mask: the blocks "
+                                              "only that explains are this example's")
+        else:
+            alt["mask"] = Choice("causal", "the page also works these inputs with a causal mask: the blocks only "
+                                           "that explains are this example's")
+        try:
+            other = from_dict(self.spec_data(ex_inputs, tokens, key_tokens,
+                                             {k: v for k, v in alt.items() if k != "mask_note"}), self.page.source)
+            d_other = derive(other.unfocused())
+        except SymattnError:
+            return None
+
+        def scorer(sp: Spec, d: Derivation):
+            pl = _Placer(self, sp, d, tokens, key_tokens, stage, given, inputs, [])
+
+            def score(it: Item) -> float:
+                if it.kind not in ("matrix", "vector") or it.keyed or it.exprs or it.pair or it.batches > 1 \
+                        or not _numeric(it.rows) or it.numbers < 2:
+                    return -1.0
+                step, cells, _ = pl.choose(it)
+                return pl.match(step, cells) if step is not None and cells is not None else 0.0
+            return score
+
+        here, there = scorer(spec, derive(spec.unfocused())), scorer(other, d_other)
+        scores = [(it, here(it), there(it)) for it in items]
+        only = [it for it, a, b in scores if b >= 0.9 and 0 <= a < 0.5]
+        if sum(it.numbers for it in only) < 4:
+            return None
+        both = [it for it, a, b in scores if a >= 0.9 and b >= 0.9]
+        mine = sorted(only + both, key=lambda it: (it.line, it.where[0].line if hasattr(it.where[0], "line") else 0))
+        alt.pop("mask_note", None)
+        return alt, other, only, mine
 
     def variants(self, seg: _Segment, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
                  key_tokens: list[str] | None, conv: dict[str, Choice], notes: list[Note]) -> None:
@@ -1733,6 +1800,7 @@ class _Importer:
         return name if name and name not in ("<page>", "-", "<stdin>") else "Imported worked example"
 
     def run(self) -> list[ImportedExample]:
+        self.twins: list[tuple[ImportedExample, ImportedExample]] = []
         self.vector_sums()
         self.same_line_chains()
         self.math_chains()
@@ -1768,6 +1836,10 @@ class _Importer:
                                 "printed before the page gives the inputs of a worked example"))
                 continue
             out.append(ex)
+            for plain, masked in self.twins:  # worked with and without the mask: without first
+                if ex is plain or ex is masked:
+                    out[-1:] = [plain, masked]
+            self.twins = [t for t in self.twins if ex not in t]
         for seg in self.fraction_segments(out):  # weights worked as softmaxes of scores no example has
             ex, _ = self.example(seg, len(out) + 1)
             if ex is not None and any(c.step == "weights" for c in ex.claims):

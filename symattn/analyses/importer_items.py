@@ -199,6 +199,37 @@ def plain_names(tex: str) -> str:
 _ROLE_CELL = re.compile(r"\s*(?:the\s+)?(query|key|value)s?\s*(?:\(\s*([QKV])\s*\))?\s*(?:[-–—:/]\s*(.+?))?\s*", re.I)
 
 
+def _column_groups(cols: list[str]) -> list[tuple[str, int, int]] | None:
+    """Column headers that number the columns of matrices printed side by side: ``Q1 Q2 K1 K2`` →
+    ``[("Q", 0, 2), ("K", 2, 4)]``; None unless there are two or more stems, each over a run of
+    two or more columns numbered from 1 (or 0), all runs of one width.
+
+    >>> _column_groups(["ohne_c1", "ohne_c2", "causal_c1", "causal_c2"])
+    [('ohne', 0, 2), ('causal', 2, 4)]
+    >>> _column_groups(["d1", "d2", "d3"]) is None
+    True
+    """
+    parts = [re.fullmatch(r"\s*(.*?[A-Za-z])[_\s-]*(?:c|col|dim|d)?[_\s-]*(\d{1,2})\s*", c) for c in cols]
+    if not cols or any(p is None for p in parts):
+        return None
+    out: list[tuple[str, int, int]] = []
+    k = 0
+    while k < len(parts):
+        stem = parts[k].group(1)  # type: ignore[union-attr]
+        e = k
+        while e < len(parts) and parts[e].group(1) == stem:  # type: ignore[union-attr]
+            e += 1
+        nums = [int(p.group(2)) for p in parts[k:e]]  # type: ignore[union-attr]
+        if nums != list(range(nums[0], nums[0] + len(nums))) or nums[0] not in (0, 1):
+            return None
+        out.append((stem, k, e))
+        k = e
+    if len(out) < 2 or len({b - a for _, a, b in out}) != 1 or out[0][2] - out[0][1] < 2 \
+            or len({s for s, _, _ in out}) != len(out):
+        return None
+    return out
+
+
 def _role_label(cell: str) -> tuple[str, str | None] | None:
     """A table row labelled by its role (and token): ``Key (K) - latte`` → ``("K", "latte")``,
     ``Query (Q)`` → ``("Q", None)``; None for anything else.
@@ -1426,6 +1457,16 @@ class _Collector:
                           label=name, row_labels=[r[0] for r in rows])
                 it.step, it.strength = st, (2 if st else 0)
                 self.items.append(it)
+            return
+        groups = _column_groups(header[1:]) if header and label_col else None
+        if groups and all(entry_kind(c) in ("number", "placeholder", "inf") for r in rows for c in r[1:]):
+            # Q1 Q2 K1 K2 V1 V2, or ohne_c1 ohne_c2 causal_c1 causal_c2: matrices printed side by side in one
+            # table, each named by its columns' common stem
+            for name, a, b in groups:
+                st = step_of_ident(name) or self.symbols.get(name) or step_of_text(name)
+                self.items.append(Item(rows=[r[1 + a:1 + b] for r in rows], where=list(t.where), line=t.start,
+                                       end=t.end, role=t.role, form="table", label=name, step=st,
+                                       strength=2 if st else 0, row_labels=first_col))
             return
         if label_col or vec_label_col:
             body = [r[1:] for r in rows]
