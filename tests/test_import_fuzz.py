@@ -16,6 +16,8 @@ PIECES = st.sampled_from([
     "\\begin{bmatrix}", "\\end{bmatrix}", "&", "\\\\", "\\frac{1}{3}", "$$", "```", "<pre>", "</pre>", "<table>",
     "<tr><td>", "</td></tr>", "love", "\"I\"", "=", "×", "*", "Attention(\"a\", \"b\") = 0.2", "α_{12} = 0.3",
     "0.2 + 0.8 = 1", "Parameter containing:", "np.eye(2)", "causal", "√d_k", "\x00", "\u2212", "é",
+    "W^K = W^V = I", "\\begin{align}", "\\end{align}", "&amp;", "1. ", "\\;", "\\left(", "\\right)",
+    "| Key (K) - a | [1, 0] |", "Q1 Q2 K1 K2", "latte: 0.6×1 + 0.4×0 = 0.6", "Zeilensummen:",
 ])
 PAGE = st.lists(PIECES, max_size=80).map("".join)
 FORMAT = st.sampled_from(["markdown", "html", "latex", "text", None])

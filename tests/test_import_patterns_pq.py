@@ -289,3 +289,27 @@ COLUMN_GROUPS = [
 def test_column_groups(cols, want):
     from symattn.analyses.importer_items import _column_groups
     assert _column_groups(cols) == want
+
+
+# the new readings stay linear on hostile lines (a hang guard, as test_import_read's: a quadratic or
+# exponential match would take minutes on these)
+HOSTILE = [
+    "W_q = " * 20_000 + "x",                                  # a chain of names with no I at its end
+    "| Key (K) - " + " " * 20_000 + "x |\n|---|\n| Query (Q) | [1, 2] |",
+    "tok: " + "1 - " * 20_000 + "x",                          # a sum with no result
+    "$$[" + "1,\\; " * 20_000 + "$$",                         # spaced entries never closed
+    "\\begin{align}" + " &amp;" * 20_000,                      # an environment never closed, entities
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_lines_import_in_bounded_time(text):
+    import time
+
+    from symattn.errors import SymattnError
+    t = time.perf_counter()
+    try:
+        imported(text)
+    except SymattnError:
+        pass
+    assert time.perf_counter() - t < 20

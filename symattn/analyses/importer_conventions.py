@@ -126,8 +126,9 @@ _CAUSAL = re.compile(r"\bcausal\b|masked_fill|\btril\b|\btriu\b|look-?ahead\s+ma
                      r"autoregressive\s+mask|decoder\s+mask|is_causal\s*=\s*True", re.I)
 
 
-_W_NAME = r"W\s*(?:[_^]\s*\{?\s*(?:\\mathrm\{|\\text\{)?([QKVqkv])\}?\s*\}?|([QKVqkv])\b)"
-_IDENTITY = re.compile(rf"((?:{_W_NAME}\s*=\s*)+)(?:I|\\mathbf\{{I\}}|\\mathbb\{{I\}}|I_\{{?\d+\}}?|"
+_W_NAME = r"W\s*(?:[_^]\s*\{?\s*(?:\\mathrm\{|\\text\{)?([QKVqkv])\}?\}?|([QKVqkv])\b)"
+# (atomic: a chain of names 'W_q = W_q = …' is matched one way, in time linear in its length)
+_IDENTITY = re.compile(rf"((?>{_W_NAME}\s*=\s*){{1,6}})(?:I|\\mathbf\{{I\}}|\\mathbb\{{I\}}|I_\{{?\d+\}}?|"
                        rf"\\mathrm\{{I\}}|\\text\{{I\}})(?![A-Za-z0-9(\[{{])(?!\s*[-+*/·×^_])")
 
 
