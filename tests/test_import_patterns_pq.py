@@ -313,3 +313,24 @@ def test_hostile_lines_import_in_bounded_time(text):
     except SymattnError:
         pass
     assert time.perf_counter() - t < 20
+
+
+# an output row written as one sum per coordinate: term i of coordinate j is p_i·v_ij (the weighted value
+# of key i), placed for the query whose weighted values the terms are
+SUMS = r"""
+$$ Q = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad K = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix},
+\quad V = \begin{bmatrix} 0 & 2 \\ 2 & 0 \end{bmatrix} $$
+
+Without scaling, the weights of row 1 are [0.73, 0.27], so
+
+$$ 0.73 \times [0,2] + 0.27 \times [2,0] = [0 + 0.54,\; 1.46 + 0] = [0.54,\; 1.46]. $$
+"""
+
+
+def test_componentwise_sums_are_weighted_values():
+    # softmax(1, 0) = (0.731, 0.269): p1·v1 = (0, 1.462), p2·v2 = (0.538, 0)
+    got = claims(imported(SUMS)[0])
+    ex = imported(SUMS)[0]
+    weighted = {(c.row, c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted"}
+    assert weighted == {("1", "1", ("0", "1.46")), ("1", "2", ("0.54", "0"))}
+    assert ("output", "1", ("0.54", "1.46")) in got

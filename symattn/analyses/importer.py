@@ -2506,6 +2506,8 @@ class _Placer:
         if it.aside:
             self.unplaced(it, it.aside)
             return
+        if it.exprs and self.place_component_sums(it):
+            return
         if it.exprs and it.operand:
             return  # products written out; their result carries them
         if it.notes and it.notes[0] == OPTION_NOTE:
@@ -2799,6 +2801,28 @@ class _Placer:
         if c == 1 and r == nc and it.transposed is False and nr == 1:
             return [(rows_l[0], None, j, m[j][0], j) for j in range(r)]
         return None
+
+    def place_component_sums(self, it: Item) -> bool:
+        """An output row written as sums, one per coordinate (``[0 + 0.20 + 0.80, 0.80 + 0.20 + 0]``):
+        term i of coordinate j is p_i·v_ij, the weighted value of key i. Placed for the one query whose
+        weighted values all the terms are (to their printed digits); else left to the usual reading."""
+        if "weighted" not in self.steps or it.shape[0] != 1 or not it.exprs:
+            return False
+        terms = [re.split(r"\s*\+\s*", e.strip()) for e in it.exprs[0]]
+        st = self.d["weighted"]
+        nq, nk, dv = st.shape
+        if len(terms) != dv or any(len(t) != nk or not all(is_number(x) for x in t) for t in terms) or nk < 2:
+            return False
+        keys = st.col_labels
+        found = []
+        for q in range(nq):
+            cells = [(st.row_labels[q], keys[i], j, terms[j][i]) for j in range(dv) for i in range(nk)]
+            if self.match("weighted", cells) >= 0.9:
+                found.append(cells)
+        if len(found) != 1:
+            return False
+        self.commit(it, "weighted", found[0])
+        return True
 
     def fits_weighted(self, it: Item) -> list[tuple] | None:
         """One query's weighted values p_j·v_j printed as a matrix: keys down and value
