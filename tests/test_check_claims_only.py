@@ -114,3 +114,19 @@ def test_cli_says_what_it_checked_from(tmp_path):
     data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True).stdout)
     assert data["based_on"].startswith("no inputs given")
     assert data["summary"]["wrong"] == 1
+
+
+def test_check_page_without_inputs(tmp_path):
+    # a page printing only the scaled scores, twice at two precisions: the import drafts claims only, and
+    # check PAGE judges the rounded printing against the precise one (0.9 cannot be 0.82 rounded)
+    page = tmp_path / "grid.md"
+    page.write_text("## Scaled scores\n\n| | a | b |\n|---|---|---|\n| a | 0.226 | 0.827 |\n| b | 0.413 | 0.820 |\n\n"
+                    "Rounded for the figure:\n\n| | a | b |\n|---|---|---|\n| a | 0.23 | 0.83 |\n| b | 0.41 | 0.90 |\n",
+                    encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "symattn", "check", str(page), "--json"], capture_output=True,
+                         text=True)
+    data = json.loads(out.stdout)
+    assert data["based_on"].startswith("no inputs given: checked from the printed scaled scores")
+    verdicts = {(c["row"], c["col"]): c["verdict"] for c in data["claims"]}
+    assert verdicts == {("a", "a"): "correct", ("a", "b"): "correct", ("b", "a"): "correct", ("b", "b"): "wrong"}
+    assert out.returncode == 1
