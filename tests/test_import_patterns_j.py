@@ -58,8 +58,13 @@ PRINTED_ONLY = [
     # one matrix named as the scores, alone on the page
     ("Attention scores:\n\n```\n[[1.0, 2.0],\n [3.0, 4.0]]\n```\n", "markdown",
      {("scores", "1", ("1.0", "2.0"), False), ("scores", "2", ("3.0", "4.0"), False)}),
-    # two printings that differ beyond their rounding (0.2 and 0.5) are not one matrix printed twice
+    # the same step printed again with one slip (0.2 and 0.5): still one matrix printed twice; check judges the
+    # slip against the first printing (tests/test_check_claims_only.py)
     ("Scaled scores:\n\n[[0.2, 0.8], [0.4, 0.8]]\n\nScaled scores again:\n\n[[0.5, 0.8], [0.4, 0.8]]\n", "markdown",
+     {("scaled", "1", ("0.2", "0.8"), False), ("scaled", "2", ("0.4", "0.8"), False),
+      ("scaled", "1", ("0.5", "0.8"), True), ("scaled", "2", ("0.4", "0.8"), True)}),
+    # two printings that differ in most of their numbers are not one matrix printed twice
+    ("Scaled scores:\n\n[[0.2, 0.8], [0.4, 0.8]]\n\nScaled scores again:\n\n[[0.5, 0.1], [0.9, 0.8]]\n", "markdown",
      None),
     # another block of numbers on the page (not the same matrix): no example is made of the weights alone
     ("Attention weights:\n\n[[0.2, 0.8], [0.4, 0.6]]\n\nSome vector: [1, 2, 3]\n", "markdown", None),
