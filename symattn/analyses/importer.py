@@ -131,6 +131,53 @@ def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], note
                           "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
 
 
+def _row_lines(items: list[Item]) -> list[Item]:
+    """A matrix printed one bracketed row a line, only the first line under a caption naming its step
+    ('Masked scores:' then '  [ -0.27,   -inf, …]' and four more rows, each alone on its line): the rows
+    on the lines right after a named row, unnamed and as wide, are the rest of that matrix."""
+    out: list[Item] = []
+    i = 0
+    while i < len(items):
+        it = items[i]
+        grp = [it]
+        if it.kind == "vector" and it.step and it.strength >= 2 and not it.operand and not it.products \
+                and not it.token and it.shape[1] > 1 and _numeric_or_inf(it.rows):
+            j = i + 1
+            while j < len(items):
+                nx = items[j]
+                if not (nx.kind == "vector" and nx.line == grp[-1].end + 1 and nx.end == nx.line
+                        and nx.step is None and not nx.label.strip() and not nx.token and not nx.operand
+                        and not nx.products and nx.role == it.role and nx.shape == it.shape
+                        and _numeric_or_inf(nx.rows)):
+                    break
+                grp.append(nx)
+                j += 1
+        if len(grp) < 2:
+            out.append(it)
+            i += 1
+            continue
+        m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=it.line, end=grp[-1].end,
+                 kind="matrix", label=it.label, step=it.step, strength=it.strength, role=it.role, form=it.form,
+                 before=it.before, after=grp[-1].after)
+        m.head = it.head
+        m.notes.append(f"{len(grp)} rows printed one a line under {it.label.strip()!r}: one matrix")
+        out.append(m)
+        i += len(grp)
+    return out
+
+
+def _numeric_or_inf(rows: list[list[str]]) -> bool:
+    return all(entry_kind(x) in ("number", "inf") for r in rows for x in r)
+
+
+def _weaker_row_name(grp: list[Item], nx: Item) -> bool:
+    """A table printed one token a line under a caption naming its step ('Scaled Scores (scores / 2.83)'):
+    the first row takes the caption's name, the rows after it only a weaker word of it; they are
+    the same table while the first row is named more strongly than they are."""
+    return grp[0].strength >= 2 and nx.strength < grp[0].strength and all(
+        g.step == nx.step for g in grp[1:])
+
+
 def _score_divided(lines: list, items: list[Item]) -> Choice | None:
     """'softmax(0.13/3)', where 0.13 is a score the page prints: the page divides its scores by that whole
     number (scale 1/3), whatever a heading calls the attention. Every such division must use the same number."""
@@ -770,7 +817,8 @@ class _Importer:
                         continue
                     if not (nx.kind == "vector" and nx.token and not nx.operand and not nx.products
                             and len(nx.rows[0]) == len(it.rows[0]) and nx.line <= grp[-1].end + 3
-                            and (nx.step == it.step or nx.step is None or it.step is None)
+                            and (nx.step == it.step or nx.step is None or it.step is None
+                                 or _weaker_row_name(grp, nx))
                             and nx.token not in [g.token for g in grp]):
                         break
                     grp.append(nx)
@@ -779,7 +827,7 @@ class _Importer:
                     while skipped and skipped[-1].line > grp[-1].line:
                         skipped.pop()
                         j -= 1
-                    step = next((g.step for g in grp if g.step), None)
+                    step = max(grp, key=lambda g: (bool(g.step), g.strength)).step
                     m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line,
                              end=grp[-1].end, kind="matrix", label=grp[0].label, step=step,
                              strength=max(g.strength for g in grp), role=it.role, form=it.form,
@@ -1811,6 +1859,7 @@ class _Importer:
         self.untangle_tokens()
         self.group_tokens()
         self.group_indexed()
+        self.items = _row_lines(self.items)
         self.items = _one_query_keys(self.items)
         self.attach_labels()
         self.matvec_roles()
