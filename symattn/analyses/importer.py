@@ -701,7 +701,8 @@ class _Importer:
             p, v = operands
             pr, pc = p.shape
             vr, vc = v.shape
-            if pc == vr and all(0 <= (_num(x) or 0) <= 1 for r in p.rows for x in r if _num(x) is not None):
+            if pc == vr and (_looks_like_weights(p.rows) or p.step == "weights"):
+                # (rows of weights sum to 1: [1 1]·[K] = [1 1] is a query times keys, not weights times values)
                 p.step, p.strength = "weights", max(p.strength, 2) if p.step == "weights" else 2
                 v.step, v.strength = "V", 2
                 if vc == 1:
