@@ -48,6 +48,7 @@ from .importer_conventions import (Evidence, heads_evidence, layout_evidence, ma
 from .importer_conventions import identity_weights, keep_mask
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
+from .importer_claims_only import draws_at_random, root_of_ratio
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
                             collect, indexed_name, plain_names, split_glued)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
@@ -129,6 +130,56 @@ def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], note
         notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] ({it.shape[0]}×"
                           f"{it.shape[1]}): {name} as printed, but this example starts from the printed scores (the "
                           "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
+
+
+def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes: list[Note],
+                  ordered: list[ClaimRow]) -> list[ClaimRow]:
+    """In a file of claims only (no inputs to derive them from), a row of Q, K, V or the output the page
+    names outright, by its token (``V[1] (value for 'I'): […]``) or its index (``output[3] = […]``,
+    ``context_vector_2``), is a claim on that row: the notes that listed it as not placed give way.
+    Rows of one step must be as wide as each other (and V as the output)."""
+    have = {(c.step, c.row) for c in ordered if c.group is None}
+    widths: dict[str, int] = {}
+    for c in ordered:
+        widths.setdefault(c.step, len(c.values))
+    out = list(ordered)
+    for it in items:
+        if it.step not in ("Q", "K", "V", "output") or it.strength < 2 or it.kind != "vector" or it.shape[1] < 2 \
+                or it.operand or it.products or it.batches > 1 or not _numeric(it.rows):
+            continue
+        shown = f"[{', '.join(it.rows[0])}"
+        note = next((n for n in notes if n.kind == "unplaced" and n.where == it.at() and n.text.startswith(shown[:40])
+                     and f"({it.shape[0]}×{it.shape[1]})" in n.text), None)
+        if note is None:
+            continue
+        labels = keys if it.step in ("K", "V") else queries
+        low = [x.lower() for x in labels]
+        row = None
+        if it.token and it.token.lower() in low:
+            row = labels[low.index(it.token.lower())]
+        elif it.token is None and it.strength == 3 and it.row_index and 1 <= it.row_index <= len(labels):
+            row = labels[it.row_index - 1]
+        if row is None:
+            continue
+        twin = {"V": "output", "output": "V"}.get(it.step)
+        if widths.setdefault(it.step, it.shape[1]) != it.shape[1] or (twin in widths and widths[twin] != it.shape[1]):
+            continue
+        out.append(ClaimRow(it.step, row, list(it.rows[0]), it.at(), None if (it.step, row) not in have else it.at()))
+        have.add((it.step, row))
+        notes.remove(note)
+    main = [c for c in out if c.group is None]
+    return main + [c for c in out if c.group is not None]
+
+
+def _scaled_by_root(scores: Item, items: list[Item]) -> tuple[int, Item] | None:
+    """(d, the block) when the page prints the scaled scores as a block of the scores' shape whose
+    every entry is the printed score divided by √d (see :func:`root_of_ratio`)."""
+    for it in items:
+        if it.step == "scaled" and it.strength >= 2 and it.shape == scores.shape and it.batches == 1:
+            d = root_of_ratio(scores.rows, it.rows)
+            if d is not None:
+                return d, it
+    return None
 
 
 def _row_lines(items: list[Item]) -> list[Item]:
@@ -1561,6 +1612,11 @@ class _Importer:
             elif dk is not None:
                 conv["scale"] = Choice("1/sqrt(d_k)", f"the page says so: {sc.text!r}", where=sc.where)  # type: ignore[union-attr]
                 conv["d_k"] = Choice(dk[0], dk[1], assumed=dk[2])
+            elif (ratio := _scaled_by_root(given["scores"], claims_items)) is not None:
+                why = (f"the printed scaled scores ({ratio[1].at()}) are the printed scores divided by "
+                       f"√{ratio[0]} = {math.sqrt(ratio[0]):.4g}")
+                conv["scale"] = Choice("1/sqrt(d_k)", why, where=ratio[1].at())
+                conv["d_k"] = Choice(ratio[0], why, where=ratio[1].at())
             else:
                 conv["scale"] = Choice("none", "the page does not say whether its scores are scaled; this draft "
                                        "applies softmax to the printed scores as they are", assumed=True)
@@ -1657,10 +1713,20 @@ class _Importer:
             return None, "nothing printed on the page could be placed in it"
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index, seg.first)
+        ordered = placer.ordered()
+        if stage == "scores" and self.printed_from_random(given):
+            ordered = self.inputs_as_claims(spec, given, ex_inputs, ordered, notes)
+            ex_inputs, conv_rounded = {}, False
+            if tokens and key_tokens and len(tokens) == 1 and tokens[0] in key_tokens:
+                # one query of the sentence: a file of claims names its row among the sentence's tokens
+                tokens, key_tokens = list(key_tokens), None
+            ordered = _rows_by_name(list(tokens) if tokens else spec.query_labels(),
+                                    list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
+            notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,
-                             claims=placer.ordered(), notes=notes + placer.notes,
+                             claims=ordered, notes=notes + placer.notes,
                              first_index=seg.first,
                              first_line=str(lines[seg.first].where) if seg.first < len(lines) else "",
                              last_line=str(lines[min(seg.last, len(lines) - 1)].where) if lines else "")
@@ -1684,6 +1750,30 @@ class _Importer:
             masked, plain = (ex, other) if "mask" in conv else (other, ex)
             self.twins.append((plain, masked))
         return ex, ""
+
+    def printed_from_random(self, given: dict[str, Item]) -> bool:
+        """Whether the scores an example starts from are printed by code that computes them from numbers
+        it draws at random and never prints (not written on the page, nor as a literal in its code)."""
+        s = given.get("scores")
+        if s is None or s.role != "output" or not draws_at_random(
+                [ln.text for ln in self.page.lines if ln.role == "code"]):
+            return False
+        return not any(it is not s and it.role == "code" and _same_values(it.rows, s.rows) for it in self.items)
+
+    def inputs_as_claims(self, spec: Spec, given: dict[str, Item], ex_inputs: dict[str, Given],
+                         ordered: list[ClaimRow], notes: list[Note]) -> list[ClaimRow]:
+        """The printed blocks an example was placed from, as its first claims (a file of claims only)."""
+        out: list[ClaimRow] = []
+        for k, g in ex_inputs.items():
+            labels = spec.key_labels() if k in ("K", "V") else spec.query_labels()
+            for i, r in enumerate(g.rows):
+                out.append(ClaimRow(k, labels[i] if i < len(labels) else str(i + 1), list(r),
+                                    g.where[i] if i < len(g.where) else g.where[0]))
+        it = given["scores"]
+        notes.append(Note("assumed", "the page computes these scores from numbers its code draws at random and "
+                                     "never prints: they are claims, not inputs (check starts from them, each "
+                                     "known only to its printed digits)", it.at()))
+        return out + ordered
 
     def mask_twin(self, seg: _Segment, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
                   key_tokens: list[str] | None, conv: dict[str, Choice], given: dict[str, Item],

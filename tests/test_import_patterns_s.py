@@ -1,0 +1,123 @@
+"""Ways of writing numbers met on held-out batch s (tests/pages/heldout/s/), as tables of (snippet, what it
+must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+from import_snippets import imported, notebook
+
+from symattn.analyses.importer_claims_only import draws_at_random, root_of_ratio
+
+# a printed block of scaled scores that is the printed scores divided by √d (to the digits of both)
+# says the scale and d_k; when several d fit, or the blocks are the same numbers, it says nothing
+RATIO = [
+    ([["-2.16", "6.76"], ["13.6", "0.35"]], [["-0.27", "0.845"], ["1.7", "0.044"]], 64),
+    ([["-0.0126", "0.0213", "-0.0152"], ["0.0021", "-0.0134", "0.0119"]],
+     [["-0.0045", "0.0075", "-0.0054"], ["0.0007", "-0.0047", "0.0042"]], 8),
+    ([["2.0", "4.0", "6.0"]], [["1.0", "2.0", "3.0"]], 4),
+    ([["2.", "4."]], [["1.", "2."]], None),  # 2 to 5 (and more) fit these digits
+    ([["2.0", "4.0"]], [["2.0", "4.0"]], None),  # the same numbers: no scaling
+    ([["2.0", "4.0"]], [["-1.0", "2.0"]], None),  # a sign changes: not a division
+    ([["2.0", "0.0"]], [["1.0", "0.5"]], None),  # a zero score cannot become 0.5
+    ([["2.0", "4.0"]], [["1.0", "2.0", "3.0"]], None),  # shapes differ
+    ([["1.0", "-inf"], ["2.0", "4.0"]], [["0.5", "-inf"], ["1.0", "2.0"]], 4),
+]
+
+
+@pytest.mark.parametrize("scores,scaled,want", RATIO)
+def test_scaled_block_divided_by_a_root(scores, scaled, want):
+    assert root_of_ratio(scores, scaled) == want
+
+
+RANDOM = [
+    ("Q, K, V = (torch.randn(1, 5, 64) for _ in range(3))", True),
+    ("W = np.random.normal(size=(4, 4))", True),
+    ("return [random.gauss(0, scale) for _ in range(size)]", True),
+    ("torch.manual_seed(0)", True),
+    ("rng = np.random.default_rng(3)", True),
+    ("scores = torch.tensor([[1.0, 2.0], [2.0, 5.0]])", False),
+    ("operand = brand(x)", False),
+]
+
+
+@pytest.mark.parametrize("line,want", RANDOM)
+def test_code_that_draws_at_random(line, want):
+    assert draws_at_random([line]) is want
+
+
+# random Q, K, V in code; the scores, the scaled scores (÷ √4 = 2) and the weights printed, the weights one
+# bracketed row a line under their caption: a file of claims only (the scores are no inputs), scale and d_k
+# from the two printed blocks
+RANDOM_NB = notebook(
+    ("Q, K, V = (torch.randn(1, 3, 4) for _ in range(3))\nscores = Q @ K.transpose(-2, -1)\n"
+     "print('Scores:')\nprint(scores[0].numpy().round(2))",
+     "Scores:\n[[ 2.12 -1.04  0.5 ]\n [ 1.3   4.06 -2.22]\n [ 0.    1.18  3.  ]]\n"),
+    ("scaled = scores / math.sqrt(4)\nprint('Scaled scores:')\nprint(scaled[0].numpy().round(2))",
+     "Scaled scores:\n[[ 1.06  -0.52  0.25 ]\n [ 0.65  2.03  -1.11 ]\n [ 0.    0.59   1.5  ]]\n"),
+    ("weights = scaled.softmax(-1)\nprint('Attention weights:')\nfor row in weights[0].tolist():\n"
+     "    print(f'  [{row}]')",
+     "Attention weights:\n  [0.63, 0.14, 0.23]\n  [0.18, 0.79, 0.04]\n  [0.14, 0.23, 0.63]\n"),
+)
+
+RANDOM_WANT = {
+    ("scores", "1", ("2.12", "-1.04", "0.5")), ("scores", "3", ("0.", "1.18", "3.")),
+    ("scaled", "2", ("0.65", "2.03", "-1.11")),
+    ("weights", "1", ("0.63", "0.14", "0.23")), ("weights", "2", ("0.18", "0.79", "0.04")),
+    ("weights", "3", ("0.14", "0.23", "0.63")),
+}
+
+
+def test_scores_printed_from_random_numbers_are_claims():
+    (ex,) = imported(RANDOM_NB, "notebook")
+    assert ex.inputs == {}
+    assert "inputs" not in ex.data()
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert RANDOM_WANT <= got
+    assert {k: c.value for k, c in ex.convention.items()} == {"scale": "1/sqrt(d_k)", "d_k": 4}
+
+
+def test_scores_written_in_code_stay_inputs():
+    # the same printed numbers, the scores given as a literal: the page's inputs
+    page = RANDOM_NB.replace("Q, K, V = (torch.randn(1, 3, 4) for _ in range(3))\\nscores = Q @ K.transpose(-2, -1)",
+                             "scores = torch.tensor([[2.12, -1.04, 0.5], [1.3, 4.06, -2.22], [0.0, 1.18, 3.0]])")
+    (ex,) = imported(page, "notebook")
+    assert ex.inputs["scores"].rows[0] == ["2.12", "-1.04", "0.5"]
+
+
+# a table printed one token a line under a caption ('Scaled Scores (scores / 1.4142)'): the caption names the
+# first row, the word 'scores' in it names the rest weakly; one table. Rows of the output named by index
+# ('output[0] = […]') are claims of a file with no inputs
+TABLES_NB = notebook(
+    ("random.seed(42)\nscores = matmul(Q, transpose(K))\nprint_table(scores)",
+     "Attention Scores (Q @ K^T)\n\n            the        cat\n   the [   2.1200    -1.0400]\n"
+     "   cat [   1.3000     4.0600]\n"),
+    ("print_table(scaled)",
+     "Scaled Scores (scores / 1.4142)\n\n            the        cat\n   the [   1.4991    -0.7354]\n"
+     "   cat [   0.9192     2.8709]\n"),
+    ("print_table(weights)",
+     "Attention Weights\n\n            the        cat\n   the [   0.9038     0.0962]\n   cat [   0.1240     0.8760]\n"),
+    ("for i, row in enumerate(out):\n    print(f'output[{i}] = {row}')",
+     "output[0] = [ 0.5000,  0.2500,  1.0000]\noutput[1] = [ 0.1000, -0.2000,  0.3000]\n"),
+)
+
+TABLES_WANT = {
+    ("scores", "the", ("2.1200", "-1.0400")), ("scores", "cat", ("1.3000", "4.0600")),
+    ("scaled", "the", ("1.4991", "-0.7354")), ("scaled", "cat", ("0.9192", "2.8709")),
+    ("weights", "the", ("0.9038", "0.0962")), ("weights", "cat", ("0.1240", "0.8760")),
+    ("output", "the", ("0.5000", "0.2500", "1.0000")), ("output", "cat", ("0.1000", "-0.2000", "0.3000")),
+}
+
+
+def test_caption_tables_and_named_output_rows_without_inputs():
+    (ex,) = imported(TABLES_NB, "notebook")
+    assert ex.inputs == {}
+    assert {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None} == TABLES_WANT
+    assert not any("0.5000, 0.2500" in n.text for n in ex.unplaced)
+    assert ex.convention["d_k"].value == 2
+
+
+def test_output_rows_need_a_name():
+    # the same rows with no name and no index: nothing says which query they are, so they stay listed
+    page = TABLES_NB.replace("output[0] = [ 0.5000,  0.2500,  1.0000]\\noutput[1] = [ 0.1000, -0.2000,  0.3000]",
+                             "[ 0.5000,  0.2500,  1.0000]\\n\\nthe end\\n\\n[ 0.1000, -0.2000,  0.3000]")
+    (ex,) = imported(page, "notebook")
+    assert not any(c.step == "output" for c in ex.claims)
