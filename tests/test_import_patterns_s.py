@@ -121,3 +121,66 @@ def test_output_rows_need_a_name():
                              "[ 0.5000,  0.2500,  1.0000]\\n\\nthe end\\n\\n[ 0.1000, -0.2000,  0.3000]")
     (ex,) = imported(page, "notebook")
     assert not any(c.step == "output" for c in ex.claims)
+
+
+# an index printed after a name ('(Q[1])', 'output[0] =') is no vector; a row of Q, K or V named by its index
+# (on the line before, or before the row with a remark in parentheses) is that row of a file of claims only
+NAMED_ROWS_NB = TABLES_NB.replace(
+    "for i, row in enumerate(out):",
+    "print(Q[1], K[0], V[0], V[1])").replace(
+    "output[0] = [ 0.5000,  0.2500,  1.0000]\\noutput[1] = [ 0.1000, -0.2000,  0.3000]",
+    "Query for 'cat' (Q[1]):\\n  [ 0.1000,  0.2000,  0.3000]\\n\\nKey for 'the' (K[0]):\\n  [-0.1000,  0.0500,  0.0000]"
+    "\\n\\nV[0] (value for 'the'): [ 1.0000,  2.0000]\\nV[1] (value for 'cat'):   [ 3.0000,  4.0000]")
+
+NAMED_ROWS_WANT = {
+    ("Q", "cat", ("0.1000", "0.2000", "0.3000")), ("K", "the", ("-0.1000", "0.0500", "0.0000")),
+    ("V", "the", ("1.0000", "2.0000")), ("V", "cat", ("3.0000", "4.0000")),
+}
+
+
+def test_rows_named_by_a_printed_index():
+    (ex,) = imported(NAMED_ROWS_NB, "notebook")
+    assert ex.inputs == {}
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert NAMED_ROWS_WANT <= got
+    assert not any(c.values in (["1"], ["0"]) for c in ex.claims)  # the indexes are no numbers of the example
+
+
+INDEX_NOT_VECTOR = [
+    ("Query for 'I' (Q[1]):", []),
+    ("output[0] = [0.5, 0.25]", [["0.5", "0.25"]]),
+    ("scores[1][0] = 0.0021", []),
+    ("V[1] (value for 'I'): [0.5, 0.25]", [["0.5", "0.25"]]),
+]
+
+
+@pytest.mark.parametrize("text,want", INDEX_NOT_VECTOR)
+def test_an_index_glued_to_a_name_is_no_vector(text, want):
+    from symattn.read.pages import read_page
+    from symattn.read.pages.scan import scan
+    page = read_page(text + "\n", "text")
+    got = [b.rows for b in scan(page.lines) if hasattr(b, "rows") and b.rows and isinstance(b.rows[0], list)
+           and b.rows[0] and isinstance(b.rows[0][0], str)]
+    assert [r for rows in got for r in rows] == want
+
+
+# softmax illustrated in prose on made-up vectors ([0.1, 0.2, 0.3] → [0.30, 0.33, 0.37]) before a causal mask is
+# introduced does not make the masked steps after it another example: the 3-wide weights fit no row of the
+# printed 2×2 scores
+MASK_AFTER_PROSE_NB = notebook(
+    ("Q, K = torch.randn(2, 4), torch.randn(2, 4)\nscores = Q @ K.T\nprint(scores.numpy().round(2))",
+     "[[ 2.12 -1.04]\n [ 1.3   4.06]]\n"),
+    "Compare softmax of `[0.1, 0.2, 0.3]`: the first gives `[0.30, 0.33, 0.37]` (smooth).\n\n## Causal mask\n\n"
+    "A causal mask sets future positions to -inf.",
+    ("masked = scores.masked_fill(mask, float('-inf'))\nprint('Masked scores:')\nfor row in masked.tolist():\n"
+     "    print(row)",
+     "Masked scores:\n  [ 2.12,   -inf]\n  [ 1.30,   4.06]\n"),
+)
+
+
+def test_prose_softmax_illustration_does_not_split_the_example():
+    exs = imported(MASK_AFTER_PROSE_NB, "notebook")
+    assert len(exs) == 1
+    got = {(c.step, c.row, tuple(c.values)) for c in exs[0].claims if c.group is None}
+    assert ("masked", "1", ("2.12", "-inf")) in got and ("masked", "2", ("1.30", "4.06")) in got
+    assert ("scores", "1", ("2.12", "-1.04")) in got

@@ -132,6 +132,16 @@ def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], note
                           "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
 
 
+def _worked_before_mask(items: list[Item]) -> bool:
+    """Whether weights or outputs were worked before a mask is introduced. Once the part prints a
+    score matrix, a block of weights as wide as no score row (softmax of ``[10, 20, 30]`` in prose, under
+    5×5 scores) illustrates the softmax and works nothing of this example."""
+    widths = {c.shape[1] for c in items if c.step in ("scores", "scaled") and c.kind == "matrix" and c.numbers
+              and c.shape[0] > 1}
+    return any(c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers
+               and (not widths or c.step != "weights" or c.shape[1] in widths) for c in items)
+
+
 def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes: list[Note],
                   ordered: list[ClaimRow]) -> list[ClaimRow]:
     """In a file of claims only (no inputs to derive them from), a row of Q, K, V or the output the page
@@ -157,7 +167,7 @@ def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes:
         row = None
         if it.token and it.token.lower() in low:
             row = labels[low.index(it.token.lower())]
-        elif it.token is None and it.strength == 3 and it.row_index and 1 <= it.row_index <= len(labels):
+        elif it.token is None and it.row_index and 1 <= it.row_index <= len(labels):
             row = labels[it.row_index - 1]
         if row is None:
             continue
@@ -971,9 +981,7 @@ class _Importer:
             # a causal mask introduced after attention was worked without one: a new example
             while masks and masks[0] < it.line:
                 k = masks.pop(0)
-                if cur is not None and not cur.masked and any(
-                        c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers
-                        for c in cur.items):
+                if cur is not None and not cur.masked and _worked_before_mask(cur.items):
                     # weights or outputs worked without the mask: the masked work is another example
                     # (scores printed before the mask are the same in both, and stay in this one)
                     # (Q, K and V printed before the mask carry over only when the page gives no weights
