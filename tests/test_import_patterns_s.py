@@ -184,3 +184,33 @@ def test_prose_softmax_illustration_does_not_split_the_example():
     got = {(c.step, c.row, tuple(c.values)) for c in exs[0].claims if c.group is None}
     assert ("masked", "1", ("2.12", "-inf")) in got and ("masked", "2", ("1.30", "4.06")) in got
     assert ("scores", "1", ("2.12", "-1.04")) in got
+
+
+# a page that walks through head 0 and then prints every head's weights by number ('HEAD 0: …', 'HEAD 1: …'),
+# with no per-head inputs: head 1's weights are an example of their own (claims only), never restatements of
+# head 0's
+HEADS_NB = notebook(
+    ("random.seed(42)\nscores = matmul(Q, transpose(K))\nprint(f'HEAD {head}: Attention Scores')\nprint_table(scores)",
+     "HEAD 0: Attention Scores\n\n            the        cat\n   the [   2.1200    -1.0400]\n"
+     "   cat [   1.3000     4.0600]\n"),
+    ("for h in range(2):\n    print(f'HEAD {h}: Attention Weights')\n    for row in weights[h]:\n        print(row)",
+     "HEAD 0: Attention Weights\n  [0.9595, 0.0405]\n  [0.0545, 0.9455]\n\n"
+     "HEAD 1: Attention Weights\n  [0.9500, 0.0500]\n  [0.0600, 0.9400]\n"),
+)
+
+
+def test_another_heads_weights_are_their_own_example():
+    exs = imported(HEADS_NB, "notebook")
+    assert len(exs) == 2
+    first, second = exs
+    assert ("weights", "the", ("0.9595", "0.0405")) in {(c.step, c.row, tuple(c.values)) for c in first.claims}
+    assert not any("0.9500" in c.values for c in first.claims)
+    assert {(c.step, c.row, tuple(c.values)) for c in second.claims} == {
+        ("weights", "the", ("0.9500", "0.0500")), ("weights", "cat", ("0.0600", "0.9400"))}
+    assert second.inputs == {}
+
+
+def test_heads_numbered_once_are_one_example():
+    # only head 0 printed: nothing set aside
+    page = HEADS_NB.replace("\\n\\nHEAD 1: Attention Weights\\n  [0.9500, 0.0500]\\n  [0.0600, 0.9400]", "")
+    assert len(imported(page, "notebook")) == 1

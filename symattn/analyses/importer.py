@@ -132,6 +132,12 @@ def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], note
                           "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
 
 
+def _printed_head(label: str | None) -> int | None:
+    """The head number a printed caption gives, from 0 ('HEAD 0: Attention Weights')."""
+    m = re.match(r"\s*head\s*[_#-]?\s*(\d{1,2})\s*[:.)-]", label or "", re.I)
+    return int(m.group(1)) if m else None
+
+
 def _worked_before_mask(items: list[Item]) -> bool:
     """Whether weights or outputs were worked before a mask is introduced. Once the part prints a
     score matrix, a block of weights as wide as no score row (softmax of ``[10, 20, 30]`` in prose, under
@@ -1962,6 +1968,7 @@ class _Importer:
         self.items = _one_query_keys(self.items)
         self.attach_labels()
         self.matvec_roles()
+        other_heads = self.other_head_blocks()
         segs = self.segments()
         out: list[ImportedExample] = []
         reasons: list[str] = []
@@ -2023,6 +2030,7 @@ class _Importer:
                                            f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
         for ex in self.attends_lists(out):
             out.append(ex)  # weights written one line a key, under each query: claims only
+        out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
@@ -2032,6 +2040,48 @@ class _Importer:
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def other_head_blocks(self) -> list[tuple[Item, int]]:
+        """Weights printed for several heads by number ('HEAD 0: Attention Weights', 'HEAD 1: …') on a page that
+        walks through one head and gives no per-head inputs: the blocks of the heads other than the one
+        its first head-numbered block names are set aside (each becomes an example of its own; they are
+        not printings of the walked head's weights)."""
+        numbered = [(it, _printed_head(it.label)) for it in self.items]
+        numbered = [(it, h) for it, h in numbered if h is not None]
+        if len({h for _, h in numbered}) < 2 or any(
+                it.step in WEIGHT_NAMES + ("Q", "K", "V", "X") and it.head is not None for it in self.items):
+            return []
+        walked = numbered[0][1]
+        shapes = {it.shape for it, h in numbered if h == walked and it.step == "weights" and it.kind == "matrix"}
+        aside = [(it, h) for it, h in numbered if h != walked and it.step == "weights" and it.kind == "matrix"
+                 and it.shape in shapes and _numeric(it.rows) and it.batches == 1]
+        ids = {id(it) for it, _ in aside}
+        self.items = [it for it in self.items if id(it) not in ids]
+        return aside
+
+    def other_head_example(self, it: Item, head: int, out: list[ImportedExample]) -> ImportedExample | None:
+        """Another head's weights (see :meth:`other_head_blocks`): claims only, its rows named and its
+        conventions taken from the example of the walked head printed before it."""
+        before = [e for e in out if e.first_index <= it.line and any(
+            c.step == "weights" and len(c.values) == it.shape[1] for c in e.claims)]
+        if not before:
+            return None
+        base = before[-1]
+        labels = base.spec.query_labels() if base.spec is not None else (
+            list(base.tokens) if base.tokens else [str(i + 1) for i in range(it.shape[0])])
+        if len(labels) != it.shape[0]:
+            return None
+        claims = [ClaimRow("weights", lab, list(r), str(it.where[i] if i < len(it.where) else it.where[0]))
+                  for i, (lab, r) in enumerate(zip(labels, it.rows))]
+        conv = {k: Choice(c.value, f"as for the head walked through before it ({c.reason})", assumed=True)
+                for k, c in base.convention.items() if k in ("scale", "d_k", "mask")}
+        notes = [Note("assumed", f"the weights of head {head}, printed beside those of the head the page walks "
+                                 "through; the page prints none of its inputs: drafted as claims only", it.at())]
+        lines = self.page.lines
+        return ImportedExample(title=self.title(2, it.line), source=self.page.source, format=self.page.format,
+                               index=0, count=0, tokens=base.tokens, key_tokens=base.key_tokens, inputs={},
+                               convention=conv, claims=claims, notes=notes, first_index=it.line,
+                               first_line=str(lines[it.line].where), last_line=str(lines[it.end].where))
 
     def fraction_segments(self, out: list[ImportedExample]) -> list[_Segment]:
         """Weights worked as softmaxes written out (``\\alpha_{dog} = \\frac{e^{0.889}}{e^{0.889} + e^{1.2}} \\approx
