@@ -214,3 +214,58 @@ def test_heads_numbered_once_are_one_example():
     # only head 0 printed: nothing set aside
     page = HEADS_NB.replace("\\n\\nHEAD 1: Attention Weights\\n  [0.9500, 0.0500]\\n  [0.0600, 0.9400]", "")
     assert len(imported(page, "notebook")) == 1
+
+
+# the step-per-column table (keys down the side): one query's scores, scaled scores and weights, claims only
+STEP_COLUMNS = """
+Say we want the attention of "sat".
+
+| Word  | Dot Product Score | After Scaling | Attention Weight |
+| ----- | ----------------- | ------------- | ---------------- |
+| "the" | 2.0               | 1.0           | 0.10             |
+| "cat" | 4.0               | 2.0           | 0.30             |
+| "sat" | 6.0               | 3.0           | 0.60             |
+"""
+
+
+def test_a_column_per_step_is_one_querys_steps():
+    (ex,) = imported(STEP_COLUMNS)
+    assert ex.inputs == {} and ex.key_tokens == ["the", "cat", "sat"]
+    assert {(c.step, c.row, tuple(c.values)) for c in ex.claims} == {
+        ("scores", "1", ("2.0", "4.0", "6.0")), ("scaled", "1", ("1.0", "2.0", "3.0")),
+        ("weights", "1", ("0.10", "0.30", "0.60"))}
+    assert {k: c.value for k, c in ex.convention.items()} == {"scale": "1/sqrt(d_k)", "d_k": 4}
+
+
+def test_columns_not_all_steps_are_no_such_table():
+    from symattn.errors import SymattnError
+    page = STEP_COLUMNS.replace("After Scaling", "Position    ")  # a column no step names: not read as steps
+    with pytest.raises(SymattnError):
+        imported(page)
+
+
+# check on a file of claims only: with its scale fixed it starts from the printed raw scores (so the scores are
+# not judged against the scaled ones); V printed for some keys only is not used, and the output is not checked
+def _check(data):
+    from symattn.analyses.check import check
+    from symattn.read.spec import from_dict
+    return check(from_dict(data, "t.toml"))
+
+
+def test_claims_only_with_fixed_scale_starts_from_the_scores():
+    r = _check({"key_tokens": ["the", "cat", "sat"], "convention": {"scale": "1/sqrt(d_k)", "d_k": 4},
+                "claims": {"scores": [["2.0", "4.0", "6.0"]], "scaled": [["1.0", "2.0", "3.0"]],
+                           "weights": [["0.09", "0.24", "0.67"]]}})
+    assert "printed scores" in r.based_on
+    assert [c.verdict for c in r.claims if c.step == "scaled"] == ["correct"] * 3
+    assert [c.verdict for c in r.claims if c.step == "weights"] == ["correct"] * 3  # softmax(1, 2, 3)
+
+
+def test_claims_only_with_part_of_v():
+    r = _check({"tokens": ["a", "b"], "convention": {"scale": "none"},
+                "claims": {"scores": {"a": ["0.0", "0.0"], "b": ["1.0", "0.0"]},
+                           "V": {"a": ["1.0", "2.0"]}, "weights": {"a": ["0.5", "0.5"], "b": ["0.73", "0.27"]},
+                           "output": {"a": ["2.0", "3.0"]}}})
+    assert "V is printed for 1 of the keys only" in r.based_on
+    assert [c.verdict for c in r.claims if c.step == "weights"] == ["correct"] * 4
+    assert not any(c.step in ("V", "output") for c in r.claims)

@@ -2000,6 +2000,9 @@ class _Importer:
             if ex is not None and any(c.step == "weights" for c in ex.claims):
                 out.append(ex)
         if not out:
+            by_column = self.step_columns_table()
+            if by_column is not None:
+                return [by_column]
             only = self.printed_step_only()
             if only is not None:
                 return [only]  # every number on the page is in it: nothing skipped to list
@@ -2040,6 +2043,43 @@ class _Importer:
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def step_columns_table(self) -> ImportedExample | None:
+        """A page whose only numbers are one table with the keys down the side and a column per step ('Word |
+        Dot Product Score | After Scaling | Attention Weight'): one query's scores, scaled scores and weights,
+        claims only, the keys named by the rows; the scale (1/√d_k, d_k) when the scaled column is the scores
+        column divided by √d_k."""
+        blocks = [it for it in self.items if _numeric(it.rows)]
+        if len(blocks) != 1 or blocks[0].form != "table" or not blocks[0].row_labels or not blocks[0].col_labels:
+            return None
+        t = blocks[0]
+        steps = [step_of_text(c) for c in t.col_labels or []]
+        if len(steps) != t.shape[1] or t.shape[1] < 2 or not all(s in ("scores", "scaled", "weights") for s in steps) \
+                or len(set(steps)) != len(steps) or len(t.rows) < 2:
+            return None
+        keys = [k.strip().strip("\"'“”‘’*`") for k in t.row_labels]  # type: ignore[union-attr]
+        if len({k.lower() for k in keys}) != len(keys) or not all(keys):
+            return None
+        cols = {st: [r[j] for r in t.rows] for j, st in enumerate(steps)}
+        at = t.at()
+        claims = [ClaimRow(st, "1", vals, at) for st, vals in cols.items()]
+        claims.sort(key=lambda c: CLAIM_ORDER.index(c.step))
+        conv: dict[str, Choice] = {}
+        if "scores" in cols and "scaled" in cols:
+            d = root_of_ratio([cols["scores"]], [cols["scaled"]])
+            if d is not None:
+                why = f"the scaled column is the scores column divided by √{d} = {math.sqrt(d):.4g}"
+                conv = {"scale": Choice("1/sqrt(d_k)", why, where=at), "d_k": Choice(d, why, where=at)}
+        notes = [Note("assumed", "a table of one query's steps, a column per step and a row per key ("
+                                 + ", ".join(keys) + "); the page prints no inputs: drafted as claims only", at)]
+        lines = self.page.lines
+        ex = ImportedExample(title=self.title(1, t.line), source=self.page.source, format=self.page.format, index=1,
+                             count=1, tokens=None, key_tokens=keys, inputs={}, convention=conv, claims=claims,
+                             notes=notes, first_index=t.line, first_line=str(lines[t.line].where),
+                             last_line=str(lines[min(t.end, len(lines) - 1)].where))
+        for key, ch in conv.items():
+            ex.notes.append(Note("found", f"{key} = {_show(ch.value)}: {ch.reason}", ch.where))
+        return ex
 
     def other_head_blocks(self) -> list[tuple[Item, int]]:
         """Weights printed for several heads by number ('HEAD 0: Attention Weights', 'HEAD 1: …') on a page that
