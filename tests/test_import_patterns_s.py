@@ -269,3 +269,48 @@ def test_claims_only_with_part_of_v():
     assert "V is printed for 1 of the keys only" in r.based_on
     assert [c.verdict for c in r.claims if c.step == "weights"] == ["correct"] * 4
     assert not any(c.step in ("V", "output") for c in r.claims)
+
+
+# one query's scores and weights written one entry a line by index from 0 (a made-up illustration beside a worked
+# example): a claims-only example of that query's row
+INDEXED = """
+Position 3 processing:
+
+2. Compute scores:
+   score[3,0] = Q[3] · K[0]  →  0.52
+   score[3,1] = Q[3] · K[1]  →  0.31
+   score[3,2] = Q[3] · K[2]  →  0.89
+   score[3,3] = Q[3] · K[3]  →  0.45
+
+3. Scale by sqrt(d_k)
+
+4. Softmax → weights that sum to 1:
+   weight[3,0] = 0.21
+   weight[3,1] = 0.15
+   weight[3,2] = 0.42  ← Position 2 is most relevant!
+   weight[3,3] = 0.22
+"""
+
+INDEXED_CASES = [
+    (INDEXED, {("scores", "4", ("0.52", "0.31", "0.89", "0.45")), ("weights", "4", ("0.21", "0.15", "0.42", "0.22"))}),
+    # a key left out: the block does not give its rows whole, and is not read
+    (INDEXED.replace("   score[3,1] = Q[3] · K[1]  →  0.31\n", ""), set()),
+    # two queries mixed: nothing
+    (INDEXED.replace("weight[3,3]", "weight[2,3]"), set()),
+]
+
+
+@pytest.mark.parametrize("page,want", INDEXED_CASES)
+def test_entries_written_by_index(page, want):
+    page = "```\n" + page + "```\n\n" + TWO_BY_TWO
+    exs = imported(page)
+    got = {(c.step, c.row, tuple(c.values)) for e in exs[1:] for c in e.claims}
+    assert got == want
+
+
+TWO_BY_TWO = """
+$$Q = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}, \\quad K = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix},
+\\quad V = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}$$
+
+The scores are $QK^T = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}$.
+"""

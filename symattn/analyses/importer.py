@@ -132,6 +132,11 @@ def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], note
                           "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
 
 
+#: 'score[3,0] = Q[3] · K[0]  →  0.52', 'weight[3,2] = 0.42  ← most relevant': one entry of a step by its indexes
+_ENTRY_LINE = re.compile(r"\s*([A-Za-z_][\w ]{0,30}?)\s*\[\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\]\s*(?:=|:)"
+                         r"(?:[^=→]*(?:=|→|->|≈))?\s*([+-]?(?:\d+\.\d*|\.\d+|\d+))\s*(?:(?:←|<-|#|\().*)?$")
+
+
 def _printed_head(label: str | None) -> int | None:
     """The head number a printed caption gives, from 0 ('HEAD 0: Attention Weights')."""
     m = re.match(r"\s*head\s*[_#-]?\s*(\d{1,2})\s*[:.)-]", label or "", re.I)
@@ -2034,6 +2039,7 @@ class _Importer:
         for ex in self.attends_lists(out):
             out.append(ex)  # weights written one line a key, under each query: claims only
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
+        out += self.indexed_entries(out)
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
@@ -2080,6 +2086,68 @@ class _Importer:
         for key, ch in conv.items():
             ex.notes.append(Note("found", f"{key} = {_show(ch.value)}: {ch.reason}", ch.where))
         return ex
+
+    def indexed_entries(self, done: list[ImportedExample]) -> list[ImportedExample]:
+        """One query's scores and weights written one entry a line by their indexes from 0 ('score[3,0] =
+        Q[3] · K[0]  →  0.52', 'weight[3,2] = 0.42  ← …'), in a block no example placed: a claims-only
+        example of that query's row (row i + 1 of i + 1: the keys are positions 0 … i or more). Every line of a
+        step must give the same query and its keys must run 0, 1, 2, … with no gap; the number is the last
+        one after the line's final '=' or arrow."""
+        lines = self.page.lines
+        placed = {n.where for e in done for n in e.notes if n.kind != "unplaced"} | {c.where for e in done for c in e.claims}
+        out: list[ImportedExample] = []
+        k = 0
+        while k < len(lines):
+            block: list[tuple[int, str, int, int, str]] = []
+            gap = 0
+            j = k
+            while j < len(lines) and gap <= 4:
+                m = _ENTRY_LINE.match(lines[j].text.replace("−", "-"))
+                st = step_of_text(m.group(1)) if m else None
+                if m and st in ("scores", "scaled", "weights") and str(lines[j].where) not in placed:
+                    block.append((j, st, int(m.group(2)), int(m.group(3)), m.group(4)))
+                    gap = 0
+                elif block:
+                    gap += 1
+                elif j > k:
+                    break
+                j += 1
+            if not block:
+                k += 1
+                continue
+            k = block[-1][0] + 1
+            rows: dict[str, list[str]] = {}
+            ok = len({b[2] for b in block}) == 1 and len(block) >= 2
+            for st in dict.fromkeys(b[1] for b in block):
+                ent = [b for b in block if b[1] == st]
+                if [b[3] for b in ent] != list(range(len(ent))) or len(ent) < 2:
+                    ok = False
+                rows[st] = [b[4] for b in ent]
+            if not ok:
+                continue
+            i = block[0][2]
+            n = max(i + 1, max(len(r) for r in rows.values()))
+            if any(len(r) > n for r in rows.values()):
+                continue
+            row = str(i + 1)
+            first, last = block[0][0], block[-1][0]
+            claims = [ClaimRow(st, row, r + [".."] * (n - len(r)), str(lines[next(b[0] for b in block if b[1] == st)].where))
+                      for st, r in rows.items()]
+            conv: dict[str, Choice] = {}
+            region = lines[first: last + 1]
+            sc = scale_evidence(region)
+            if sc is None and any(re.search(r"\bscal\w*\b.*(?:sqrt|√)\s*\(?\s*d_?k", ln.text, re.I) for ln in region):
+                hit = next(ln for ln in region if re.search(r"(?:sqrt|√)", ln.text))
+                sc = Evidence("1/sqrt(d_k)", str(hit.where), hit.text.strip())
+            if sc is not None:
+                conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
+            notes = [Note("assumed", f"query {i} (from 0)'s {', '.join(rows)} written one entry a line by index: "
+                                     f"drafted as claims only, row {row} of {n}", str(lines[first].where))]
+            out.append(ImportedExample(title=self.title(2, first), source=self.page.source, format=self.page.format,
+                                       index=0, count=0, tokens=None, key_tokens=None, inputs={}, convention=conv,
+                                       claims=claims, notes=notes, first_index=first,
+                                       first_line=str(lines[first].where), last_line=str(lines[last].where)))
+        return out
 
     def other_head_blocks(self) -> list[tuple[Item, int]]:
         """Weights printed for several heads by number ('HEAD 0: Attention Weights', 'HEAD 1: …') on a page that
