@@ -314,3 +314,32 @@ $$Q = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}, \\quad K = \\begin{bmatr
 
 The scores are $QK^T = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}$.
 """
+
+
+# a row printed again only as far as it can see (full precision, the hidden keys left out) restates that row
+def _prefix_nb(line):
+    return notebook(
+        ("random.seed(1)\nscores = matmul(Q, transpose(K))\nprint_table(scores)",
+         "Attention Scores\n\n            the        cat        sat\n   the [   2.1200    -1.0400     0.5000]\n"
+         "   cat [   1.3000     4.0600    -2.2200]\n   sat [   0.0000     1.1800     3.0000]\n"),
+        ("print_table(masked)",
+         "Masked Scores (future positions set to -inf)\n\n            the        cat        sat\n"
+         "   the [   2.1200       -inf       -inf]\n   cat [   1.3000     4.0600       -inf]\n"
+         "   sat [   0.0000     1.1800     3.0000]\n"),
+        ("print(f'Masked scores: {masked[1][:2]}')", line + "\n"),
+    )
+
+
+PREFIXES = [
+    ("Masked scores: [1.300012, 4.059987] (only positions 0,1 are visible)",
+     {("masked", "cat", ("1.300012", "4.059987", ".."))}),
+    ("Masked scores: [1.310012, 4.059987] (only positions 0,1 are visible)", set()),  # 1.31 is not 1.3000
+    ("Masked scores: [0.000012, 1.180001] (two of three)", set()),  # row 'sat' hides nothing: no prefix
+]
+
+
+@pytest.mark.parametrize("line,want", PREFIXES)
+def test_a_row_restated_as_far_as_it_sees(line, want):
+    (ex,) = imported(_prefix_nb(line), "notebook")
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is not None and ".." in c.values}
+    assert got == want

@@ -188,8 +188,36 @@ def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes:
         out.append(ClaimRow(it.step, row, list(it.rows[0]), it.at(), None if (it.step, row) not in have else it.at()))
         have.add((it.step, row))
         notes.remove(note)
+    out += _visible_prefixes(items, notes, out)
     main = [c for c in out if c.group is None]
     return main + [c for c in out if c.group is not None]
+
+
+def _visible_prefixes(items: list[Item], notes: list[Note], claims: list[ClaimRow]) -> list[ClaimRow]:
+    """A row printed again only as far as the positions it can see ('Masked scores: [0.0007376003232866764,
+    -0.004733186959169455] (only positions 0,1 are visible)'): a vector named like a step, shorter than its rows,
+    whose numbers are the first entries of exactly one printed row of that step (to the digits of both) while
+    that row's other entries are hidden (-inf, or weights of 0), is a restatement of that row."""
+    out: list[ClaimRow] = []
+    for it in items:
+        if it.step not in ("scores", "scaled", "masked", "weights") or it.strength < 2 or it.kind != "vector" \
+                or it.shape[1] < 2 or it.operand or it.products or not _numeric(it.rows):
+            continue
+        shown = f"[{', '.join(it.rows[0])}"
+        note = next((n for n in notes if n.kind == "unplaced" and n.where == it.at() and n.text.startswith(shown[:40])),
+                    None)
+        if note is None:
+            continue
+        k = it.shape[1]
+        rows = [c for c in claims if c.group is None and c.step == it.step and len(c.values) > k]
+        hits = [c for c in rows if all(_within_rounding(a, b) for a, b in zip(it.rows[0], c.values))
+                and all(entry_kind(x) == "inf" or (it.step == "weights" and _num(x) == 0) for x in c.values[k:])]
+        if len(hits) != 1:
+            continue
+        c = hits[0]
+        out.append(ClaimRow(it.step, c.row, list(it.rows[0]) + [".."] * (len(c.values) - k), it.at(), it.at()))
+        notes.remove(note)
+    return out
 
 
 def _scaled_by_root(scores: Item, items: list[Item]) -> tuple[int, Item] | None:
