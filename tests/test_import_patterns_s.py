@@ -343,3 +343,60 @@ def test_a_row_restated_as_far_as_it_sees(line, want):
     (ex,) = imported(_prefix_nb(line), "notebook")
     got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is not None and ".." in c.values}
     assert got == want
+
+
+# rows printed one a block under names with the query's index from 0, nothing else worked: 'Attentions for output  n'
+# (attentions are the attention weights) over a NumPy list of 1×1 arrays, 'x_prime_n_calculated: [[…]]' where the
+# prose calls x′ the outputs; then the same run in the column layout (weights keys × queries, each column summing
+# to 1; outputs D × N): a second example read by columns
+def _udl_like(prose="Self-attention takes $N$ inputs and produces $N$ outputs $\\mathbf{x}'_{n}$.", second=True):
+    cells = [
+        prose,
+        ("np.random.seed(0)\nomega_q = np.random.normal(size=(2, 2))\nfor n in range(2):\n"
+         "  print('Attentions for output ', n)\n  print(attention)\n"
+         "print('x_prime_0_calculated:', x0.T)\nprint('x_prime_1_calculated:', x1.T)",
+         "Attentions for output  0\n[array([[0.25]]), array([[0.75]])]\nAttentions for output  1\n"
+         "[array([[1.5e-05]]), array([[0.999985]])]\n"
+         "x_prime_0_calculated: [[ 0.5  -1.25  2.  ]]\nx_prime_1_calculated: [[ 1.   0.5  -3.  ]]\n"),
+    ]
+    if second:
+        cells.append(("print(attention)\nprint(X_prime)",
+                      "[[0.4 0.1]\n [0.6 0.9]]\n[[ 1.   2. ]\n [ 3.   4. ]\n [ 5.   6. ]]\n"))
+    return notebook(*cells)
+
+
+def test_rows_named_by_index_and_a_run_by_columns():
+    first, second = imported(_udl_like(), "notebook")
+    assert {(c.step, c.row, tuple(c.values)) for c in first.claims} == {
+        ("weights", "1", ("0.25", "0.75")), ("weights", "2", ("1.5e-05", "0.999985")),
+        ("output", "1", ("0.5", "-1.25", "2.")), ("output", "2", ("1.", "0.5", "-3."))}
+    assert {(c.step, c.row, tuple(c.values)) for c in second.claims} == {
+        ("weights", "1", ("0.4", "0.6")), ("weights", "2", ("0.1", "0.9")),
+        ("output", "1", ("1.", "3.", "5.")), ("output", "2", ("2.", "4.", "6."))}
+    assert first.inputs == {} and second.inputs == {}
+
+
+def test_x_prime_is_the_output_only_where_the_prose_says_so():
+    (ex,) = imported(_udl_like(prose="Self-attention takes $N$ inputs.", second=False), "notebook")
+    assert {c.step for c in ex.claims} == {"weights"}
+    assert any("0.5, -1.25" in n.text for n in ex.unplaced)
+
+
+def test_rows_that_sum_to_one_are_not_a_run_by_columns():
+    # the later 2×2 block's rows are distributions: not the weights printed keys × queries
+    page = _udl_like().replace("[[0.4 0.1]\\n [0.6 0.9]]", "[[0.4 0.6]\\n [0.1 0.9]]")
+    assert len(imported(page, "notebook")) == 1
+
+
+@pytest.mark.parametrize("label,want", [
+    ("Attentions for output  0", ("weights", 0)),
+    ("Attention weights for query 2", ("weights", 2)),
+    ("Scores for token 1:", ("scores", 1)),
+    ("x_prime_1_true", ("output", 1)),
+    ("y_prime_1_true", None),  # the prose calls x′ the outputs, not y′
+    ("Colours for output 0", None),
+    ("weights_3", ("weights", 3)),
+])
+def test_row_names_with_an_index(label, want):
+    from symattn.analyses.importer import _indexed_row_name
+    assert _indexed_row_name(label, {"x"}) == want

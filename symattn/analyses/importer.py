@@ -48,7 +48,7 @@ from .importer_conventions import (Evidence, heads_evidence, layout_evidence, ma
 from .importer_conventions import identity_weights, keep_mask
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
-from .importer_claims_only import draws_at_random, root_of_ratio
+from .importer_claims_only import draws_at_random, is_distribution, root_of_ratio
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
                             collect, indexed_name, plain_names, split_glued)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
@@ -135,6 +135,69 @@ def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], note
 #: 'score[3,0] = Q[3] · K[0]  →  0.52', 'weight[3,2] = 0.42  ← most relevant': one entry of a step by its indexes
 _ENTRY_LINE = re.compile(r"\s*([A-Za-z_][\w ]{0,30}?)\s*\[\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\]\s*(?:=|:)"
                          r"(?:[^=→]*(?:=|→|->|≈))?\s*([+-]?(?:\d+\.\d*|\.\d+|\d+))\s*(?:(?:←|<-|#|\().*)?$")
+
+
+def _prime_outputs(lines: list) -> set[str]:
+    """Letters whose primed form the page's prose calls the outputs ('produces $N$ outputs $\\mathbf{x}'_{n}$')."""
+    out: set[str] = set()
+    for ln in lines:
+        if ln.role in ("prose", "heading", "math"):
+            for m in re.finditer(r"outputs?\s*\$?\s*(?:\\mathbf\{|\\boldsymbol\{)?([A-Za-z])\}?\s*(?:'|\\prime|’)",
+                                 ln.text):
+                out.add(m.group(1))
+    return out
+
+
+#: '<step> for output 0', 'Attention weights for query 2': a step's row by the query's index
+_FOR_INDEX = re.compile(r"\s*(?P<name>[A-Za-z][\w ]{0,40}?)\s+for\s+(?:output|query|token|position|word|row)\s*#?\s*"
+                        r"(?P<i>\d{1,3})\s*:?\s*$", re.I)
+#: 'x_prime_0_calculated', 'weights_2': a name, the query's index, a qualifier of the printing
+_NAME_INDEX = re.compile(r"\s*(?P<name>[A-Za-z][A-Za-z_]*?)_(?P<i>\d{1,3})"
+                         r"(?:_(?:calculated|computed|true|expected|actual|ref|reference|ours))?\s*:?\s*$")
+
+
+def _indexed_row_name(label: str, primes: set[str]) -> tuple[str, int] | None:
+    """(step, index from 0) a printed row's name gives: 'Attentions for output  0' (attentions are the attention
+    weights), 'x_prime_1_true' when the page calls x′ its outputs."""
+    m = _FOR_INDEX.fullmatch(label or "")
+    if m:
+        name = m.group("name").strip()
+        st = "weights" if name.lower() in ("attentions", "attention weights", "attention probabilities") \
+            else step_of_text(name)
+        return (st, int(m.group("i"))) if st in ("scores", "scaled", "weights", "output") else None
+    m = _NAME_INDEX.fullmatch(label or "")
+    if m:
+        name = m.group("name")
+        pm = re.fullmatch(r"([A-Za-z])_?prime", name)
+        st = "output" if pm and pm.group(1) in primes else step_of_ident(name)
+        return (st, int(m.group("i"))) if st in ("scores", "scaled", "weights", "output") else None
+    return None
+
+
+def _one_line_scalar_lists(items: list[Item], lines: list) -> list[Item]:
+    """A NumPy list of 1×1 arrays printed on one line ('[array([[0.2]]), array([[0.5]]), array([[0.3]])]') is one
+    vector; the other items as they are."""
+    out: list[Item] = []
+    by_line: dict[int, list[Item]] = {}
+    for it in items:
+        by_line.setdefault(it.line, []).append(it)
+    done: set[int] = set()
+    for it in items:
+        if it.line in done:
+            continue
+        group = by_line[it.line]
+        text = lines[it.line].text if it.line < len(lines) else ""
+        if len(group) >= 2 and all(g.shape == (1, 1) and g.end == it.line for g in group) and re.fullmatch(
+                r"\s*\[\s*array\(\[\[[^\]]*\]\]\)(?:\s*,\s*array\(\[\[[^\]]*\]\]\))+\s*\]\s*", text):
+            done.add(it.line)
+            out.append(replace(it, rows=[[g.rows[0][0] for g in group]], kind="vector"))
+            continue
+        if len(group) >= 2 and all(g.shape == (1, 1) for g in group):
+            done.add(it.line)
+            out.extend(group)
+            continue
+        out.append(it)
+    return out
 
 
 def _printed_head(label: str | None) -> int | None:
@@ -2042,6 +2105,16 @@ class _Importer:
             grids = self.labelled_grids()
             if grids:
                 return grids
+            self.second_by_columns = None
+            by_index = self.rows_by_index_only()
+            if by_index is not None:
+                more = self.second_by_columns
+                if more is None:
+                    return [by_index]
+                pair = [by_index, self.columns_example(by_index, *more)]
+                for k, ex in enumerate(pair, 1):
+                    ex.index, ex.count, ex.title = k, 2, f"{ex.title} (example {k} of 2)"
+                return pair
         if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
@@ -2077,6 +2150,98 @@ class _Importer:
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def rows_by_index_only(self) -> ImportedExample | None:
+        """A page with no inputs and no step printed whole, whose rows are printed one a block under names with a
+        query index from 0 ('Attentions for output  0' over '[array([[1.2e-13]]), array([[0.998]]), …]',
+        'x_prime_0_calculated: [[…]]' where the prose calls x′ the outputs): each step's rows 0 … N − 1 (all of
+        them, as wide as each other) are its claims, a later printing of a row with other digits a restatement."""
+        lines = self.page.lines
+        primes = _prime_outputs(lines)
+        found: dict[str, dict[int, list[tuple[Item, list[str]]]]] = {}
+        for it in _one_line_scalar_lists(self.items, lines):
+            if not _numeric(it.rows) or it.shape[0] != 1 or it.shape[1] < 2:
+                continue
+            named = _indexed_row_name(it.label, primes)
+            if named is None:
+                continue
+            found.setdefault(named[0], {}).setdefault(named[1], []).append((it, it.rows[0]))
+        if not found:
+            return None
+        claims: list[ClaimRow] = []
+        n = None
+        for st, rows in found.items():
+            idx = sorted(rows)
+            widths = {len(r) for prints in rows.values() for _, r in prints}
+            if idx != list(range(len(idx))) or len(idx) < 2 or len(widths) != 1 or (n is not None and len(idx) != n):
+                return None
+            n = len(idx)
+            if st == "weights" and widths != {n}:
+                return None
+            for i in idx:
+                first_it, first = rows[i][0]
+                claims.append(ClaimRow(st, str(i + 1), list(first), first_it.at()))
+                for it, r in rows[i][1:]:
+                    if r != first:
+                        claims.append(ClaimRow(st, str(i + 1), list(r), it.at(), it.at()))
+        claims.sort(key=lambda c: (c.group is not None, CLAIM_ORDER.index(c.step)))
+        its = [it for rows in found.values() for prints in rows.values() for it, _ in prints]
+        first_line = min(it.line for it in its)
+        last = max(it.end for it in its)
+        notes = [Note("assumed", f"the page prints {', '.join(found)} one row a block, each named with its query's index "
+                                 "from 0, and none of the inputs that make them: drafted as claims only",
+                      str(lines[first_line].where))]
+        used = {it.line for it in its}
+        widths = {c.step: len(c.values) for c in claims}
+        if "weights" in found and "output" in found:
+            second = self.columns_run(last, n or 0, widths["output"])
+            if second is not None:
+                self.second_by_columns = second
+                used |= {it.line for it in second[2]}
+        for it in self.items:
+            if it.line not in used and _numeric(it.rows):
+                shown = ", ".join(", ".join(r) for r in it.rows[:2])
+                notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                  f"({it.shape[0]}×{it.shape[1]}): not a row named by a query's index, and the page "
+                                  "gives no inputs to place it with", it.at()))
+        return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
+                               count=1, tokens=None, key_tokens=None, inputs={}, convention={}, claims=claims,
+                               notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
+
+    def columns_run(self, after: int, n: int, d: int) -> tuple[Item, Item, list[Item]] | None:
+        """After rows named by index (N queries, outputs of width D ≠ N), the same computation printed again in the
+        column layout (inputs as columns): an N × N block each of whose columns sums to 1 and not each row (the
+        weights, keys down and queries across), then a D × N block (the outputs, one column a query)."""
+        later = [it for it in self.items if it.line > after and _numeric(it.rows) and it.kind == "matrix"
+                 and (it.strength < 3 or it.step in ("weights", "output"))]  # the values decide, not a name nearby
+        for k, w in enumerate(later[:-1]):
+            o = later[k + 1]
+            if w.shape != (n, n) or o.shape != (d, n) or d == n or o.line - w.end > 3:
+                continue
+            if not all(is_distribution(list(c)) for c in zip(*w.rows)) or all(is_distribution(r) for r in w.rows):
+                continue
+            return w, o, [w, o]
+        return None
+
+    def columns_example(self, base: ImportedExample, w: Item, o: Item, _: list[Item]) -> ImportedExample:
+        """The run found by :meth:`columns_run`, read by columns: query j's weights and output are column j."""
+        wt = [list(c) for c in zip(*w.rows)]
+        ot = [list(c) for c in zip(*o.rows)]
+        claims = [ClaimRow("weights", str(j + 1), r, w.at()) for j, r in enumerate(wt)] + \
+                 [ClaimRow("output", str(j + 1), r, o.at()) for j, r in enumerate(ot)]
+        notes = [Note("assumed", f"a {w.shape[0]}×{w.shape[1]} block whose columns each sum to 1 (keys down, queries "
+                                 f"across) and the {o.shape[0]}×{o.shape[1]} block after it (one column a query): the "
+                                 "weights and outputs printed in the column layout, read by columns; claims only",
+                      w.at())]
+        for n in base.notes:
+            if n.kind == "unplaced" and n.where in (w.at(), o.at()):
+                base.notes.remove(n)
+        lines = self.page.lines
+        return ImportedExample(title=self.title(2, w.line), source=self.page.source, format=self.page.format,
+                               index=2, count=2, tokens=None, key_tokens=None, inputs={}, convention={}, claims=claims,
+                               notes=notes, first_index=w.line, first_line=str(lines[w.line].where),
+                               last_line=str(lines[min(o.end, len(lines) - 1)].where))
 
     def step_columns_table(self) -> ImportedExample | None:
         """A page whose only numbers are one table with the keys down the side and a column per step ('Word |

@@ -85,3 +85,21 @@ def root_of_ratio(scores: list[list[str]], scaled: list[list[str]]) -> int | Non
     if last - first != 0 or first <= 1 or first > MAX_DIM:
         return None
     return first
+
+
+def is_distribution(row: list[str]) -> bool:
+    """Whether printed numbers, each to its own digits (e-notation included), can be a probability
+    distribution: each in [0, 1] and their sum 1 within the sum of their half-units.
+
+    >>> is_distribution(["3.38843552e-07", "9.60161968e-01", "3.98376935e-02"])
+    True
+    >>> is_distribution(["0.5", "0.6"])
+    False
+    """
+    lo = hi = Fraction(0)
+    for x in row:
+        iv = _interval(x)
+        if iv is None or iv[1] < 0 or iv[0] > 1:
+            return False
+        lo, hi = lo + iv[0], hi + iv[1]
+    return lo <= 1 <= hi
