@@ -93,7 +93,7 @@ def is_distribution(row: list[str]) -> bool:
 
     >>> is_distribution(["3.38843552e-07", "9.60161968e-01", "3.98376935e-02"])
     True
-    >>> is_distribution(["0.5", "0.6"])
+    >>> is_distribution(["0.5", "0.7"])
     False
     """
     lo = hi = Fraction(0)
