@@ -1875,6 +1875,8 @@ class _Importer:
         """The printed blocks an example was placed from, as its first claims (a file of claims only)."""
         out: list[ClaimRow] = []
         for k, g in ex_inputs.items():
+            if k in given and given[k].step != k:
+                continue  # the embeddings taken as the values (V = X): no printing of V
             labels = spec.key_labels() if k in ("K", "V") else spec.query_labels()
             for i, r in enumerate(g.rows):
                 out.append(ClaimRow(k, labels[i] if i < len(labels) else str(i + 1), list(r),
@@ -2316,8 +2318,9 @@ class _Importer:
                 if [b[3] for b in ent] != list(range(len(ent))) or len(ent) < 2:
                     ok = False
                 rows[st] = [b[4] for b in ent]
-            if not ok:
-                continue
+            if not ok or all(any(c.step == b[1] and any(_eq(v, b[4]) for v in c.values) for e in done for c in e.claims)
+                             for b in block):
+                continue  # (every entry already a claim of an example: printed there)
             i = block[0][2]
             n = max(i + 1, max(len(r) for r in rows.values()))
             if any(len(r) > n for r in rows.values()):
@@ -2350,8 +2353,9 @@ class _Importer:
         numbered = [(it, _printed_head(it.label)) for it in self.items]
         numbered = [(it, h) for it, h in numbered if h is not None]
         if len({h for _, h in numbered}) < 2 or any(
-                it.step in WEIGHT_NAMES + ("Q", "K", "V", "X") and it.head is not None for it in self.items):
-            return []
+                it.step in WEIGHT_NAMES + ("Q", "K", "V", "X") and (it.head is not None or (
+                    it.kind == "matrix" and it.strength >= 2 and _numeric(it.rows))) for it in self.items):
+            return []  # heads given inputs (per head, or whole matrices to split): the example places them
         walked = numbered[0][1]
         shapes = {it.shape for it, h in numbered if h == walked and it.step == "weights" and it.kind == "matrix"}
         aside = [(it, h) for it, h in numbered if h != walked and it.step == "weights" and it.kind == "matrix"
