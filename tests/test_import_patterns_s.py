@@ -400,3 +400,13 @@ def test_rows_that_sum_to_one_are_not_a_run_by_columns():
 def test_row_names_with_an_index(label, want):
     from symattn.analyses.importer import _indexed_row_name
     assert _indexed_row_name(label, {"x"}) == want
+
+
+def test_claims_only_one_query_of_the_sentence_without_v():
+    # one query's scores among the sentence's tokens (tokens = the sentence, the row keyed by the query) and an
+    # output with no V printed: checked from the scores as that query's, the output left unchecked
+    r = _check({"tokens": ["a", "b", "c"], "convention": {"scale": "none", "query": "b"},
+                "claims": {"scores": {"b": ["0.0", "0.0", "0.0"]}, "weights": {"b": ["0.333", "0.333", "0.333"]},
+                           "output": {"b": ["1.0", "2.0"]}}})
+    assert "the file prints no V, so the output is not checked" in r.based_on
+    assert [c.verdict for c in r.claims if c.step == "weights"] == ["correct"] * 3

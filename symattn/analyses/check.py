@@ -794,9 +794,18 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
             else:  # V printed for some keys only: the output cannot be checked from it
                 part_v = f"; V is printed for {len(printed_v[0])} of the keys only, so V and the output are not checked"
                 main = {k: v for k, v in main.items() if k not in ("V", "output", "weighted")}
+        elif names != ("Q", "K", "V") and ("output" in main or "weighted" in main):
+            part_v = "; the file prints no V, so the output is not checked"
+            main = {k: v for k, v in main.items() if k not in ("output", "weighted")}
         first = got[names[0]]
         if "tokens" not in data and first[1] is not None:  # type: ignore[index]
             data["tokens"] = first[1]  # type: ignore[index]
+        elif first[1] is not None and names != ("Q", "K", "V") and isinstance(data.get("tokens"), list) \
+                and len(first[1]) < len(data["tokens"]) and set(first[1]) <= set(map(str, data["tokens"])):
+            # the scores of some queries of the sentence (one query's row): those are the queries, the
+            # sentence's tokens the keys
+            data.setdefault("key_tokens", list(data["tokens"]))
+            data["tokens"] = first[1]
         keys = got.get("K")
         if "key_tokens" not in data and keys is not None and keys[1] is not None and keys[1] != data.get("tokens"):
             data["key_tokens"] = keys[1]
