@@ -34,6 +34,7 @@ RANDOM = [
     ("return [random.gauss(0, scale) for _ in range(size)]", True),
     ("torch.manual_seed(0)", True),
     ("rng = np.random.default_rng(3)", True),
+    ("model = AutoModel.from_pretrained('bert-base-uncased', output_attentions=True)", True),
     ("scores = torch.tensor([[1.0, 2.0], [2.0, 5.0]])", False),
     ("operand = brand(x)", False),
 ]

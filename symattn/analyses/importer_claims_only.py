@@ -16,15 +16,16 @@ from fractions import Fraction
 
 from ..limits import MAX_DIM
 
-#: code that draws numbers at random (the page's inputs are then whatever the draw gave)
+#: code that draws numbers at random or loads trained weights (the page's inputs are then numbers it never prints)
 _RANDOM_CODE = re.compile(r"\b(?:randn|rand|randint|random_sample|normal|gauss|uniform)\s*\(|"
                           r"\brandom\.(?:seed|gauss|random|normal|uniform)\b|\bmanual_seed\s*\(|"
-                          r"\bdefault_rng\s*\(|\bPRNGKey\s*\(")
+                          r"\bdefault_rng\s*\(|\bPRNGKey\s*\(|"
+                          r"\bfrom_pretrained\s*\(|\btorch\.load\s*\(|\bload_state_dict\s*\(")
 
 
 def draws_at_random(code_lines: list[str]) -> bool:
     """Whether the page's code draws numbers at random (``torch.randn``, ``np.random.normal``,
-    ``random.gauss``, a seed set).
+    ``random.gauss``, a seed set) or loads them (a pretrained model's weights): numbers it never prints.
 
     >>> draws_at_random(["Q, K, V = (torch.randn(1, 5, 64) for _ in range(3))"])
     True
