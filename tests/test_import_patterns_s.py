@@ -411,3 +411,13 @@ def test_claims_only_one_query_of_the_sentence_without_v():
                            "output": {"b": ["1.0", "2.0"]}}})
     assert "the file prints no V, so the output is not checked" in r.based_on
     assert [c.verdict for c in r.claims if c.step == "weights"] == ["correct"] * 3
+
+
+def test_scores_printed_by_code_from_unprinted_tensors_are_claims():
+    # no random draw in sight: Q and K come from a notebook the page does not show; the printed scores are
+    # still a result, not an input
+    page = RANDOM_NB.replace("Q, K, V = (torch.randn(1, 3, 4) for _ in range(3))\\n", "Q, K, V = load_previous()\\n")
+    assert "load_previous" in page and "randn" not in page
+    (ex,) = imported(page, "notebook")
+    assert ex.inputs == {}
+    assert ("scores", "1", ("2.12", "-1.04", "0.5")) in {(c.step, c.row, tuple(c.values)) for c in ex.claims}

@@ -1862,11 +1862,11 @@ class _Importer:
         return ex, ""
 
     def printed_from_random(self, given: dict[str, Item]) -> bool:
-        """Whether the scores an example starts from are printed by code that computes them from numbers
-        it draws at random and never prints (not written on the page, nor as a literal in its code)."""
+        """Whether the scores an example starts from are printed by code that computes them from numbers the page
+        never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
+        the page (prose, a table) or as a literal in its code: they are then one more printed result."""
         s = given.get("scores")
-        if s is None or s.role != "output" or not draws_at_random(
-                [ln.text for ln in self.page.lines if ln.role == "code"]):
+        if s is None or s.role != "output":
             return False
         return not any(it is not s and it.role == "code" and _same_values(it.rows, s.rows) for it in self.items)
 
@@ -1882,9 +1882,11 @@ class _Importer:
                 out.append(ClaimRow(k, labels[i] if i < len(labels) else str(i + 1), list(r),
                                     g.where[i] if i < len(g.where) else g.where[0]))
         it = given["scores"]
-        notes.append(Note("assumed", "the page computes these scores from numbers its code draws at random and "
-                                     "never prints: they are claims, not inputs (check starts from them, each "
-                                     "known only to its printed digits)", it.at()))
+        how = "numbers its code draws at random or loads" if draws_at_random(
+            [ln.text for ln in self.page.lines if ln.role == "code"]) else "numbers"
+        notes.append(Note("assumed", f"the page's code computes these scores from {how} it never prints: they are "
+                                     "claims, not inputs (check starts from them, each known only to its printed "
+                                     "digits)", it.at()))
         return out + ordered
 
     def mask_twin(self, seg: _Segment, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
