@@ -421,3 +421,17 @@ def test_scores_printed_by_code_from_unprinted_tensors_are_claims():
     (ex,) = imported(page, "notebook")
     assert ex.inputs == {}
     assert ("scores", "1", ("2.12", "-1.04", "0.5")) in {(c.step, c.row, tuple(c.values)) for c in ex.claims}
+
+
+def test_rows_one_a_line_named_in_comments():
+    # '[0.18, 0.79, 0.04]  # cat': each printed row's token in a comment after it names the rows (and the tokens)
+    page = RANDOM_NB.replace("  [0.63, 0.14, 0.23]\\n  [0.18, 0.79, 0.04]\\n  [0.14, 0.23, 0.63]\\n",
+                             "  [0.63, 0.14, 0.23]  # the\\n  [0.18, 0.79, 0.04]  # cat\\n  [0.14, 0.23, 0.63]  # sat\\n")
+    assert "# cat" in page
+    (ex,) = imported(page, "notebook")
+    assert ex.tokens == ["the", "cat", "sat"]
+    assert ("weights", "cat", ("0.18", "0.79", "0.04")) in {(c.step, c.row, tuple(c.values)) for c in ex.claims}
+    # the same comments repeated (or missing on a row) name nothing
+    same = page.replace("# cat", "# the")
+    (ex,) = imported(same, "notebook")
+    assert ex.tokens is None

@@ -323,6 +323,9 @@ def _row_lines(items: list[Item]) -> list[Item]:
                  kind="matrix", label=it.label, step=it.step, strength=it.strength, role=it.role, form=it.form,
                  before=it.before, after=grp[-1].after)
         m.head = it.head
+        tags = [re.fullmatch(r"\s*#\s*(\S+)\s*", g.after or "") for g in grp]
+        if all(tags) and len({t.group(1).lower() for t in tags if t}) == len(grp):
+            m.row_labels = [t.group(1) for t in tags if t]  # '[0.5, 0.5]  # I': each row's token in a comment
         m.notes.append(f"{len(grp)} rows printed one a line under {it.label.strip()!r}: one matrix")
         out.append(m)
         i += len(grp)
