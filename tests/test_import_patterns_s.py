@@ -435,3 +435,28 @@ def test_rows_one_a_line_named_in_comments():
     same = page.replace("# cat", "# the")
     (ex,) = imported(same, "notebook")
     assert ex.tokens is None
+
+
+# a random model's weights and output printed whole and named, nothing else: claims only, one row each
+WEIGHTS_OUTPUT_NB = notebook(
+    ("q, k, v = torch.randn(3, 2, 4)\nout, w = attention(q, k, v)\nprint('Attention weights:')\nprint(w)\n"
+     "print('Output:')\nprint(out)",
+     "Attention weights:\ntensor([[0.6000, 0.4000],\n        [0.3000, 0.7000]])\nOutput:\n"
+     "tensor([[ 0.1000, -0.2000,  0.3000,  0.4000],\n        [ 0.5000,  0.6000, -0.7000,  0.8000]])\n"),
+)
+
+
+def test_named_steps_printed_whole_without_inputs():
+    (ex,) = imported(WEIGHTS_OUTPUT_NB, "notebook")
+    assert ex.inputs == {}
+    assert {(c.step, c.row, tuple(c.values)) for c in ex.claims} == {
+        ("weights", "1", ("0.6000", "0.4000")), ("weights", "2", ("0.3000", "0.7000")),
+        ("output", "1", ("0.1000", "-0.2000", "0.3000", "0.4000")), ("output", "2", ("0.5000", "0.6000", "-0.7000", "0.8000"))}
+
+
+def test_named_steps_that_disagree_in_rows_are_not_one_example():
+    from symattn.errors import SymattnError
+    page = WEIGHTS_OUTPUT_NB.replace(",\\n        [ 0.5000,  0.6000, -0.7000,  0.8000]", "")
+    assert "0.5000" not in page
+    with pytest.raises(SymattnError):
+        imported(page, "notebook")

@@ -2112,6 +2112,9 @@ class _Importer:
             grids = self.labelled_grids()
             if grids:
                 return grids
+            steps_only = self.named_steps_only()
+            if steps_only is not None:
+                return [steps_only]
             self.second_by_columns = None
             by_index = self.rows_by_index_only()
             if by_index is not None:
@@ -2157,6 +2160,58 @@ class _Importer:
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def named_steps_only(self) -> ImportedExample | None:
+        """A page with no inputs that prints whole matrices of two or more steps, each named (the weights and the
+        output a random model gives, 'Attention weights:' then 'Output:'): each step's first printing is its claim,
+        a later one with other digits a restatement; the steps must agree in their number of rows (and the scores,
+        masked scores and weights in their shape). The page's other numbers are listed."""
+        named = [it for it in self.items if it.kind == "matrix" and it.strength >= 2 and it.batches == 1
+                 and it.step in ("scores", "scaled", "masked", "weights", "output") and _numeric_or_inf(it.rows)
+                 and not it.operand and not it.products]
+        steps = list(dict.fromkeys(it.step for it in named))
+        if len(steps) < 2:
+            return None
+        square = {it.shape for it in named if it.step != "output"}
+        if len({it.shape[0] for it in named}) != 1 or len(square) > 1 or \
+                len({it.shape for it in named if it.step == "output"}) > 1:
+            return None
+        labels = next((list(it.row_labels) for it in named if it.row_labels and len(it.row_labels) == named[0].shape[0]
+                       and len({x.lower() for x in it.row_labels}) == len(it.row_labels)), None)
+        rows = labels or [str(i + 1) for i in range(named[0].shape[0])]
+        claims: list[ClaimRow] = []
+        firsts: dict[str, Item] = {}
+        for it in named:
+            first = firsts.setdefault(it.step, it)
+            if first is not it and _same_values(first.rows, it.rows):
+                continue
+            group = None if first is it else it.at()
+            for i, r in enumerate(it.rows):
+                claims.append(ClaimRow(it.step, rows[i], list(r), str(it.where[i] if i < len(it.where) else it.where[0]),
+                                       group))
+        claims.sort(key=lambda c: (c.group is not None, CLAIM_ORDER.index(c.step)))
+        conv: dict[str, Choice] = {}
+        if "scores" in firsts and "scaled" in firsts:
+            d = root_of_ratio(firsts["scores"].rows, firsts["scaled"].rows)
+            if d is not None:
+                why = f"the printed scaled scores are the printed scores divided by √{d} = {math.sqrt(d):.4g}"
+                conv = {"scale": Choice("1/sqrt(d_k)", why, where=firsts["scaled"].at()),
+                        "d_k": Choice(d, why, where=firsts["scaled"].at())}
+        lines = self.page.lines
+        first_line = min(it.line for it in named)
+        last = max(it.end for it in named)
+        notes = [Note("assumed", f"the page prints the {', '.join(steps)} whole and none of the inputs that make them: "
+                                 "drafted as claims only", named[0].at())]
+        used = {id(it) for it in named}
+        for it in self.items:
+            if id(it) not in used and _numeric(it.rows):
+                shown = ", ".join(", ".join(r) for r in it.rows[:2])
+                notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                  f"({it.shape[0]}×{it.shape[1]}): the page gives no inputs to place it with", it.at()))
+        return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
+                               count=1, tokens=labels, key_tokens=None, inputs={}, convention=conv, claims=claims,
+                               notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
 
     def rows_by_index_only(self) -> ImportedExample | None:
         """A page with no inputs and no step printed whole, whose rows are printed one a block under names with a
