@@ -200,6 +200,17 @@ def _one_line_scalar_lists(items: list[Item], lines: list) -> list[Item]:
     return out
 
 
+def _listed(items: list[Item], why: str) -> list[Note]:
+    """The numbers of a claims-only page's other blocks, listed as not placed with the reason."""
+    out: list[Note] = []
+    for it in items:
+        if _numeric(it.rows):
+            shown = ", ".join(", ".join(r) for r in it.rows[:2])
+            out.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                        f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+    return out
+
+
 def _printed_head(label: str | None) -> int | None:
     """The head number a printed caption gives, from 0 ('HEAD 0: Attention Weights')."""
     m = re.match(r"\s*head\s*[_#-]?\s*(\d{1,2})\s*[:.)-]", label or "", re.I)
@@ -2203,11 +2214,7 @@ class _Importer:
         notes = [Note("assumed", f"the page prints the {', '.join(steps)} whole and none of the inputs that make them: "
                                  "drafted as claims only", named[0].at())]
         used = {id(it) for it in named}
-        for it in self.items:
-            if id(it) not in used and _numeric(it.rows):
-                shown = ", ".join(", ".join(r) for r in it.rows[:2])
-                notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
-                                  f"({it.shape[0]}×{it.shape[1]}): the page gives no inputs to place it with", it.at()))
+        notes += _listed([it for it in self.items if id(it) not in used], "the page gives no inputs to place it with")
         return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
                                count=1, tokens=labels, key_tokens=None, inputs={}, convention=conv, claims=claims,
                                notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
@@ -2260,12 +2267,8 @@ class _Importer:
             if second is not None:
                 self.second_by_columns = second
                 used |= {it.line for it in second[2]}
-        for it in self.items:
-            if it.line not in used and _numeric(it.rows):
-                shown = ", ".join(", ".join(r) for r in it.rows[:2])
-                notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
-                                  f"({it.shape[0]}×{it.shape[1]}): not a row named by a query's index, and the page "
-                                  "gives no inputs to place it with", it.at()))
+        notes += _listed([it for it in self.items if it.line not in used],
+                         "not a row named by a query's index, and the page gives no inputs to place it with")
         return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
                                count=1, tokens=None, key_tokens=None, inputs={}, convention={}, claims=claims,
                                notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
