@@ -775,6 +775,10 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
         (("masked",), {"scale": "1", "mask": "none"}, "masked scores"),
         (("scores",), {}, "scores"),
     ]
+    scale = str(conv.get("scale", "")).replace(" ", "")
+    if scale and ("d_k" not in scale or "d_k" in conv):
+        # the file fixes its scale: the raw scores, printed whole, check every later step
+        options = [options[0], options[3], options[1], options[2]]
     for names, conv_change, what in options:
         got = {n: _printed_rows(main.get(n)) for n in names}
         if any(g is None for g in got.values()):
@@ -782,11 +786,26 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
         data = {k: v for k, v in raw.items() if k not in ("claims", "inputs")}
         inputs = {("scores" if n in ("scaled", "masked") else n): _exact_integers(g[0])  # type: ignore[index]
                   for n, g in got.items()}
-        if names != ("Q", "K", "V") and _printed_rows(main.get("V")) is not None:
-            inputs["V"] = _exact_integers(_printed_rows(main.get("V"))[0])  # type: ignore[index]
+        printed_v = _printed_rows(main.get("V"))
+        part_v = ""
+        if names != ("Q", "K", "V") and printed_v is not None:
+            if len(printed_v[0]) == len(got[names[0]][0][0]):  # type: ignore[index]
+                inputs["V"] = _exact_integers(printed_v[0])
+            else:  # V printed for some keys only: the output cannot be checked from it
+                part_v = f"; V is printed for {len(printed_v[0])} of the keys only, so V and the output are not checked"
+                main = {k: v for k, v in main.items() if k not in ("V", "output", "weighted")}
+        elif names != ("Q", "K", "V") and ("output" in main or "weighted" in main):
+            part_v = "; the file prints no V, so the output is not checked"
+            main = {k: v for k, v in main.items() if k not in ("output", "weighted")}
         first = got[names[0]]
         if "tokens" not in data and first[1] is not None:  # type: ignore[index]
             data["tokens"] = first[1]  # type: ignore[index]
+        elif first[1] is not None and names != ("Q", "K", "V") and isinstance(data.get("tokens"), list) \
+                and len(first[1]) < len(data["tokens"]) and set(first[1]) <= set(map(str, data["tokens"])):
+            # the scores of some queries of the sentence (one query's row): those are the queries, the
+            # sentence's tokens the keys
+            data.setdefault("key_tokens", list(data["tokens"]))
+            data["tokens"] = first[1]
         keys = got.get("K")
         if "key_tokens" not in data and keys is not None and keys[1] is not None and keys[1] != data.get("tokens"):
             data["key_tokens"] = keys[1]
@@ -801,6 +820,9 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
         if names != ("Q", "K", "V"):
             rest = {k: v for k, v in rest.items() if k not in ("Q", "K")}  # before the scores: not checkable
         also = claims.get("also")
+        if also and part_v and isinstance(also, list):
+            also = [g for g in ({k: v for k, v in g.items() if k not in ("V", "output", "weighted")}
+                                for g in also if isinstance(g, dict)) if any(k != "where" for k in g)]
         if also:
             rest["also"] = also
         if not any(k != "also" for k in rest) and not also:
@@ -812,7 +834,8 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
         except (SpecError, InputError, SymattnError):
             continue
         used = what + (" with the printed V" if "V" in inputs and names != ("Q", "K", "V") else "")
-        return promoted, f"no inputs given: checked from the printed {used}, each known only to its printed digits" + unscaled
+        return promoted, (f"no inputs given: checked from the printed {used}, each known only to its printed digits"
+                          + unscaled + part_v)
     return None
 
 

@@ -48,6 +48,7 @@ from .importer_conventions import (Evidence, heads_evidence, layout_evidence, ma
 from .importer_conventions import identity_weights, keep_mask
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
+from .importer_claims_only import draws_at_random, is_distribution, root_of_ratio
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
                             collect, indexed_name, plain_names, split_glued)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
@@ -129,6 +130,229 @@ def _list_unused_literals(literal: dict[str, Item], given: dict[str, Item], note
         notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] ({it.shape[0]}×"
                           f"{it.shape[1]}): {name} as printed, but this example starts from the printed scores (the "
                           "page gives no V, or no Q, K and V together, to start from), so no step holds it", it.at()))
+
+
+#: 'score[3,0] = Q[3] · K[0]  →  0.52', 'weight[3,2] = 0.42  ← most relevant': one entry of a step by its indexes
+_ENTRY_LINE = re.compile(r"\s*([A-Za-z_][\w ]{0,30}?)\s*\[\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\]\s*(?:=|:)"
+                         r"(?:[^=→]*(?:=|→|->|≈))?\s*([+-]?(?:\d+\.\d*|\.\d+|\d+))\s*(?:(?:←|<-|#|\().*)?$")
+
+
+def _prime_outputs(lines: list) -> set[str]:
+    """Letters whose primed form the page's prose calls the outputs ('produces $N$ outputs $\\mathbf{x}'_{n}$')."""
+    out: set[str] = set()
+    for ln in lines:
+        if ln.role in ("prose", "heading", "math"):
+            for m in re.finditer(r"outputs?\s*\$?\s*(?:\\mathbf\{|\\boldsymbol\{)?([A-Za-z])\}?\s*(?:'|\\prime|’)",
+                                 ln.text):
+                out.add(m.group(1))
+    return out
+
+
+#: '<step> for output 0', 'Attention weights for query 2': a step's row by the query's index
+_FOR_INDEX = re.compile(r"\s*(?P<name>[A-Za-z][\w ]{0,40}?)\s+for\s+(?:output|query|token|position|word|row)\s*#?\s*"
+                        r"(?P<i>\d{1,3})\s*:?\s*$", re.I)
+#: 'x_prime_0_calculated', 'weights_2': a name, the query's index, a qualifier of the printing
+_NAME_INDEX = re.compile(r"\s*(?P<name>[A-Za-z][A-Za-z_]*?)_(?P<i>\d{1,3})"
+                         r"(?:_(?:calculated|computed|true|expected|actual|ref|reference|ours))?\s*:?\s*$")
+
+
+def _indexed_row_name(label: str, primes: set[str]) -> tuple[str, int] | None:
+    """(step, index from 0) a printed row's name gives: 'Attentions for output  0' (attentions are the attention
+    weights), 'x_prime_1_true' when the page calls x′ its outputs."""
+    m = _FOR_INDEX.fullmatch(label or "")
+    if m:
+        name = m.group("name").strip()
+        st = "weights" if name.lower() in ("attentions", "attention weights", "attention probabilities") \
+            else step_of_text(name)
+        return (st, int(m.group("i"))) if st in ("scores", "scaled", "weights", "output") else None
+    m = _NAME_INDEX.fullmatch(label or "")
+    if m:
+        name = m.group("name")
+        pm = re.fullmatch(r"([A-Za-z])_?prime", name)
+        st = "output" if pm and pm.group(1) in primes else step_of_ident(name)
+        return (st, int(m.group("i"))) if st in ("scores", "scaled", "weights", "output") else None
+    return None
+
+
+def _one_line_scalar_lists(items: list[Item], lines: list) -> list[Item]:
+    """A NumPy list of 1×1 arrays printed on one line ('[array([[0.2]]), array([[0.5]]), array([[0.3]])]') is one
+    vector; the other items as they are."""
+    out: list[Item] = []
+    by_line: dict[int, list[Item]] = {}
+    for it in items:
+        by_line.setdefault(it.line, []).append(it)
+    done: set[int] = set()
+    for it in items:
+        if it.line in done:
+            continue
+        group = by_line[it.line]
+        text = lines[it.line].text if it.line < len(lines) else ""
+        if len(group) >= 2 and all(g.shape == (1, 1) and g.end == it.line for g in group) and re.fullmatch(
+                r"\s*\[\s*array\(\[\[[^\]]*\]\]\)(?:\s*,\s*array\(\[\[[^\]]*\]\]\))+\s*\]\s*", text):
+            done.add(it.line)
+            out.append(replace(it, rows=[[g.rows[0][0] for g in group]], kind="vector"))
+            continue
+        if len(group) >= 2 and all(g.shape == (1, 1) for g in group):
+            done.add(it.line)
+            out.extend(group)
+            continue
+        out.append(it)
+    return out
+
+
+def _listed(items: list[Item], why: str) -> list[Note]:
+    """The numbers of a claims-only page's other blocks, listed as not placed with the reason."""
+    out: list[Note] = []
+    for it in items:
+        if _numeric(it.rows):
+            shown = ", ".join(", ".join(r) for r in it.rows[:2])
+            out.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                                        f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+    return out
+
+
+def _printed_head(label: str | None) -> int | None:
+    """The head number a printed caption gives, from 0 ('HEAD 0: Attention Weights')."""
+    m = re.match(r"\s*head\s*[_#-]?\s*(\d{1,2})\s*[:.)-]", label or "", re.I)
+    return int(m.group(1)) if m else None
+
+
+def _worked_before_mask(items: list[Item]) -> bool:
+    """Whether weights or outputs were worked before a mask is introduced. Once the part prints a
+    score matrix, a block of weights as wide as no score row (softmax of ``[10, 20, 30]`` in prose, under
+    5×5 scores) illustrates the softmax and works nothing of this example."""
+    widths = {c.shape[1] for c in items if c.step in ("scores", "scaled") and c.kind == "matrix" and c.numbers
+              and c.shape[0] > 1}
+    return any(c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers
+               and (not widths or c.step != "weights" or c.shape[1] in widths) for c in items)
+
+
+def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes: list[Note],
+                  ordered: list[ClaimRow]) -> list[ClaimRow]:
+    """In a file of claims only (no inputs to derive them from), a row of Q, K, V or the output the page
+    names outright, by its token (``V[1] (value for 'I'): […]``) or its index (``output[3] = […]``,
+    ``context_vector_2``), is a claim on that row: the notes that listed it as not placed give way.
+    Rows of one step must be as wide as each other (and V as the output)."""
+    have = {(c.step, c.row) for c in ordered if c.group is None}
+    widths: dict[str, int] = {}
+    for c in ordered:
+        widths.setdefault(c.step, len(c.values))
+    out = list(ordered)
+    for it in items:
+        if it.step not in ("Q", "K", "V", "output") or it.strength < 2 or it.kind != "vector" or it.shape[1] < 2 \
+                or it.operand or it.products or it.batches > 1 or not _numeric(it.rows):
+            continue
+        shown = f"[{', '.join(it.rows[0])}"
+        note = next((n for n in notes if n.kind == "unplaced" and n.where == it.at() and n.text.startswith(shown[:40])
+                     and f"({it.shape[0]}×{it.shape[1]})" in n.text), None)
+        if note is None:
+            continue
+        labels = keys if it.step in ("K", "V") else queries
+        low = [x.lower() for x in labels]
+        row = None
+        if it.token and it.token.lower() in low:
+            row = labels[low.index(it.token.lower())]
+        elif it.token is None and it.row_index and 1 <= it.row_index <= len(labels):
+            row = labels[it.row_index - 1]
+        if row is None:
+            continue
+        twin = {"V": "output", "output": "V"}.get(it.step)
+        if widths.setdefault(it.step, it.shape[1]) != it.shape[1] or (twin in widths and widths[twin] != it.shape[1]):
+            continue
+        out.append(ClaimRow(it.step, row, list(it.rows[0]), it.at(), None if (it.step, row) not in have else it.at()))
+        have.add((it.step, row))
+        notes.remove(note)
+    out += _visible_prefixes(items, notes, out)
+    main = [c for c in out if c.group is None]
+    return main + [c for c in out if c.group is not None]
+
+
+def _visible_prefixes(items: list[Item], notes: list[Note], claims: list[ClaimRow]) -> list[ClaimRow]:
+    """A row printed again only as far as the positions it can see ('Masked scores: [0.0007376003232866764,
+    -0.004733186959169455] (only positions 0,1 are visible)'): a vector named like a step, shorter than its rows,
+    whose numbers are the first entries of exactly one printed row of that step (to the digits of both) while
+    that row's other entries are hidden (-inf, or weights of 0), is a restatement of that row."""
+    out: list[ClaimRow] = []
+    for it in items:
+        if it.step not in ("scores", "scaled", "masked", "weights") or it.strength < 2 or it.kind != "vector" \
+                or it.shape[1] < 2 or it.operand or it.products or not _numeric(it.rows):
+            continue
+        shown = f"[{', '.join(it.rows[0])}"
+        note = next((n for n in notes if n.kind == "unplaced" and n.where == it.at() and n.text.startswith(shown[:40])),
+                    None)
+        if note is None:
+            continue
+        k = it.shape[1]
+        rows = [c for c in claims if c.group is None and c.step == it.step and len(c.values) > k]
+        hits = [c for c in rows if all(_within_rounding(a, b) for a, b in zip(it.rows[0], c.values))
+                and all(entry_kind(x) == "inf" or (it.step == "weights" and _num(x) == 0) for x in c.values[k:])]
+        if len(hits) != 1:
+            continue
+        c = hits[0]
+        out.append(ClaimRow(it.step, c.row, list(it.rows[0]) + [".."] * (len(c.values) - k), it.at(), it.at()))
+        notes.remove(note)
+    return out
+
+
+def _scaled_by_root(scores: Item, items: list[Item]) -> tuple[int, Item] | None:
+    """(d, the block) when the page prints the scaled scores as a block of the scores' shape whose
+    every entry is the printed score divided by √d (see :func:`root_of_ratio`)."""
+    for it in items:
+        if it.step == "scaled" and it.strength >= 2 and it.shape == scores.shape and it.batches == 1:
+            d = root_of_ratio(scores.rows, it.rows)
+            if d is not None:
+                return d, it
+    return None
+
+
+def _row_lines(items: list[Item]) -> list[Item]:
+    """A matrix printed one bracketed row a line, only the first line under a caption naming its step
+    ('Masked scores:' then '  [ -0.27,   -inf, …]' and four more rows, each alone on its line): the rows
+    on the lines right after a named row, unnamed and as wide, are the rest of that matrix."""
+    out: list[Item] = []
+    i = 0
+    while i < len(items):
+        it = items[i]
+        grp = [it]
+        if it.kind == "vector" and it.step and it.strength >= 2 and not it.operand and not it.products \
+                and not it.token and it.shape[1] > 1 and _numeric_or_inf(it.rows):
+            j = i + 1
+            while j < len(items):
+                nx = items[j]
+                if not (nx.kind == "vector" and nx.line == grp[-1].end + 1 and nx.end == nx.line
+                        and nx.step is None and not nx.label.strip() and not nx.token and not nx.operand
+                        and not nx.products and nx.role == it.role and nx.shape == it.shape
+                        and _numeric_or_inf(nx.rows)):
+                    break
+                grp.append(nx)
+                j += 1
+        if len(grp) < 2:
+            out.append(it)
+            i += 1
+            continue
+        m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=it.line, end=grp[-1].end,
+                 kind="matrix", label=it.label, step=it.step, strength=it.strength, role=it.role, form=it.form,
+                 before=it.before, after=grp[-1].after)
+        m.head = it.head
+        tags = [re.fullmatch(r"\s*#\s*(\S+)\s*", g.after or "") for g in grp]
+        if all(tags) and len({t.group(1).lower() for t in tags if t}) == len(grp):
+            m.row_labels = [t.group(1) for t in tags if t]  # '[0.5, 0.5]  # I': each row's token in a comment
+        m.notes.append(f"{len(grp)} rows printed one a line under {it.label.strip()!r}: one matrix")
+        out.append(m)
+        i += len(grp)
+    return out
+
+
+def _numeric_or_inf(rows: list[list[str]]) -> bool:
+    return all(entry_kind(x) in ("number", "inf") for r in rows for x in r)
+
+
+def _weaker_row_name(grp: list[Item], nx: Item) -> bool:
+    """A table printed one token a line under a caption naming its step ('Scaled Scores (scores / 2.83)'):
+    the first row takes the caption's name, the rows after it only a weaker word of it; they are
+    the same table while the first row is named more strongly than they are."""
+    return grp[0].strength >= 2 and nx.strength < grp[0].strength and all(
+        g.step == nx.step for g in grp[1:])
 
 
 def _score_divided(lines: list, items: list[Item]) -> Choice | None:
@@ -771,7 +995,8 @@ class _Importer:
                         continue
                     if not (nx.kind == "vector" and nx.token and not nx.operand and not nx.products
                             and len(nx.rows[0]) == len(it.rows[0]) and nx.line <= grp[-1].end + 3
-                            and (nx.step == it.step or nx.step is None or it.step is None)
+                            and (nx.step == it.step or nx.step is None or it.step is None
+                                 or _weaker_row_name(grp, nx))
                             and nx.token not in [g.token for g in grp]):
                         break
                     grp.append(nx)
@@ -780,7 +1005,7 @@ class _Importer:
                     while skipped and skipped[-1].line > grp[-1].line:
                         skipped.pop()
                         j -= 1
-                    step = next((g.step for g in grp if g.step), None)
+                    step = max(grp, key=lambda g: (bool(g.step), g.strength)).step
                     m = Item(rows=[g.rows[0] for g in grp], where=[g.where[0] for g in grp], line=grp[0].line,
                              end=grp[-1].end, kind="matrix", label=grp[0].label, step=step,
                              strength=max(g.strength for g in grp), role=it.role, form=it.form,
@@ -872,9 +1097,7 @@ class _Importer:
             # a causal mask introduced after attention was worked without one: a new example
             while masks and masks[0] < it.line:
                 k = masks.pop(0)
-                if cur is not None and not cur.masked and any(
-                        c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers
-                        for c in cur.items):
+                if cur is not None and not cur.masked and _worked_before_mask(cur.items):
                     # weights or outputs worked without the mask: the masked work is another example
                     # (scores printed before the mask are the same in both, and stay in this one)
                     # (Q, K and V printed before the mask carry over only when the page gives no weights
@@ -1513,6 +1736,11 @@ class _Importer:
             elif dk is not None:
                 conv["scale"] = Choice("1/sqrt(d_k)", f"the page says so: {sc.text!r}", where=sc.where)  # type: ignore[union-attr]
                 conv["d_k"] = Choice(dk[0], dk[1], assumed=dk[2])
+            elif (ratio := _scaled_by_root(given["scores"], claims_items)) is not None:
+                why = (f"the printed scaled scores ({ratio[1].at()}) are the printed scores divided by "
+                       f"√{ratio[0]} = {math.sqrt(ratio[0]):.4g}")
+                conv["scale"] = Choice("1/sqrt(d_k)", why, where=ratio[1].at())
+                conv["d_k"] = Choice(ratio[0], why, where=ratio[1].at())
             else:
                 conv["scale"] = Choice("none", "the page does not say whether its scores are scaled; this draft "
                                        "applies softmax to the printed scores as they are", assumed=True)
@@ -1609,10 +1837,20 @@ class _Importer:
             return None, "nothing printed on the page could be placed in it"
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index, seg.first)
+        ordered = placer.ordered()
+        if stage == "scores" and self.printed_from_random(given):
+            ordered = self.inputs_as_claims(spec, given, ex_inputs, ordered, notes)
+            ex_inputs, conv_rounded = {}, False
+            if tokens and key_tokens and len(tokens) == 1 and tokens[0] in key_tokens:
+                # one query of the sentence: a file of claims names its row among the sentence's tokens
+                tokens, key_tokens = list(key_tokens), None
+            ordered = _rows_by_name(list(tokens) if tokens else spec.query_labels(),
+                                    list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
+            notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,
-                             claims=placer.ordered(), notes=notes + placer.notes,
+                             claims=ordered, notes=notes + placer.notes,
                              first_index=seg.first,
                              first_line=str(lines[seg.first].where) if seg.first < len(lines) else "",
                              last_line=str(lines[min(seg.last, len(lines) - 1)].where) if lines else "")
@@ -1636,6 +1874,34 @@ class _Importer:
             masked, plain = (ex, other) if "mask" in conv else (other, ex)
             self.twins.append((plain, masked))
         return ex, ""
+
+    def printed_from_random(self, given: dict[str, Item]) -> bool:
+        """Whether the scores an example starts from are printed by code that computes them from numbers the page
+        never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
+        the page (prose, a table) or as a literal in its code: they are then one more printed result."""
+        s = given.get("scores")
+        if s is None or s.role != "output":
+            return False
+        return not any(it is not s and it.role == "code" and _same_values(it.rows, s.rows) for it in self.items)
+
+    def inputs_as_claims(self, spec: Spec, given: dict[str, Item], ex_inputs: dict[str, Given],
+                         ordered: list[ClaimRow], notes: list[Note]) -> list[ClaimRow]:
+        """The printed blocks an example was placed from, as its first claims (a file of claims only)."""
+        out: list[ClaimRow] = []
+        for k, g in ex_inputs.items():
+            if k in given and given[k].step != k:
+                continue  # the embeddings taken as the values (V = X): no printing of V
+            labels = spec.key_labels() if k in ("K", "V") else spec.query_labels()
+            for i, r in enumerate(g.rows):
+                out.append(ClaimRow(k, labels[i] if i < len(labels) else str(i + 1), list(r),
+                                    g.where[i] if i < len(g.where) else g.where[0]))
+        it = given["scores"]
+        how = "numbers its code draws at random or loads" if draws_at_random(
+            [ln.text for ln in self.page.lines if ln.role == "code"]) else "numbers"
+        notes.append(Note("assumed", f"the page's code computes these scores from {how} it never prints: they are "
+                                     "claims, not inputs (check starts from them, each known only to its printed "
+                                     "digits)", it.at()))
+        return out + ordered
 
     def mask_twin(self, seg: _Segment, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
                   key_tokens: list[str] | None, conv: dict[str, Choice], given: dict[str, Item],
@@ -1812,9 +2078,11 @@ class _Importer:
         self.untangle_tokens()
         self.group_tokens()
         self.group_indexed()
+        self.items = _row_lines(self.items)
         self.items = _one_query_keys(self.items)
         self.attach_labels()
         self.matvec_roles()
+        other_heads = self.other_head_blocks()
         segs = self.segments()
         out: list[ImportedExample] = []
         reasons: list[str] = []
@@ -1846,12 +2114,28 @@ class _Importer:
             if ex is not None and any(c.step == "weights" for c in ex.claims):
                 out.append(ex)
         if not out:
+            by_column = self.step_columns_table()
+            if by_column is not None:
+                return [by_column]
             only = self.printed_step_only()
             if only is not None:
                 return [only]  # every number on the page is in it: nothing skipped to list
             grids = self.labelled_grids()
             if grids:
                 return grids
+            steps_only = self.named_steps_only()
+            if steps_only is not None:
+                return [steps_only]
+            self.second_by_columns = None
+            by_index = self.rows_by_index_only()
+            if by_index is not None:
+                more = self.second_by_columns
+                if more is None:
+                    return [by_index]
+                pair = [by_index, self.columns_example(by_index, *more)]
+                for k, ex in enumerate(pair, 1):
+                    ex.index, ex.count, ex.title = k, 2, f"{ex.title} (example {k} of 2)"
+                return pair
         if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
@@ -1876,6 +2160,8 @@ class _Importer:
                                            f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
         for ex in self.attends_lists(out):
             out.append(ex)  # weights written one line a key, under each query: claims only
+        out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
+        out += self.indexed_entries(out)
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
@@ -1885,6 +2171,285 @@ class _Importer:
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def named_steps_only(self) -> ImportedExample | None:
+        """A page with no inputs that prints whole matrices of two or more steps, each named (the weights and the
+        output a random model gives, 'Attention weights:' then 'Output:'): each step's first printing is its claim,
+        a later one with other digits a restatement; the steps must agree in their number of rows (and the scores,
+        masked scores and weights in their shape). The page's other numbers are listed."""
+        named = [it for it in self.items if it.kind == "matrix" and it.strength >= 2 and it.batches == 1
+                 and it.step in ("scores", "scaled", "masked", "weights", "output") and _numeric_or_inf(it.rows)
+                 and not it.operand and not it.products]
+        steps = list(dict.fromkeys(it.step for it in named))
+        if len(steps) < 2:
+            return None
+        square = {it.shape for it in named if it.step != "output"}
+        if len({it.shape[0] for it in named}) != 1 or len(square) > 1 or \
+                len({it.shape for it in named if it.step == "output"}) > 1:
+            return None
+        labels = next((list(it.row_labels) for it in named if it.row_labels and len(it.row_labels) == named[0].shape[0]
+                       and len({x.lower() for x in it.row_labels}) == len(it.row_labels)), None)
+        rows = labels or [str(i + 1) for i in range(named[0].shape[0])]
+        claims: list[ClaimRow] = []
+        firsts: dict[str, Item] = {}
+        for it in named:
+            first = firsts.setdefault(it.step, it)
+            if first is not it and _same_values(first.rows, it.rows):
+                continue
+            group = None if first is it else it.at()
+            for i, r in enumerate(it.rows):
+                claims.append(ClaimRow(it.step, rows[i], list(r), str(it.where[i] if i < len(it.where) else it.where[0]),
+                                       group))
+        claims.sort(key=lambda c: (c.group is not None, CLAIM_ORDER.index(c.step)))
+        conv: dict[str, Choice] = {}
+        if "scores" in firsts and "scaled" in firsts:
+            d = root_of_ratio(firsts["scores"].rows, firsts["scaled"].rows)
+            if d is not None:
+                why = f"the printed scaled scores are the printed scores divided by √{d} = {math.sqrt(d):.4g}"
+                conv = {"scale": Choice("1/sqrt(d_k)", why, where=firsts["scaled"].at()),
+                        "d_k": Choice(d, why, where=firsts["scaled"].at())}
+        lines = self.page.lines
+        first_line = min(it.line for it in named)
+        last = max(it.end for it in named)
+        notes = [Note("assumed", f"the page prints the {', '.join(steps)} whole and none of the inputs that make them: "
+                                 "drafted as claims only", named[0].at())]
+        used = {id(it) for it in named}
+        notes += _listed([it for it in self.items if id(it) not in used], "the page gives no inputs to place it with")
+        return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
+                               count=1, tokens=labels, key_tokens=None, inputs={}, convention=conv, claims=claims,
+                               notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
+
+    def rows_by_index_only(self) -> ImportedExample | None:
+        """A page with no inputs and no step printed whole, whose rows are printed one a block under names with a
+        query index from 0 ('Attentions for output  0' over '[array([[1.2e-13]]), array([[0.998]]), …]',
+        'x_prime_0_calculated: [[…]]' where the prose calls x′ the outputs): each step's rows 0 … N − 1 (all of
+        them, as wide as each other) are its claims, a later printing of a row with other digits a restatement."""
+        lines = self.page.lines
+        primes = _prime_outputs(lines)
+        found: dict[str, dict[int, list[tuple[Item, list[str]]]]] = {}
+        for it in _one_line_scalar_lists(self.items, lines):
+            if not _numeric(it.rows) or it.shape[0] != 1 or it.shape[1] < 2:
+                continue
+            named = _indexed_row_name(it.label, primes)
+            if named is None:
+                continue
+            found.setdefault(named[0], {}).setdefault(named[1], []).append((it, it.rows[0]))
+        if not found:
+            return None
+        claims: list[ClaimRow] = []
+        n = None
+        for st, rows in found.items():
+            idx = sorted(rows)
+            widths = {len(r) for prints in rows.values() for _, r in prints}
+            if idx != list(range(len(idx))) or len(idx) < 2 or len(widths) != 1 or (n is not None and len(idx) != n):
+                return None
+            n = len(idx)
+            if st == "weights" and widths != {n}:
+                return None
+            for i in idx:
+                first_it, first = rows[i][0]
+                claims.append(ClaimRow(st, str(i + 1), list(first), first_it.at()))
+                for it, r in rows[i][1:]:
+                    if r != first:
+                        claims.append(ClaimRow(st, str(i + 1), list(r), it.at(), it.at()))
+        claims.sort(key=lambda c: (c.group is not None, CLAIM_ORDER.index(c.step)))
+        its = [it for rows in found.values() for prints in rows.values() for it, _ in prints]
+        first_line = min(it.line for it in its)
+        last = max(it.end for it in its)
+        notes = [Note("assumed", f"the page prints {', '.join(found)} one row a block, each named with its query's index "
+                                 "from 0, and none of the inputs that make them: drafted as claims only",
+                      str(lines[first_line].where))]
+        used = {it.line for it in its}
+        widths = {c.step: len(c.values) for c in claims}
+        if "weights" in found and "output" in found:
+            second = self.columns_run(last, n or 0, widths["output"])
+            if second is not None:
+                self.second_by_columns = second
+                used |= {it.line for it in second[2]}
+        notes += _listed([it for it in self.items if it.line not in used],
+                         "not a row named by a query's index, and the page gives no inputs to place it with")
+        return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
+                               count=1, tokens=None, key_tokens=None, inputs={}, convention={}, claims=claims,
+                               notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
+
+    def columns_run(self, after: int, n: int, d: int) -> tuple[Item, Item, list[Item]] | None:
+        """After rows named by index (N queries, outputs of width D ≠ N), the same computation printed again in the
+        column layout (inputs as columns): an N × N block each of whose columns sums to 1 and not each row (the
+        weights, keys down and queries across), then a D × N block (the outputs, one column a query)."""
+        later = [it for it in self.items if it.line > after and _numeric(it.rows) and it.kind == "matrix"
+                 and (it.strength < 3 or it.step in ("weights", "output"))]  # the values decide, not a name nearby
+        for k, w in enumerate(later[:-1]):
+            o = later[k + 1]
+            if w.shape != (n, n) or o.shape != (d, n) or d == n or o.line - w.end > 3:
+                continue
+            if not all(is_distribution(list(c)) for c in zip(*w.rows)) or all(is_distribution(r) for r in w.rows):
+                continue
+            return w, o, [w, o]
+        return None
+
+    def columns_example(self, base: ImportedExample, w: Item, o: Item, _: list[Item]) -> ImportedExample:
+        """The run found by :meth:`columns_run`, read by columns: query j's weights and output are column j."""
+        wt = [list(c) for c in zip(*w.rows)]
+        ot = [list(c) for c in zip(*o.rows)]
+        claims = [ClaimRow("weights", str(j + 1), r, w.at()) for j, r in enumerate(wt)] + \
+                 [ClaimRow("output", str(j + 1), r, o.at()) for j, r in enumerate(ot)]
+        notes = [Note("assumed", f"a {w.shape[0]}×{w.shape[1]} block whose columns each sum to 1 (keys down, queries "
+                                 f"across) and the {o.shape[0]}×{o.shape[1]} block after it (one column a query): the "
+                                 "weights and outputs printed in the column layout, read by columns; claims only",
+                      w.at())]
+        for n in base.notes:
+            if n.kind == "unplaced" and n.where in (w.at(), o.at()):
+                base.notes.remove(n)
+        lines = self.page.lines
+        return ImportedExample(title=self.title(2, w.line), source=self.page.source, format=self.page.format,
+                               index=2, count=2, tokens=None, key_tokens=None, inputs={}, convention={}, claims=claims,
+                               notes=notes, first_index=w.line, first_line=str(lines[w.line].where),
+                               last_line=str(lines[min(o.end, len(lines) - 1)].where))
+
+    def step_columns_table(self) -> ImportedExample | None:
+        """A page whose only numbers are one table with the keys down the side and a column per step ('Word |
+        Dot Product Score | After Scaling | Attention Weight'): one query's scores, scaled scores and weights,
+        claims only, the keys named by the rows; the scale (1/√d_k, d_k) when the scaled column is the scores
+        column divided by √d_k."""
+        blocks = [it for it in self.items if _numeric(it.rows)]
+        if len(blocks) != 1 or blocks[0].form != "table" or not blocks[0].row_labels or not blocks[0].col_labels:
+            return None
+        t = blocks[0]
+        steps = [step_of_text(c) for c in t.col_labels or []]
+        if len(steps) != t.shape[1] or t.shape[1] < 2 or not all(s in ("scores", "scaled", "weights") for s in steps) \
+                or len(set(steps)) != len(steps) or len(t.rows) < 2:
+            return None
+        keys = [k.strip().strip("\"'“”‘’*`") for k in t.row_labels]  # type: ignore[union-attr]
+        if len({k.lower() for k in keys}) != len(keys) or not all(keys):
+            return None
+        cols = {st: [r[j] for r in t.rows] for j, st in enumerate(steps)}
+        at = t.at()
+        claims = [ClaimRow(st, "1", vals, at) for st, vals in cols.items()]
+        claims.sort(key=lambda c: CLAIM_ORDER.index(c.step))
+        conv: dict[str, Choice] = {}
+        if "scores" in cols and "scaled" in cols:
+            d = root_of_ratio([cols["scores"]], [cols["scaled"]])
+            if d is not None:
+                why = f"the scaled column is the scores column divided by √{d} = {math.sqrt(d):.4g}"
+                conv = {"scale": Choice("1/sqrt(d_k)", why, where=at), "d_k": Choice(d, why, where=at)}
+        notes = [Note("assumed", "a table of one query's steps, a column per step and a row per key ("
+                                 + ", ".join(keys) + "); the page prints no inputs: drafted as claims only", at)]
+        lines = self.page.lines
+        ex = ImportedExample(title=self.title(1, t.line), source=self.page.source, format=self.page.format, index=1,
+                             count=1, tokens=None, key_tokens=keys, inputs={}, convention=conv, claims=claims,
+                             notes=notes, first_index=t.line, first_line=str(lines[t.line].where),
+                             last_line=str(lines[min(t.end, len(lines) - 1)].where))
+        for key, ch in conv.items():
+            ex.notes.append(Note("found", f"{key} = {_show(ch.value)}: {ch.reason}", ch.where))
+        return ex
+
+    def indexed_entries(self, done: list[ImportedExample]) -> list[ImportedExample]:
+        """One query's scores and weights written one entry a line by their indexes from 0 ('score[3,0] =
+        Q[3] · K[0]  →  0.52', 'weight[3,2] = 0.42  ← …'), in a block no example placed: a claims-only
+        example of that query's row (row i + 1 of i + 1: the keys are positions 0 … i or more). Every line of a
+        step must give the same query and its keys must run 0, 1, 2, … with no gap; the number is the last
+        one after the line's final '=' or arrow."""
+        lines = self.page.lines
+        placed = {n.where for e in done for n in e.notes if n.kind != "unplaced"} | {c.where for e in done for c in e.claims}
+        out: list[ImportedExample] = []
+        k = 0
+        while k < len(lines):
+            block: list[tuple[int, str, int, int, str]] = []
+            gap = 0
+            j = k
+            while j < len(lines) and gap <= 4:
+                m = _ENTRY_LINE.match(lines[j].text.replace("−", "-"))
+                st = step_of_text(m.group(1)) if m else None
+                if m and st in ("scores", "scaled", "weights") and str(lines[j].where) not in placed:
+                    block.append((j, st, int(m.group(2)), int(m.group(3)), m.group(4)))
+                    gap = 0
+                elif block:
+                    gap += 1
+                elif j > k:
+                    break
+                j += 1
+            if not block:
+                k += 1
+                continue
+            k = block[-1][0] + 1
+            rows: dict[str, list[str]] = {}
+            ok = len({b[2] for b in block}) == 1 and len(block) >= 2
+            for st in dict.fromkeys(b[1] for b in block):
+                ent = [b for b in block if b[1] == st]
+                if [b[3] for b in ent] != list(range(len(ent))) or len(ent) < 2:
+                    ok = False
+                rows[st] = [b[4] for b in ent]
+            if not ok or all(any(c.step == b[1] and any(_eq(v, b[4]) for v in c.values) for e in done for c in e.claims)
+                             for b in block):
+                continue  # (every entry already a claim of an example: printed there)
+            i = block[0][2]
+            n = max(i + 1, max(len(r) for r in rows.values()))
+            if any(len(r) > n for r in rows.values()):
+                continue
+            row = str(i + 1)
+            first, last = block[0][0], block[-1][0]
+            claims = [ClaimRow(st, row, r + [".."] * (n - len(r)), str(lines[next(b[0] for b in block if b[1] == st)].where))
+                      for st, r in rows.items()]
+            conv: dict[str, Choice] = {}
+            region = lines[first: last + 1]
+            sc = scale_evidence(region)
+            if sc is None and any(re.search(r"\bscal\w*\b.*(?:sqrt|√)\s*\(?\s*d_?k", ln.text, re.I) for ln in region):
+                hit = next(ln for ln in region if re.search(r"(?:sqrt|√)", ln.text))
+                sc = Evidence("1/sqrt(d_k)", str(hit.where), hit.text.strip())
+            if sc is not None:
+                conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
+            notes = [Note("assumed", f"query {i} (from 0)'s {', '.join(rows)} written one entry a line by index: "
+                                     f"drafted as claims only, row {row} of {n}", str(lines[first].where))]
+            out.append(ImportedExample(title=self.title(2, first), source=self.page.source, format=self.page.format,
+                                       index=0, count=0, tokens=None, key_tokens=None, inputs={}, convention=conv,
+                                       claims=claims, notes=notes, first_index=first,
+                                       first_line=str(lines[first].where), last_line=str(lines[last].where)))
+        return out
+
+    def other_head_blocks(self) -> list[tuple[Item, int]]:
+        """Weights printed for several heads by number ('HEAD 0: Attention Weights', 'HEAD 1: …') on a page that
+        walks through one head and gives no per-head inputs: the blocks of the heads other than the one
+        its first head-numbered block names are set aside (each becomes an example of its own; they are
+        not printings of the walked head's weights)."""
+        numbered = [(it, _printed_head(it.label)) for it in self.items]
+        numbered = [(it, h) for it, h in numbered if h is not None]
+        if len({h for _, h in numbered}) < 2 or any(
+                it.step in WEIGHT_NAMES + ("Q", "K", "V", "X") and (it.head is not None or (
+                    it.kind == "matrix" and it.strength >= 2 and _numeric(it.rows))) for it in self.items):
+            return []  # heads given inputs (per head, or whole matrices to split): the example places them
+        walked = numbered[0][1]
+        shapes = {it.shape for it, h in numbered if h == walked and it.step == "weights" and it.kind == "matrix"}
+        aside = [(it, h) for it, h in numbered if h != walked and it.step == "weights" and it.kind == "matrix"
+                 and it.shape in shapes and _numeric(it.rows) and it.batches == 1]
+        ids = {id(it) for it, _ in aside}
+        self.items = [it for it in self.items if id(it) not in ids]
+        return aside
+
+    def other_head_example(self, it: Item, head: int, out: list[ImportedExample]) -> ImportedExample | None:
+        """Another head's weights (see :meth:`other_head_blocks`): claims only, its rows named and its
+        conventions taken from the example of the walked head printed before it."""
+        before = [e for e in out if e.first_index <= it.line and any(
+            c.step == "weights" and len(c.values) == it.shape[1] for c in e.claims)]
+        if not before:
+            return None
+        base = before[-1]
+        labels = base.spec.query_labels() if base.spec is not None else (
+            list(base.tokens) if base.tokens else [str(i + 1) for i in range(it.shape[0])])
+        if len(labels) != it.shape[0]:
+            return None
+        claims = [ClaimRow("weights", lab, list(r), str(it.where[i] if i < len(it.where) else it.where[0]))
+                  for i, (lab, r) in enumerate(zip(labels, it.rows))]
+        conv = {k: Choice(c.value, f"as for the head walked through before it ({c.reason})", assumed=True)
+                for k, c in base.convention.items() if k in ("scale", "d_k", "mask")}
+        notes = [Note("assumed", f"the weights of head {head}, printed beside those of the head the page walks "
+                                 "through; the page prints none of its inputs: drafted as claims only", it.at())]
+        lines = self.page.lines
+        return ImportedExample(title=self.title(2, it.line), source=self.page.source, format=self.page.format,
+                               index=0, count=0, tokens=base.tokens, key_tokens=base.key_tokens, inputs={},
+                               convention=conv, claims=claims, notes=notes, first_index=it.line,
+                               first_line=str(lines[it.line].where), last_line=str(lines[it.end].where))
 
     def fraction_segments(self, out: list[ImportedExample]) -> list[_Segment]:
         """Weights worked as softmaxes written out (``\\alpha_{dog} = \\frac{e^{0.889}}{e^{0.889} + e^{1.2}} \\approx

@@ -253,8 +253,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     b = re.sub(r"\\(?:left|right|[bB]igg?[lr]?)\s*(?:[()\[\].|]|\\[{}])", " ", b).rstrip()
     if not b:
         return "", None, False
-    m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*[=:→]\s*$", b)
-    if m:  # weights[0] = [...]: a row of a named matrix
+    m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*(?:\([^()\[\]]*\)\s*)?[=:→]\s*$",
+                  b)
+    if m:  # weights[0] = [...], V[1] (value for 'I'): [...]: a row of a named matrix
         return f"{m.group(1)}[{m.group(2)}]", m.group(1), False
     if re.search(r"\\end\{", b):
         # 'W_q = \begin{bmatrix}…\end{bmatrix}, \; W_k =': what names this block follows the last matrix
@@ -1219,7 +1220,7 @@ class _Collector:
             it.row_index = indexed[1]
         elif it.row_index is None:
             it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
-        sub = re.search(r"\[\s*(\d+)\s*\]\s*[:=→-]*\s*$", it.label or "")
+        sub = re.search(r"\[\s*(\d+)\s*\]\s*\)?\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0
         notes = [t for t in (_note_token(n) for n in b.row_notes)] if b.row_notes else []

@@ -409,6 +409,9 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     prev = text[i - 1] if i > 0 else ""
     if code and prev and (prev.isalnum() or prev in "_)]"):
         return None, i + 1  # indexing: inputs[1], x[0, 1]
+    if prev and (prev.isalnum() or prev in "_]") and re.match(r"\[\s*\d{1,4}\s*\]", text[i:i + 12]) \
+            and not re.search(r"\\[A-Za-z]+$", text[max(0, i - 24):i]):
+        return None, i + 1  # a printed index, "Query for 'I' (Q[1]):", "output[0] =", not a vector
     end = _match_bracket(text, i, budget)
     if end is None:
         return None, i + 1
