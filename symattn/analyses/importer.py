@@ -952,6 +952,11 @@ class _Importer:
                     # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
                     segs.append(cur)
+                if "#" in name and name.split("#")[0] in cur.inputs:
+                    # W_Q1, Q_layers[0].weight after the whole W_Q was given: the page works heads now, a new
+                    # example from the same embeddings
+                    cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
+                    segs.append(cur)
                 old = cur.inputs.get(name)
                 if cur.hidden and name in [h[1] for h in cur.hidden]:
                     cur.hidden = [h for h in cur.hidden if h[1] != name]  # printed after all

@@ -20,6 +20,7 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
+from .importer_params import parameter_copy
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
@@ -1211,8 +1212,13 @@ class _Collector:
             # "softmax([0.577, 0.577, 0])": the list is softmax's argument (scores), not its result
             step, strength, it.token = None, 0, None
             it.notes.append("the argument of softmax(…), not its result")
+        param = parameter_copy(b.before) if b.role == "code" and it.kind == "matrix" else None
+        if param:  # W_Q.weight.copy_(torch.tensor([[…]])), Q_layers[1].weight.copy_(…): that module's weight
+            step, strength, it.label, it.layout = param[0], 3, param[2], "torch"
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
+        if param and param[1] is not None:
+            it.head = param[1]
         if rowlab and it.kind == "vector":
             it.row_index = int(rowlab.group(1))
         elif indexed:

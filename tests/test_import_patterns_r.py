@@ -1,0 +1,98 @@
+"""Ways of writing numbers met on held-out batch r (tests/pages/heldout/r/), as tables of (snippet,
+what it must yield). Each expected value was read off the snippet by hand; the printed results in the
+snippets were computed with NumPy (torch's X·Wᵀ) and rounded to the digits shown."""
+
+import pytest
+
+from import_snippets import claims, imported, notebook
+
+from symattn.analyses.importer_params import parameter_copy
+
+# a matrix written into a module's weight in PyTorch code: the module names the projection (nn.Linear
+# stores (out, in)), an index on a list of modules names the head (from 0 in code)
+PARAMETER_COPIES = [
+    ("    W_Q.weight.copy_(torch.tensor(", ("Wq", None, "W_Q.weight")),
+    ("W_k.weight.data = torch.tensor(", ("Wk", None, "W_k.weight")),
+    ("self.value.weight = nn.Parameter(torch.tensor(", ("Wv", None, "self.value.weight")),
+    ("q_proj.weight.data.copy_(", ("Wq", None, "q_proj.weight")),
+    ("    Q_layers[1].weight.copy_(torch.tensor(", ("Wq", 2, "Q_layers[1].weight")),
+    ("value_heads[0].weight.copy_(torch.tensor(", ("Wv", 1, "value_heads[0].weight")),
+    ("self.heads[1].W_k.weight.copy_(torch.tensor(", ("Wk", 2, "self.heads[1].W_k.weight")),
+    ("out_proj.weight.copy_(torch.tensor(", ("Wo", None, "out_proj.weight")),
+    # not a projection's weight: embedding tables, norms, a layer index that is no head
+    ("tok_emb.weight.copy_(torch.tensor(", None),
+    ("ln1.weight.copy_(torch.tensor(", None),
+    ("blocks[0].attn.q_proj.weight.copy_(torch.tensor(", None),
+    ("W_Q.bias.copy_(torch.tensor(", None),
+    ("print(W_Q.weight)", None),
+]
+
+
+@pytest.mark.parametrize("before,want", PARAMETER_COPIES)
+def test_parameter_copy(before, want):
+    assert parameter_copy(before) == want
+
+
+_X = "x = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 2.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0]])\n"
+_ONE_HEAD = """W_Q = nn.Linear(4, 2, bias=False)
+W_K = nn.Linear(4, 2, bias=False)
+W_V = nn.Linear(4, 2, bias=False)
+with torch.no_grad():
+    W_Q.weight.copy_(torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]))
+    W_K.weight.copy_(torch.tensor([[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]))
+    W_V.weight.copy_(torch.tensor([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]))
+Q, K, V = W_Q(x), W_K(x), W_V(x)
+weights = torch.softmax(Q @ K.T / math.sqrt(2), dim=-1)
+print("Attention weights:\\n", weights)
+"""
+_ONE_HEAD_OUT = """Attention weights:
+ tensor([[0.5035, 0.2483, 0.2483],
+        [0.1636, 0.6728, 0.1636],
+        [0.4011, 0.4011, 0.1978]])
+"""
+_TWO_HEADS = """Q_layers = nn.ModuleList([nn.Linear(4, 2, bias=False) for _ in range(2)])
+K_layers = nn.ModuleList([nn.Linear(4, 2, bias=False) for _ in range(2)])
+V_layers = nn.ModuleList([nn.Linear(4, 2, bias=False) for _ in range(2)])
+with torch.no_grad():
+    Q_layers[0].weight.copy_(torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]))
+    K_layers[0].weight.copy_(torch.tensor([[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]))
+    V_layers[0].weight.copy_(torch.tensor([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]))
+    Q_layers[1].weight.copy_(torch.tensor([[0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0]]))
+    K_layers[1].weight.copy_(torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0]]))
+    V_layers[1].weight.copy_(torch.tensor([[0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0]]))
+out_proj = nn.Linear(4, 4, bias=False)
+with torch.no_grad():
+    out_proj.weight.copy_(torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0],
+                                        [0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0]]))
+print("Z (two heads, projected):\\n", Z)
+"""
+_TWO_HEADS_OUT = """Z (two heads, projected):
+ tensor([[1.4965, 0.7517, 0.5035, 1.9930],
+        [1.8364, 0.8364, 0.1978, 2.6386],
+        [1.5989, 0.8022, 0.3333, 2.2656]])
+"""
+
+
+def test_per_head_weight_copies_after_one_head_start_a_two_head_example():
+    page = notebook((_X, None), (_ONE_HEAD, _ONE_HEAD_OUT), "## Two heads", (_TWO_HEADS, _TWO_HEADS_OUT))
+    one, two = imported(page, "notebook")
+    assert one.inputs["Wq"].rows == [["1.0", "0.0", "0.0", "0.0"], ["0.0", "1.0", "0.0", "0.0"]]
+    assert "Wo" not in one.inputs
+    assert ("weights", "1", ("0.5035", "0.2483", "0.2483")) in claims(one)
+    # head 0's rows, then head 1's (torch layout: one block of rows per head)
+    assert two.inputs["Wq"].rows == [["1.0", "0.0", "0.0", "0.0"], ["0.0", "1.0", "0.0", "0.0"],
+                                     ["0.0", "1.0", "0.0", "0.0"], ["1.0", "0.0", "0.0", "1.0"]]
+    assert two.inputs["Wv"].rows[2:] == [["0.0", "0.0", "0.0", "1.0"], ["1.0", "0.0", "0.0", "0.0"]]
+    assert two.inputs["Wo"].rows[3] == ["1.0", "0.0", "0.0", "1.0"]
+    assert two.inputs["X"].rows == one.inputs["X"].rows
+    d = two.data()
+    assert d["convention"]["heads"] == 2 and d["convention"]["layout"] == "torch"
+    assert ("output", "2", ("1.8364", "0.8364", "0.1978", "2.6386")) in claims(two)
+
+
+def test_one_head_weight_copies_alone_are_one_example():
+    page = notebook((_X, None), (_ONE_HEAD, _ONE_HEAD_OUT))
+    (one,) = imported(page, "notebook")
+    assert one.inputs["Wk"].rows == [["0.0", "0.0", "1.0", "0.0"], ["0.0", "0.0", "0.0", "1.0"]]
+    assert one.data()["convention"]["layout"] == "torch"
+    assert ("weights", "3", ("0.4011", "0.4011", "0.1978")) in claims(one)
