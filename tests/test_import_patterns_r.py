@@ -96,3 +96,109 @@ def test_one_head_weight_copies_alone_are_one_example():
     assert one.inputs["Wk"].rows == [["0.0", "0.0", "1.0", "0.0"], ["0.0", "0.0", "0.0", "1.0"]]
     assert one.data()["convention"]["layout"] == "torch"
     assert ("weights", "3", ("0.4011", "0.4011", "0.1978")) in claims(one)
+
+
+# a worked example in plain code blocks: a pipe table with no outer pipes (Word | Query | Key | Value,
+# a rule of dashes under the header, quoted words down the side), token-labelled score and weight grids,
+# the output of one token as a chain continued on lines that open with '=', then a causal mask drawn one
+# row a line; the prose says the example leaves out the √d_k division that the code shown first makes
+WALK = """## Attention in code
+
+```python
+def attention(Q, K, V):
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    return softmax(scores) @ V
+```
+
+### Worked example
+
+```
+Word | Query      | Key        | Value
+-----|------------|------------|-----------
+"a"  | [1, 0]     | [0, 1]     | [1, 2]
+"b"  | [1, 1]     | [1, 0]     | [3, 5]
+```
+
+To keep the numbers simple we leave out the √d_k division here.
+
+```
+Scores:
+        "a"   "b"
+  "a" [ 0,    1 ]
+  "b" [ 1,    1 ]
+```
+
+```
+Attention weights:
+        "a"    "b"
+  "a" [ 0.27, 0.73 ]
+  "b" [ 0.50, 0.50 ]
+```
+
+```
+Output for "b" = 0.50 × V_a + 0.50 × V_b
+               = 0.50 × [1, 2] + 0.50 × [3, 5]
+               = [2.00, 3.50]
+```
+
+### Causal masking
+
+```
+Position 0 sees: [ 0, -∞ ]
+Position 1 sees: [ 0,  0 ]
+```
+"""
+
+
+def test_walkthrough_in_plain_code_blocks():
+    (ex,) = imported(WALK)  # the mask drawn under its own heading is no second example
+    assert ex.tokens == ["a", "b"]  # the words inside the quotes
+    assert ex.inputs["Q"].rows == [["1", "0"], ["1", "1"]]
+    assert ex.inputs["K"].rows == [["0", "1"], ["1", "0"]]
+    assert ex.inputs["V"].rows == [["1", "2"], ["3", "5"]]
+    assert ex.data()["convention"]["scale"] == "none"
+    got = claims(ex)
+    assert ("scores", "b", ("1", "1")) in got
+    assert ("weights", "a", ("0.27", "0.73")) in got
+    assert ("output", "b", ("2.00", "3.50")) in got  # the chain's left side names the row
+    assert not any(step == "masked" for step, _, _ in got)
+    unplaced = [n.text for n in ex.notes if n.kind == "unplaced"]
+    assert sum("causal mask drawn one row a line" in t for t in unplaced) == 2
+
+
+def test_without_the_sentence_the_code_decides_the_scale():
+    page = WALK.replace("To keep the numbers simple we leave out the √d_k division here.\n", "")
+    (ex,) = imported(page)
+    assert ex.data()["convention"]["scale"] == "1/sqrt(d_k)"
+
+
+# pipe tables GitHub draws: no outer pipes, or inside a plain code block, with the rule under the header
+BARE_TABLES = [
+    ("Word | Q\n-----|-------\nx | [1, 2]\ny | [3, 4]\n", ["Word", "Q"], [["x", "[1, 2]"], ["y", "[3, 4]"]]),
+    ("```\nWord | Q\n:---|---:\nx | [1, 2]\n```\n", ["Word", "Q"], [["x", "[1, 2]"]]),
+    ("```\n| Word | Q |\n|---|---|\n| x | [1, 2] |\n```\n", ["Word", "Q"], [["x", "[1, 2]"]]),
+    # rows stop at the first line with another number of cells
+    ("a | b\n--|--\n1 | 2\n3 | 4 | 5\n", ["a", "b"], [["1", "2"]]),
+]
+
+
+@pytest.mark.parametrize("text,header,rows", BARE_TABLES)
+def test_bare_pipe_tables(text, header, rows):
+    from symattn.read.pages import read_page
+    from symattn.read.pages.model import Table
+    tables = [b for b in read_page(text, "markdown").blocks if isinstance(b, Table)]
+    assert [(t.header, t.rows) for t in tables] == [(header, rows)]
+
+
+NOT_TABLES = [
+    "```python\nflags = a | b\nmask = c | d\n```\n",  # '|' in code is an operator
+    "a | b\n\n--|--\n1 | 2\n",  # no rule right under the header
+    "a | b | c\n--|--\n1 | 2 | 3\n",  # a rule of another width
+]
+
+
+@pytest.mark.parametrize("text", NOT_TABLES)
+def test_not_bare_pipe_tables(text):
+    from symattn.read.pages import read_page
+    from symattn.read.pages.model import Table
+    assert not [b for b in read_page(text, "markdown").blocks if isinstance(b, Table)]

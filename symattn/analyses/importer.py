@@ -45,7 +45,7 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import (Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, per_token_layout,
                                    query_evidence, scale_evidence)
-from .importer_conventions import identity_weights, keep_mask
+from .importer_conventions import identity_weights, keep_mask, left_out_scaling
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
@@ -1509,6 +1509,9 @@ class _Importer:
         # what the page says before or within this example (a formula at the top counts;
         # what a later part says does not)
         sc = scale_evidence(region) or scale_evidence(lines[: seg.last + 1])
+        own = left_out_scaling(lines[min((it.line for it in source_items.values()), default=seg.first): seg.last + 1])
+        if own is not None:
+            sc = own  # the worked example says it leaves the scaling out, whatever code shown before it computes
         if stage == "scores":
             dk = self.d_k_of(region, given["scores"], claims_items) if sc is not None and sc.value == "1/sqrt(d_k)" \
                 else None
@@ -1819,6 +1822,7 @@ class _Importer:
         self.items = _one_query_keys(self.items)
         self.attach_labels()
         self.matvec_roles()
+        _mask_rows(self.items)
         segs = self.segments()
         out: list[ImportedExample] = []
         reasons: list[str] = []
@@ -1865,10 +1869,13 @@ class _Importer:
         for seg, why in skipped:
             # what a part of the page that is not a worked example prints is listed, not dropped
             near = min(out + outright, key=lambda e: abs(e.first_index - seg.first))
-            used = {(k, g.where[0]) for e in out for k, g in e.inputs.items()}
+            used = {(k, str(g.where[0])) for e in out for k, g in e.inputs.items()}
             extra = [i for k, i in seg.inputs.items() if (k, str(i.where[0])) not in used
                      and not any(str(i.where[0]) == w for _, w in used)]
             for it in seg.items + extra:
+                if any(str(g.where[0]) == str(it.where[0]) and _same_values(g.rows, it.rows)
+                       for e in out for g in e.inputs.values()):
+                    continue  # an example's input, carried into this part of the page (a masked copy)
                 same = _printed_before(near, it)
                 if same:
                     near.notes.append(Note("repeat", f"prints {same} again, with the same numbers (from code whose "
@@ -1877,7 +1884,7 @@ class _Importer:
                 if _numeric(it.rows):
                     shown = ", ".join(", ".join(r) for r in it.rows[:2])
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
-                                           f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+                                           f"({it.shape[0]}×{it.shape[1]}): {it.aside or why}", it.at()))
         for ex in self.attends_lists(out):
             out.append(ex)  # weights written one line a key, under each query: claims only
         if outright:
@@ -3705,6 +3712,33 @@ def _mask_kind(rows: list[list[str]]) -> str:
     add = all(vals[i][j] == (0 if j <= i else -math.inf) for i in range(n) for j in range(n))
     return "ones on and below the diagonal" if low else "ones above the diagonal" if high else \
         "zero and -∞" if add else ""
+
+
+def _mask_rows(items: list[Item]) -> None:
+    """A causal mask drawn one row a line ("Position 0 sees: [0, -∞, -∞]", "[0, 0, -∞]", "[0, 0, 0]"):
+    n vectors of n entries on n consecutive lines that together are a mask (:func:`_mask_kind`) are
+    the mask, not n rows of a step; each is marked aside (listed with that reason).
+
+    >>> rows = [Item(rows=[r], where=[], line=k, end=k, kind="vector") for k, r in
+    ...         enumerate([["0", "-∞", "-∞"], ["0", "0", "-∞"], ["0", "0", "0"]])]
+    >>> _mask_rows(rows); [bool(it.aside) for it in rows]
+    [True, True, True]
+    """
+    k = 0
+    while k < len(items):
+        it = items[k]
+        n = len(it.rows[0]) if it.kind == "vector" and it.rows else 0
+        run = items[k: k + n]
+        if n >= 2 and len(run) == n and all(
+                r.kind == "vector" and len(r.rows[0]) == n and r.line == it.line + i and r.end == r.line
+                and r.strength < 3 and not r.aside for i, r in enumerate(run)):
+            kind = _mask_kind([r.rows[0] for r in run])
+            if kind:
+                for r in run:
+                    r.aside = f"a row of the causal mask drawn one row a line ({kind}), not a step of the example"
+                k += n
+                continue
+        k += 1
 
 
 def _past_limit(text: str) -> bool:

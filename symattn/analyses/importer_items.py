@@ -465,6 +465,44 @@ def _subscript_step(before: str) -> str | None:
     return before.strip().lstrip("$\\").removeprefix("mathbf{")[0] if _subscript_token(before) else None
 
 
+_QUOTED_CELL = re.compile(r"([\"'“‘«])([^\"'“”‘’«»]{1,40})([\"'”’»])")
+
+
+def unquoted_labels(rows: list[list[str]]) -> list[list[str]]:
+    """A table's first column of quoted words ('"the"', “cat”) read as the words: the tokens are
+    what is inside the quotes (as in a label 'Embedding for "the"').
+
+    >>> unquoted_labels([['"the"', '[0.2, 0.8]'], ["“cat”", '[0.9, 0.1]']])
+    [['the', '[0.2, 0.8]'], ['cat', '[0.9, 0.1]']]
+    >>> unquoted_labels([['"the"', '1'], ['cat', '2']])  # not every label quoted: as printed
+    [['"the"', '1'], ['cat', '2']]
+    """
+    firsts = [r[0].strip() for r in rows if r and r[0].strip()]
+    if not firsts or not all(_QUOTED_CELL.fullmatch(c) for c in firsts):
+        return rows
+    return [[_QUOTED_CELL.fullmatch(r[0].strip()).group(2)] + r[1:]  # type: ignore[union-attr]
+            if r and r[0].strip() else r for r in rows]
+
+
+def continued_chain_head(texts: list[str], k: int, role: str, roles: list[str]) -> str:
+    """The left side of a chain of equalities continued over the lines before line ``k`` (each
+    opening with '='), when its first line says ``NAME = …``; "" otherwise.
+
+    >>> continued_chain_head(['Output for "cat" = 0.24 × V_the + 0.41 × V_cat', '    = 0.24 × [0.5, 0.3] + …',
+    ...                       '    = [0.48, 0.55]'], 2, "code", ["code"] * 3)
+    'Output for "cat"'
+    >>> continued_chain_head(['Some text.', '= [1, 2]'], 1, "prose", ["prose"] * 2)
+    ''
+    """
+    j = k - 1
+    while j >= 0 and k - j <= 6 and roles[j] == role and texts[j].lstrip().startswith("="):
+        j -= 1
+    if j < 0 or k - j > 6 or roles[j] != role or "=" not in texts[j] or texts[j].lstrip().startswith("="):
+        return ""
+    head = texts[j].split("=")[0].strip(" \t:*`$")
+    return head if head and "[" not in head and len(head) <= 60 else ""
+
+
 def _token_of(label: str) -> str | None:
     """The token a per-token label names: 'Embedding for "I"' → I; 'please →' → please."""
     q = quoted(label)
@@ -1007,6 +1045,12 @@ class _Collector:
 
     def numbers(self, b: Numbers) -> None:
         label, ident, transposed = _label_before(b.before, b.role)
+        if not label and b.depth == 1 and re.fullmatch(r"\s*=\s*", b.before):
+            # 'Output for "cat" = 0.24 × V_the + …' / '= 0.24 × [0.5, 0.3] + …' / '= [0.48, 0.55]': a chain
+            # continued on lines that open with '=' ends in what its first line's left side names
+            label = continued_chain_head([ln.text for ln in self.lines], b.start, b.role,
+                                         [ln.role for ln in self.lines])
+        chained = label if label and not b.before.strip(" =") else ""
         header = self.shape_header(b) if not b.before.strip() else ""
         if header:
             label, ident = header, None
@@ -1100,6 +1144,8 @@ class _Collector:
             tok = _subscript_token(b.before) or _token_of(label if "=" not in b.before else b.before.split("=")[0])
             if tok and (tok != ident or not step):
                 it.token = tok
+            if chained and it.token is None and it.label == chained:
+                it.token = _token_of(chained)
         if it.kind == "vector" and not label and not b.before.strip() and b.start > 0:
             # a web page's table flattened one cell per line: "apple" on one line, its vector on the next
             prev = self.lines[b.start - 1].text.strip()
@@ -1375,6 +1421,7 @@ class _Collector:
         step = step_of_text(ctx[-160:]) if ctx else None
         width = max(len(r) for r in rows)
         rows = [r + [""] * (width - len(r)) for r in rows]
+        rows = unquoted_labels(rows)
         # drop empty trailing columns
         while width > 1 and all(r[-1] == "" for r in rows) and (header is None or len(header) < width or header[width - 1] == ""):
             rows = [r[:-1] for r in rows]
