@@ -202,3 +202,49 @@ def test_not_bare_pipe_tables(text):
     from symattn.read.pages import read_page
     from symattn.read.pages.model import Table
     assert not [b for b in read_page(text, "markdown").blocks if isinstance(b, Table)]
+
+
+# the results of a call of an attention function unpacked into names: the first is the output (the
+# weighted values), whatever its name says on its own ("values"); the second is named by its own name
+UNPACKED = [
+    (["values, attention = scaled_dot_product(q, k, v)"], "values", True),
+    (["values, attention = scaled_dot_product(q, k, v)"], "attention", False),
+    (["(out, w) = self_attention(q, k, v, mask=None)"], "out", True),
+    (["out = F.scaled_dot_product_attention(q, k, v, attn_mask=m)"], "out", True),
+    (["values = torch.randn(3, 2)"], "values", False),
+    (["values, attention = scaled_dot_product(q, k)"], "values", False),  # two arguments: no q, k, v
+    (["w = attention_weights(q, k, v)"], "w", False),
+    (["values, a = attention(q, k, v)", "values = values * 2"], "values", False),  # assigned again since
+]
+
+
+@pytest.mark.parametrize("code,name,want", UNPACKED)
+def test_unpacked_output(code, name, want):
+    from symattn.analyses.importer_results import unpacked_output
+    assert unpacked_output(code, name) is want
+
+
+_SDP = """q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+k = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+v = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+values, attention = scaled_dot_product(q, k, v)
+print("Values\\n", values)
+print("Attention\\n", attention)
+"""
+_SDP_OUT = """Values
+ tensor([[1.6605, 2.6605],
+        [2.3395, 3.3395]])
+Attention
+ tensor([[0.6698, 0.3302],
+        [0.3302, 0.6698]])
+"""
+
+
+def test_values_unpacked_from_an_attention_call_are_the_output():
+    code = ("def scaled_dot_product(q, k, v):\n    logits = q @ k.T / math.sqrt(q.size(-1))\n"
+            "    attention = F.softmax(logits, dim=-1)\n    return attention @ v, attention\n")
+    (ex,) = imported(notebook((code, None), (_SDP, _SDP_OUT)), "notebook")
+    assert ex.inputs["V"].rows == [["1.0", "2.0"], ["3.0", "4.0"]]
+    got = claims(ex)
+    assert ("output", "1", ("1.6605", "2.6605")) in got
+    assert ("weights", "2", ("0.3302", "0.6698")) in got

@@ -21,6 +21,7 @@ from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
+from .importer_results import unpacked_output
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
@@ -1165,6 +1166,8 @@ class _Collector:
             name = self.printed_name(b)
             if name:
                 st, flipped, layout = expr_step(name)
+                if re.fullmatch(r"[A-Za-z_]\w*", name) and unpacked_output(self.code_before(b)[0], name):
+                    st, flipped, layout = "output", False, None  # values, attention = scaled_dot_product(q, k, v)
                 if not st and attention_call(name):
                     st, flipped, layout = "output", False, None  # DotProductAttention(q, k, v, mask)
                 if st:
