@@ -248,3 +248,68 @@ def test_values_unpacked_from_an_attention_call_are_the_output():
     got = claims(ex)
     assert ("output", "1", ("1.6605", "2.6605")) in got
     assert ("weights", "2", ("0.3302", "0.6698")) in got
+
+
+# a weight split into its heads' column blocks, after the whole was given, is the same example (heads
+# of one matrix); a head's weights that are no block of it start a new one (test above)
+SPLIT = """# Two heads
+
+X = [[1, 0, 1, 0], [0, 1, 0, 1]]
+
+W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+W_K = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+W_V = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+
+We split each into two heads of width 2:
+
+W_Q1 = [[1, 0], [0, 1], [1, 1], [0, 0]]
+W_Q2 = [[0, 1], [1, 0], [0, 0], [1, 1]]
+
+Head 1 scores: [[4, 2], [2, 2]]
+"""
+
+
+def test_heads_split_off_a_whole_weight_stay_in_its_example():
+    (ex,) = imported(SPLIT)
+    assert ex.data()["convention"]["heads"] == 2
+    assert ("head1.scores", "1", ("4", "2")) in claims(ex)
+
+
+# rows of ones and zeros that a page names by token are embeddings, not a mask drawn row by row
+ONE_HOT = """
+Word Embedding for "I": [1, 0, 0]
+Word Embedding for "love": [1, 1, 0]
+Word Embedding for "cats": [1, 1, 1]
+Query Weight Matrix (Wq): [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+Key Weight Matrix (Wk): [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+Value Weight Matrix (Wv): [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+Attention scores: [[1, 1, 1], [1, 2, 2], [1, 2, 3]]
+"""
+
+
+def test_named_one_hot_rows_are_no_mask():
+    (ex,) = imported(ONE_HOT, "text")
+    notes = " ".join(n.text for n in ex.notes)
+    assert "causal mask drawn" not in notes
+    assert ("scores", "cats", ("1", "2", "3")) in claims(ex)
+
+
+# rows on consecutive lines that together draw a causal mask: (rows, step, token) -> set aside
+MASK_ROWS = [
+    ([["0", "-∞", "-∞"], ["0", "0", "-∞"], ["0", "0", "0"]], None, None, True),
+    ([["0", "-inf"], ["0", "0"]], None, None, True),
+    ([["1", "0"], ["1", "1"]], None, None, True),  # torch.tril drawn row by row, unnamed
+    ([["1", "0", "0"], ["1", "1", "0"], ["1", "1", "1"]], "X", "I", False),  # a token's embedding, named
+    ([["0", "-∞"], ["0", "0"], ["0", "0"]], None, None, False),  # three rows of two: no square mask
+    ([["0.5", "-∞"], ["0", "0"]], None, None, False),  # a masked score: not the mask
+]
+
+
+@pytest.mark.parametrize("rows,step,token,aside", MASK_ROWS)
+def test_mask_drawn_row_by_row(rows, step, token, aside):
+    from symattn.analyses.importer import _mask_rows
+    from symattn.analyses.importer_items import Item
+    items = [Item(rows=[r], where=[], line=k, end=k, kind="vector", step=step, strength=2 if step else 0,
+                  token=token) for k, r in enumerate(rows)]
+    _mask_rows(items)
+    assert [bool(it.aside) for it in items] == [aside] * len(rows) if aside else not any(it.aside for it in items)

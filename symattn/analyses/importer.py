@@ -952,9 +952,11 @@ class _Importer:
                     # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
                     segs.append(cur)
-                if "#" in name and name.split("#")[0] in cur.inputs:
-                    # W_Q1, Q_layers[0].weight after the whole W_Q was given: the page works heads now, a new
-                    # example from the same embeddings
+                if "#" in name and name.split("#")[0] in cur.inputs and \
+                        not _block_of(cur.inputs[name.split("#")[0]].rows, it.rows):
+                    # W_Q1, Q_layers[0].weight after the whole W_Q was given, and no block of it (a head's
+                    # columns split off): the page works heads with weights of their own now, a new example
+                    # from the same embeddings
                     cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
                     segs.append(cur)
                 old = cur.inputs.get(name)
@@ -3714,10 +3716,31 @@ def _mask_kind(rows: list[list[str]]) -> str:
         "zero and -∞" if add else ""
 
 
+def _block_of(whole: list[list[str]], piece: list[list[str]]) -> bool:
+    """Whether ``piece`` is a block of ``whole``'s columns (all its rows) or of its rows (all its
+    columns), strictly smaller: one head's part split off a concatenated weight matrix.
+
+    >>> _block_of([["1", "0", "0", "1"], ["0", "1", "1", "0"]], [["0", "1"], ["1", "0"]])
+    True
+    >>> _block_of([["1", "0"], ["0", "1"]], [["1", "0"], ["0", "1"]])  # the same shape: no block
+    False
+    """
+    if not whole or not piece or not whole[0] or not piece[0]:
+        return False
+    r, c = len(whole), len(whole[0])
+    pr, pc = len(piece), len(piece[0])
+    if pr == r and pc < c:
+        return any(_same_values([row[j:j + pc] for row in whole], piece) for j in range(0, c - pc + 1))
+    if pc == c and pr < r:
+        return any(_same_values(whole[i:i + pr], piece) for i in range(0, r - pr + 1))
+    return False
+
+
 def _mask_rows(items: list[Item]) -> None:
     """A causal mask drawn one row a line ("Position 0 sees: [0, -∞, -∞]", "[0, 0, -∞]", "[0, 0, 0]"):
     n vectors of n entries on n consecutive lines that together are a mask (:func:`_mask_kind`) are
-    the mask, not n rows of a step; each is marked aside (listed with that reason).
+    the mask, not n rows of a step; each is marked aside (listed with that reason). Rows of ones and
+    zeros count only unnamed (a token's one-hot embedding is named).
 
     >>> rows = [Item(rows=[r], where=[], line=k, end=k, kind="vector") for k, r in
     ...         enumerate([["0", "-∞", "-∞"], ["0", "0", "-∞"], ["0", "0", "0"]])]
@@ -3731,8 +3754,12 @@ def _mask_rows(items: list[Item]) -> None:
         run = items[k: k + n]
         if n >= 2 and len(run) == n and all(
                 r.kind == "vector" and len(r.rows[0]) == n and r.line == it.line + i and r.end == r.line
-                and r.strength < 3 and not r.aside for i, r in enumerate(run)):
+                and r.strength < 3 and not r.aside for i, r in enumerate(run)) and not any(
+                    o.kind == "vector" and len(o.rows[0]) == n and o.line in (it.line - 1, it.line + n)
+                    for o in items[max(0, k - 1): k] + items[k + n: k + n + 1]):  # n rows of n, no more
             kind = _mask_kind([r.rows[0] for r in run])
+            if kind and kind != "zero and -∞" and any(r.step or r.strength or r.token for r in run):
+                kind = ""  # rows of ones and zeros a page names (one-hot embeddings of tokens) are what it names
             if kind:
                 for r in run:
                     r.aside = f"a row of the causal mask drawn one row a line ({kind}), not a step of the example"
