@@ -23,7 +23,9 @@ PARAMETER_COPIES = [
     ("tok_emb.weight.copy_(torch.tensor(", None),
     ("ln1.weight.copy_(torch.tensor(", None),
     ("blocks[0].attn.q_proj.weight.copy_(torch.tensor(", None),
-    ("W_Q.bias.copy_(torch.tensor(", None),
+    ("W_Q.bias.copy_(torch.tensor(", ("bq", None, "W_Q.bias")),
+    ("Q_layers[0].bias.copy_(torch.tensor(", None),  # one head's bias: not joined, not read
+    ("out_proj.bias.copy_(torch.tensor(", None),
     ("print(W_Q.weight)", None),
 ]
 
@@ -313,3 +315,29 @@ def test_mask_drawn_row_by_row(rows, step, token, aside):
                   token=token) for k, r in enumerate(rows)]
     _mask_rows(items)
     assert [bool(it.aside) for it in items] == [aside] * len(rows) if aside else not any(it.aside for it in items)
+
+
+# a weight written as M.T multiplies X as written (Q = X·M: layout row); a bias copied into the module is bq
+_BIASED = """x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+W_Q = nn.Linear(2, 2)
+W_K = nn.Linear(2, 2, bias=False)
+W_V = nn.Linear(2, 2, bias=False)
+with torch.no_grad():
+    W_Q.weight.copy_(torch.tensor([[1.0, 0.0], [1.0, 1.0]]).T)
+    W_Q.bias.copy_(torch.tensor([1.0, 0.0]))
+    W_K.weight.copy_(torch.tensor([[0.0, 1.0], [1.0, 0.0]]).T)
+    W_V.weight.copy_(torch.tensor([[2.0, 0.0], [0.0, 1.0]]).T)
+print("Q:\\n", W_Q(x))
+"""
+_BIASED_OUT = """Q:
+ tensor([[4., 2.],
+        [8., 4.]], grad_fn=<AddmmBackward0>)
+"""
+
+
+def test_weight_written_transposed_and_a_bias():
+    (ex,) = imported(notebook((_BIASED, _BIASED_OUT)), "notebook")
+    assert ex.inputs["Wq"].rows == [["1.0", "0.0"], ["1.0", "1.0"]]
+    assert ex.inputs["bq"].rows == [["1.0", "0.0"]]
+    assert ex.data()["convention"]["layout"] == "row"
+    assert ("Q", "2", ("8.", "4.")) in claims(ex)

@@ -1261,9 +1261,13 @@ class _Collector:
             # "softmax([0.577, 0.577, 0])": the list is softmax's argument (scores), not its result
             step, strength, it.token = None, 0, None
             it.notes.append("the argument of softmax(…), not its result")
-        param = parameter_copy(b.before) if b.role == "code" and it.kind == "matrix" else None
+        param = parameter_copy(b.before) if b.role == "code" and it.kind in ("matrix", "vector") else None
+        if param and (it.kind == "vector") != param[0].startswith("b"):
+            param = None  # a weight is a matrix, a bias a vector
         if param:  # W_Q.weight.copy_(torch.tensor([[…]])), Q_layers[1].weight.copy_(…): that module's weight
-            step, strength, it.label, it.layout = param[0], 3, param[2], "torch"
+            step, strength, it.label = param[0], 3, param[2]
+            if it.kind == "matrix":  # nn.Linear's (out, in); written as M.T, M itself multiplies X as written
+                it.layout = "row" if re.match(r"\s*\)?\s*\.\s*(?:T\b|t\(\s*\))", b.after or "") else "torch"
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
         if param and param[1] is not None:

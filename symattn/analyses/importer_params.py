@@ -1,4 +1,4 @@
-"""Parameters a page sets in PyTorch code: ``W_Q.weight.copy_(torch.tensor([[…]]))``,
+"""Parameters a page sets in PyTorch code: ``W_Q.weight.copy_(torch.tensor([[…]]))``, ``W_Q.bias.copy_(…)``,
 ``self.query.weight.data = torch.tensor(…)``, ``Q_layers[1].weight.copy_(…)``. The module whose
 weight is written names the projection (a query, key, value or output projection), and an index
 on a list of such modules (``Q_layers[1]``, ``heads[1].W_q``) names the head, counted from 0 in
@@ -16,7 +16,7 @@ __all__ = ["parameter_copy"]
 _PART = r"[A-Za-z_]\w*(?:\s*\[\s*\d{1,2}\s*\])?"
 #: MODULE.weight.copy_(torch.tensor(   MODULE.weight.data = torch.tensor(   MODULE.weight = nn.Parameter(torch.tensor(
 _COPY = re.compile(
-    rf"(?:^|[\s;:(])((?:self\s*\.\s*)?{_PART}(?:\s*\.\s*{_PART})*)\s*\.\s*weight(?:\s*\.\s*data)?\s*"
+    rf"(?:^|[\s;:(])((?:self\s*\.\s*)?{_PART}(?:\s*\.\s*{_PART})*)\s*\.\s*(weight|bias)(?:\s*\.\s*data)?\s*"
     r"(?:\.\s*copy_\s*\(|=\s*(?:(?:torch\.)?nn\.Parameter\s*\(|torch\.nn\.parameter\.Parameter\s*\()?)\s*"
     r"(?:(?:torch\.)?(?:tensor|Tensor|as_tensor|FloatTensor|DoubleTensor)\s*\(\s*|np\.array\s*\(\s*)?$")
 #: the words a list of per-head projection modules adds to the projection's name (Q_layers, query_heads)
@@ -52,6 +52,8 @@ def parameter_copy(before: str) -> tuple[str, int | None, str] | None:
     (('Wo', None, 'out_proj.weight'), None)
     >>> parameter_copy("blocks[0].attn.q_proj.weight.copy_(") is None  # an index that is not a head's
     True
+    >>> parameter_copy("W_K.bias.copy_(torch.tensor(")
+    ('bk', None, 'W_K.bias')
     """
     m = _COPY.search(before)
     if not m:
@@ -68,6 +70,11 @@ def parameter_copy(before: str) -> tuple[str, int | None, str] | None:
     step = _projection(last.group(1))
     if step is None:
         return None
+    bias = m.group(2) == "bias"
+    if bias:  # a projection's bias: bq, bk, bv (one head's bias is not joined: not read)
+        step = {"Wq": "bq", "Wk": "bk", "Wv": "bv"}.get(step)
+        if step is None or "[" in path:
+            return None
     head = None
     for k, p in enumerate(parts):
         idx = re.match(r"([A-Za-z_]\w*)\[(\d+)\]$", p)
@@ -79,4 +86,4 @@ def parameter_copy(before: str) -> tuple[str, int | None, str] | None:
             head = int(idx.group(2)) + 1
         else:
             return None
-    return step, head, path + ".weight"
+    return step, head, path + (".bias" if bias else ".weight")
