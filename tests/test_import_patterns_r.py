@@ -126,8 +126,8 @@ To keep the numbers simple we leave out the √d_k division here.
 ```
 Scores:
         "a"   "b"
-  "a" [ 0,    1 ]
-  "b" [ 1,    1 ]
+  "a" [ 0.0,  1.0 ]
+  "b" [ 1.0,  1.0 ]
 ```
 
 ```
@@ -160,7 +160,7 @@ def test_walkthrough_in_plain_code_blocks():
     assert ex.inputs["V"].rows == [["1", "2"], ["3", "5"]]
     assert ex.data()["convention"]["scale"] == "none"
     got = claims(ex)
-    assert ("scores", "b", ("1", "1")) in got
+    assert ("scores", "b", ("1.0", "1.0")) in got
     assert ("weights", "a", ("0.27", "0.73")) in got
     assert ("output", "b", ("2.00", "3.50")) in got  # the chain's left side names the row
     assert not any(step == "masked" for step, _, _ in got)
@@ -341,3 +341,34 @@ def test_weight_written_transposed_and_a_bias():
     assert ex.inputs["bq"].rows == [["1.0", "0.0"]]
     assert ex.data()["convention"]["layout"] == "row"
     assert ("Q", "2", ("8.", "4.")) in claims(ex)
+
+
+# what the example's own text says it leaves out: (sentence, scale)
+LEFT_OUT = [
+    ("To keep the numbers simple we leave out the √d_k division here.", "none"),
+    ("For simplicity we skip the scaling in this example.", "none"),
+    ("We ignore the $\\sqrt{d_k}$ factor to keep the numbers small.", "none"),
+    ("The √d_k division matters for large d_k.", "1/sqrt(d_k)"),  # no decision: the code decides
+]
+
+
+@pytest.mark.parametrize("sentence,scale", LEFT_OUT)
+def test_left_out_scaling(sentence, scale):
+    page = WALK.replace("To keep the numbers simple we leave out the √d_k division here.", sentence)
+    (ex,) = imported(page)
+    assert ex.data()["convention"]["scale"] == scale
+
+
+def test_left_out_scaling_yields_to_printed_scaled_scores():
+    # the example prints scores named as scaled: it does scale, whatever a sentence says it leaves out
+    block = WALK[WALK.index("```\nScores:"):WALK.index("```\nAttention weights")]
+    page = WALK.replace(block, "Scaled scores: [[0, 0.71], [0.71, 0.71]]\n\n")
+    (ex,) = imported(page)
+    assert ex.data()["convention"]["scale"] == "1/sqrt(d_k)"
+    assert ("scaled", "b", ("0.71", "0.71")) in claims(ex)
+
+
+def test_given_inputs_shaped_like_a_mask_are_no_mask():
+    # Q = [[1, 0], [1, 1]] is ones on and below the diagonal, but it is the given Q: no causal mask
+    (ex,) = imported(WALK)
+    assert ex.data()["convention"].get("mask", "none") == "none"

@@ -1512,7 +1512,7 @@ class _Importer:
         # what a later part says does not)
         sc = scale_evidence(region) or scale_evidence(lines[: seg.last + 1])
         own = left_out_scaling(lines[min((it.line for it in source_items.values()), default=seg.first): seg.last + 1])
-        if own is not None:
+        if own is not None and not any(c.step == "scaled" and c.strength >= 2 for c in claims_items):
             sc = own  # the worked example says it leaves the scaling out, whatever code shown before it computes
         if stage == "scores":
             dk = self.d_k_of(region, given["scores"], claims_items) if sc is not None and sc.value == "1/sqrt(d_k)" \
@@ -1531,9 +1531,11 @@ class _Importer:
         if divided is not None and stage in ("x", "qkv"):
             conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
-        if mk is None and any(_mask_kind(it.rows) for it in seg.items):
+        drawn = [it for it in seg.items if _mask_kind(it.rows) and not (  # Q = [[1, 0], [1, 1]] given is no mask
+            it.step in INPUT_NAMES + LITERAL_NAMES and it.strength >= 2 and any(it is g for g in source_items.values()))]
+        if mk is None and drawn:
             mk = next(Evidence("causal", it.at(), f"the mask it prints ({it.label.strip() or 'a triangular matrix'})")
-                      for it in seg.items if _mask_kind(it.rows))
+                      for it in drawn)
         if mk is not None and (stage != "scores" or not any(
                 entry_kind(x) == "inf" for r in given["scores"].rows for x in r)):
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)

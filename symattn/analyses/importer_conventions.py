@@ -107,12 +107,12 @@ def scale_evidence(lines: list[Line]) -> Evidence | None:
     return _scale_statement(comments)
 
 
-_LEFT_OUT = re.compile(r"\b(?:leave|leaves|leaving|left|leav\w*)\s+out\s+(?:the\s+)?(?P<a>(?:√\s*\(?\s*d_?\{?[kK]\}?\)?|"
-                       r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\}|1\s*/\s*√\s*d_?[kK])\s*(?:division|scaling|factor)?|scaling|"
+_LEFT_OUT = re.compile(r"\b(?:leave|leaves|leaving|left|leav\w*)\s+out\s+(?:the\s+)?\$?\s*(?P<a>(?:√\s*\(?\s*d_?\{?[kK]\}?\)?|"
+                       r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\}|1\s*/\s*√\s*d_?[kK])\s*\$?\s*(?:division|scaling|factor)?|scaling|"
                        r"scale\s+factor|division\s+by\s+(?:√|\\sqrt|the\s+square\s+root))|"
                        r"\b(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|drop|drops|dropping|dropped|"
-                       r"ignore|ignores|ignoring|ignored)\s+(?:the\s+)?(?P<b>(?:√\s*\(?\s*d_?\{?[kK]\}?\)?|"
-                       r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\})\s*(?:division|scaling|factor)?|scaling|division\s+by)", re.I)
+                       r"ignore|ignores|ignoring|ignored)\s+(?:the\s+)?\$?\s*(?P<b>(?:√\s*\(?\s*d_?\{?[kK]\}?\)?|"
+                       r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\})\s*\$?\s*(?:division|scaling|factor)?|scaling|division\s+by)", re.I)
 
 
 def left_out_scaling(lines: list[Line]) -> Evidence | None:
