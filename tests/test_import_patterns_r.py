@@ -372,3 +372,62 @@ def test_given_inputs_shaped_like_a_mask_are_no_mask():
     # Q = [[1, 0], [1, 1]] is ones on and below the diagonal, but it is the given Q: no causal mask
     (ex,) = imported(WALK)
     assert ex.data()["convention"].get("mask", "none") == "none"
+
+
+# a grid of labelled rows under a header of keys, titled on the line above the header: the title names
+# every row (the scaled scores here, which the values alone could not tell from the raw ones)
+GRID = """
+```
+Word | Query  | Key    | Value
+-----|--------|--------|-------
+cat  | [1, 0] | [0, 1] | [1, 2]
+dog  | [1, 1] | [1, 0] | [3, 5]
+```
+
+```
+Scaled scores (QKᵀ/√2):
+        cat    dog
+  cat [ 0.00,  0.71 ]
+  dog [ 0.71,  0.71 ]
+```
+
+```
+Attention weights:
+        cat    dog
+  cat [ 0.33,  0.67 ]
+  dog [ 0.50,  0.50 ]
+```
+"""
+
+
+def test_a_grid_title_names_every_row():
+    (ex,) = imported(GRID)
+    got = claims(ex)
+    assert ("scaled", "cat", ("0.00", "0.71")) in got
+    assert ("scaled", "dog", ("0.71", "0.71")) in got
+    assert ("weights", "cat", ("0.33", "0.67")) in got
+
+
+def test_a_grid_title_names_wrong_rows_too():
+    # slips in the page's scaled scores (0.10 for 0.00, 0.17 for 0.71): the numbers alone match no step,
+    # the title places the rows, and check reports the slips
+    (ex,) = imported(GRID.replace("[ 0.00,  0.71 ]", "[ 0.10,  0.71 ]").replace("dog [ 0.71,  0.71 ]\n```\n\n```\nAtt",
+                                                                              "dog [ 0.71,  0.17 ]\n```\n\n```\nAtt"))
+    got = claims(ex)
+    assert ("scaled", "cat", ("0.10", "0.71")) in got
+    assert ("scaled", "dog", ("0.71", "0.17")) in got
+
+
+GRID_TITLES = [
+    (['Weights:', '      "a"   "b"', '  "a" [0.3, 0.7]', '  "b" [0.5, 0.5]'], 3, 2, "Weights:"),
+    (['Weights:', '      a   b', '  a [0.3, 0.7]', '  b [0.5, 0.5]'], 2, 2, "Weights:"),
+    (['Weights:', '  "a" [0.3, 0.7]'], 1, 2, ""),  # no header of keys
+    (['Weights:', '      "a"   "b"   "c"', '  "a" [0.3, 0.7]'], 2, 2, ""),  # three keys over rows of two
+    (['Weights:', '      0   1', '  a [0.3, 0.7]'], 2, 2, ""),  # numbers over the rows: no keys
+]
+
+
+@pytest.mark.parametrize("texts,k,n,want", GRID_TITLES)
+def test_grid_title(texts, k, n, want):
+    from symattn.analyses.importer_items import grid_title
+    assert grid_title(texts, k, n) == want

@@ -485,6 +485,38 @@ def unquoted_labels(rows: list[list[str]]) -> list[list[str]]:
             if r and r[0].strip() else r for r in rows]
 
 
+_GRID_ROW = re.compile(r"\s*\S[^\[\]]{0,40}\[[^\[\]]*\].{0,120}")
+
+
+def grid_title(texts: list[str], k: int, n: int) -> str:
+    """The title of a grid whose rows are labelled vectors under a header of n keys, the title on the
+    line above the header, when line ``k`` is one of its rows::
+
+        Scores matrix (who attends to whom):
+                      "the"  "cat"  "sat"
+            "the"  [  0.74,  0.32,  0.44 ]   ← a note
+            "cat"  [  0.18,  0.74,  0.58 ]
+
+    "" when there is no such title.
+
+    >>> grid_title(['Weights:', '      "a"   "b"', '  "a" [0.3, 0.7]', '  "b" [0.5, 0.5]'], 3, 2)
+    'Weights:'
+    >>> grid_title(['Weights:', '  "a" [0.3, 0.7]'], 1, 2)
+    ''
+    """
+    j = k - 1
+    while j >= 0 and k - j <= 64 and _GRID_ROW.fullmatch(texts[j]):
+        j -= 1
+    if j < 1:
+        return ""
+    head = texts[j].strip()
+    keys = quoted(head) or head.split()
+    if len(keys) != n or "[" in head or re.search(r"\d", head.replace("_", "")) and not quoted(head):
+        return ""
+    title = texts[j - 1].strip()
+    return title if 0 < len(title) <= 100 and "[" not in title else ""
+
+
 def continued_chain_head(texts: list[str], k: int, role: str, roles: list[str]) -> str:
     """The left side of a chain of equalities continued over the lines before line ``k`` (each
     opening with '='), when its first line says ``NAME = …``; "" otherwise.
@@ -1133,6 +1165,11 @@ class _Collector:
         if not step and label and not aside:
             step = step_of_text(label)
             strength = 2 if step else 0
+        gridded = False
+        if not step and it.kind == "vector" and not aside and b.end == b.start and label:
+            title = grid_title([ln.text for ln in self.lines], b.start, len(b.rows[0]) if b.rows else 0)
+            if title and step_of_text(title):  # a row of a titled grid of labelled vectors under its keys
+                step, strength, gridded = step_of_text(title), 2, True
         if not step and re.fullmatch(r"(?:expected(?:\s+output)?|returns?|result|answer|output)\s*[:=≈→]*",
                                      b.before.strip(), re.I) and b.start > 0 and \
                 re.search(r"\b(?:scaled_dot_product_|self_)?attention\w*\s*\(", self.lines[b.start - 1].text, re.I):
@@ -1147,6 +1184,8 @@ class _Collector:
                 it.token = tok
             if chained and it.token is None and it.label == chained:
                 it.token = _token_of(chained)
+            if gridded and it.token is None:
+                it.token = _token_of(label)  # the row's label is its token; the grid's title its step
         if it.kind == "vector" and not label and not b.before.strip() and b.start > 0:
             # a web page's table flattened one cell per line: "apple" on one line, its vector on the next
             prev = self.lines[b.start - 1].text.strip()
