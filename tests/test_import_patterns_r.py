@@ -89,6 +89,8 @@ def test_per_head_weight_copies_after_one_head_start_a_two_head_example():
     assert two.inputs["X"].rows == one.inputs["X"].rows
     d = two.data()
     assert d["convention"]["heads"] == 2 and d["convention"]["layout"] == "torch"
+    said = " ".join(n.text for n in two.notes)
+    assert "one block of rows per head" in said and "one block of columns per head" not in said
     assert ("output", "2", ("1.8364", "0.8364", "0.1978", "2.6386")) in claims(two)
 
 

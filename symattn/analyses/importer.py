@@ -1308,8 +1308,9 @@ class _Importer:
             _list_unused_literals(literal, given, notes)
         if stage in ("x", "qkv"):
             h = per_head
+            blocks = "rows" if conv.get("layout") is not None and conv["layout"].value == "torch" else "columns"
             why = ("the page gives each head its own weights; each W is their concatenation, one block of "
-                   "columns per head") if per_head else ""
+                   f"{blocks} per head") if per_head else ""
             worked = [c for c in claims_items if c.head is not None or c.batches > 1]
             if not h and worked:
                 ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
