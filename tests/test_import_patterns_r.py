@@ -15,6 +15,8 @@ PARAMETER_COPIES = [
     ("W_k.weight.data = torch.tensor(", ("Wk", None, "W_k.weight")),
     ("self.value.weight = nn.Parameter(torch.tensor(", ("Wv", None, "self.value.weight")),
     ("q_proj.weight.data.copy_(", ("Wq", None, "q_proj.weight")),
+    ("attn.k_proj.weight[:] = torch.tensor(", ("Wk", None, "attn.k_proj.weight")),
+    ("layer.query.weight.data[:, :] = torch.tensor(", ("Wq", None, "layer.query.weight")),
     ("    Q_layers[1].weight.copy_(torch.tensor(", ("Wq", 2, "Q_layers[1].weight")),
     ("value_heads[0].weight.copy_(torch.tensor(", ("Wv", 1, "value_heads[0].weight")),
     ("self.heads[1].W_k.weight.copy_(torch.tensor(", ("Wk", 2, "self.heads[1].W_k.weight")),

@@ -16,7 +16,7 @@ __all__ = ["parameter_copy"]
 _PART = r"[A-Za-z_]\w*(?:\s*\[\s*\d{1,2}\s*\])?"
 #: MODULE.weight.copy_(torch.tensor(   MODULE.weight.data = torch.tensor(   MODULE.weight = nn.Parameter(torch.tensor(
 _COPY = re.compile(
-    rf"(?:^|[\s;:(])((?:self\s*\.\s*)?{_PART}(?:\s*\.\s*{_PART})*)\s*\.\s*(weight|bias)(?:\s*\.\s*data)?\s*"
+    rf"(?:^|[\s;:(])((?:self\s*\.\s*)?{_PART}(?:\s*\.\s*{_PART})*)\s*\.\s*(weight|bias)(?:\s*\.\s*data)?(?:\s*\[\s*:\s*(?:,\s*:\s*)?\])?\s*"
     r"(?:\.\s*copy_\s*\(|=\s*(?:(?:torch\.)?nn\.Parameter\s*\(|torch\.nn\.parameter\.Parameter\s*\()?)\s*"
     r"(?:(?:torch\.)?(?:tensor|Tensor|as_tensor|FloatTensor|DoubleTensor)\s*\(\s*|np\.array\s*\(\s*)?$")
 #: the words a list of per-head projection modules adds to the projection's name (Q_layers, query_heads)
