@@ -183,6 +183,8 @@ BARE_TABLES = [
     ("Word | Q\n-----|-------\nx | [1, 2]\ny | [3, 4]\n", ["Word", "Q"], [["x", "[1, 2]"], ["y", "[3, 4]"]]),
     ("```\nWord | Q\n:---|---:\nx | [1, 2]\n```\n", ["Word", "Q"], [["x", "[1, 2]"]]),
     ("```\n| Word | Q |\n|---|---|\n| x | [1, 2] |\n```\n", ["Word", "Q"], [["x", "[1, 2]"]]),
+    # an empty corner over the labels
+    ("```\n     | x | y\n-----|---|---\nq    | 1 | 2\n```\n", ["", "x", "y"], [["q", "1", "2"]]),
     # rows stop at the first line with another number of cells
     ("a | b\n--|--\n1 | 2\n3 | 4 | 5\n", ["a", "b"], [["1", "2"]]),
 ]
@@ -353,6 +355,7 @@ LEFT_OUT = [
     ("For simplicity we skip the scaling in this example.", "none"),
     ("We ignore the $\\sqrt{d_k}$ factor to keep the numbers small.", "none"),
     ("The √d_k division matters for large d_k.", "1/sqrt(d_k)"),  # no decision: the code decides
+    ("If we ignored the scaling, the softmax would saturate.", "1/sqrt(d_k)"),  # a reason, not a choice
 ]
 
 

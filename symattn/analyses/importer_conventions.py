@@ -125,11 +125,17 @@ def left_out_scaling(lines: list[Line]) -> Evidence | None:
     'none'
     >>> left_out_scaling([Line("scores = Q K^T / √d_k", Where(3))]) is None
     True
+    >>> left_out_scaling([Line("If we ignored the scaling, the softmax would saturate.", Where(3))]) is None
+    True
     """
-    hit = _first([ln for ln in lines if ln.role != "code"], _LEFT_OUT)
-    if hit is None:
-        return None
-    return Evidence("none", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    for ln in _joined([ln for ln in lines if ln.role != "code"]):
+        for m in _LEFT_OUT.finditer(ln.text):
+            a = max(ln.text.rfind(". ", 0, m.start()), ln.text.rfind("; ", 0, m.start())) + 1
+            b = min(x for x in (ln.text.find(". ", m.end()), ln.text.find("; ", m.end()), len(ln.text)) if x >= 0)
+            if re.search(r"\b(?:if|would|could|should|otherwise|unless)\b", ln.text[a:b], re.I):
+                continue  # "if we ignored the scaling, the softmax would saturate": a reason, not a choice
+            return Evidence("none", str(ln.where), snippet(ln.text, m))
+    return None
 
 
 def _scale_statement(lines: list[Line]) -> Evidence | None:

@@ -751,7 +751,10 @@ def _bare_pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
             i += 1
             continue
         header = _pipe_cells(head)
-        if len(header) < 2 or len(_pipe_cells(rule)) != len(header) or not all(header):
+        if len(header) + 1 == len(_pipe_cells(rule)) and head.strip().startswith("|") and \
+                not rule.strip().startswith("|"):
+            header = [""] + header  # '     | x | y' over '-----|---|---': an empty corner, not an outer pipe
+        if len(header) < 2 or len(_pipe_cells(rule)) != len(header) or not all(header[1:]):  # a corner may be empty
             i += 1
             continue
         j = i + 2
