@@ -438,3 +438,17 @@ GRID_TITLES = [
 def test_grid_title(texts, k, n, want):
     from symattn.analyses.importer_items import grid_title
     assert grid_title(texts, k, n) == want
+
+
+# a chain continued on lines that open with '=', in a code block or in prose: its result is the row its
+# first line names
+_CHAIN = 'Output for "b" = 0.50 × V_a + 0.50 × V_b\n     = 0.50 × [1, 2] + 0.50 × [3, 5]\n     = [2.00, 3.50]\n'
+CHAINS = [("```\n" + _CHAIN + "```\n\n"), (_CHAIN.replace("     =", "=") + "\n")]
+
+
+@pytest.mark.parametrize("chain", CHAINS)
+def test_chain_continued_on_equals_lines(chain):
+    old = WALK[WALK.index("```\nOutput for"):WALK.index("### Causal")]
+    (ex,) = imported(WALK.replace(old, chain))
+    assert ("output", "b", ("2.00", "3.50")) in claims(ex)
+    assert not any(step == "output" and row == "a" for step, row, _ in claims(ex))
