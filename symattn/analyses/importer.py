@@ -45,7 +45,7 @@ from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import (Evidence, heads_evidence, layout_evidence, mask_evidence, mask_lines, per_token_layout,
                                    query_evidence, scale_evidence)
-from .importer_conventions import identity_weights, keep_mask
+from .importer_conventions import identity_weights, keep_mask, left_out_scaling
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_claims_only import draws_at_random, is_distribution, root_of_ratio
@@ -1176,6 +1176,13 @@ class _Importer:
                     # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
                     segs.append(cur)
+                if "#" in name and name.split("#")[0] in cur.inputs and \
+                        not _block_of(cur.inputs[name.split("#")[0]].rows, it.rows):
+                    # W_Q1, Q_layers[0].weight after the whole W_Q was given, and no block of it (a head's
+                    # columns split off): the page works heads with weights of their own now, a new example
+                    # from the same embeddings
+                    cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
+                    segs.append(cur)
                 old = cur.inputs.get(name)
                 if cur.hidden and name in [h[1] for h in cur.hidden]:
                     cur.hidden = [h for h in cur.hidden if h[1] != name]  # printed after all
@@ -1525,8 +1532,9 @@ class _Importer:
             _list_unused_literals(literal, given, notes)
         if stage in ("x", "qkv"):
             h = per_head
+            blocks = "rows" if conv.get("layout") is not None and conv["layout"].value == "torch" else "columns"
             why = ("the page gives each head its own weights; each W is their concatenation, one block of "
-                   "columns per head") if per_head else ""
+                   f"{blocks} per head") if per_head else ""
             worked = [c for c in claims_items if c.head is not None or c.batches > 1]
             if not h and worked:
                 ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
@@ -1728,6 +1736,9 @@ class _Importer:
         # what the page says before or within this example (a formula at the top counts;
         # what a later part says does not)
         sc = scale_evidence(region) or scale_evidence(lines[: seg.last + 1])
+        own = left_out_scaling(lines[min((it.line for it in source_items.values()), default=seg.first): seg.last + 1])
+        if own is not None and not any(c.step == "scaled" and c.strength >= 2 for c in claims_items):
+            sc = own  # the worked example says it leaves the scaling out, whatever code shown before it computes
         if stage == "scores":
             dk = self.d_k_of(region, given["scores"], claims_items) if sc is not None and sc.value == "1/sqrt(d_k)" \
                 else None
@@ -1750,9 +1761,11 @@ class _Importer:
         if divided is not None and stage in ("x", "qkv"):
             conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
-        if mk is None and any(_mask_kind(it.rows) for it in seg.items):
+        drawn = [it for it in seg.items if _mask_kind(it.rows) and not (  # Q = [[1, 0], [1, 1]] given is no mask
+            it.step in INPUT_NAMES + LITERAL_NAMES and it.strength >= 2 and any(it is g for g in source_items.values()))]
+        if mk is None and drawn:
             mk = next(Evidence("causal", it.at(), f"the mask it prints ({it.label.strip() or 'a triangular matrix'})")
-                      for it in seg.items if _mask_kind(it.rows))
+                      for it in drawn)
         if mk is not None and (stage != "scores" or not any(
                 entry_kind(x) == "inf" for r in given["scores"].rows for x in r)):
             conv["mask"] = Choice("causal", f"the page says so: {mk.text!r}", where=mk.where)
@@ -2082,6 +2095,7 @@ class _Importer:
         self.items = _one_query_keys(self.items)
         self.attach_labels()
         self.matvec_roles()
+        _mask_rows(self.items)
         other_heads = self.other_head_blocks()
         segs = self.segments()
         out: list[ImportedExample] = []
@@ -2145,10 +2159,13 @@ class _Importer:
         for seg, why in skipped:
             # what a part of the page that is not a worked example prints is listed, not dropped
             near = min(out + outright, key=lambda e: abs(e.first_index - seg.first))
-            used = {(k, g.where[0]) for e in out for k, g in e.inputs.items()}
+            used = {(k, str(g.where[0])) for e in out for k, g in e.inputs.items()}
             extra = [i for k, i in seg.inputs.items() if (k, str(i.where[0])) not in used
                      and not any(str(i.where[0]) == w for _, w in used)]
             for it in seg.items + extra:
+                if any(str(g.where[0]) == str(it.where[0]) and _same_values(g.rows, it.rows)
+                       for e in out for g in e.inputs.values()):
+                    continue  # an example's input, carried into this part of the page (a masked copy)
                 same = _printed_before(near, it)
                 if same:
                     near.notes.append(Note("repeat", f"prints {same} again, with the same numbers (from code whose "
@@ -2157,7 +2174,7 @@ class _Importer:
                 if _numeric(it.rows):
                     shown = ", ".join(", ".join(r) for r in it.rows[:2])
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
-                                           f"({it.shape[0]}×{it.shape[1]}): {why}", it.at()))
+                                           f"({it.shape[0]}×{it.shape[1]}): {it.aside or why}", it.at()))
         for ex in self.attends_lists(out):
             out.append(ex)  # weights written one line a key, under each query: claims only
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
@@ -4293,6 +4310,58 @@ def _mask_kind(rows: list[list[str]]) -> str:
     add = all(vals[i][j] == (0 if j <= i else -math.inf) for i in range(n) for j in range(n))
     return "ones on and below the diagonal" if low else "ones above the diagonal" if high else \
         "zero and -∞" if add else ""
+
+
+def _block_of(whole: list[list[str]], piece: list[list[str]]) -> bool:
+    """Whether ``piece`` is a block of ``whole``'s columns (all its rows) or of its rows (all its
+    columns), strictly smaller: one head's part split off a concatenated weight matrix.
+
+    >>> _block_of([["1", "0", "0", "1"], ["0", "1", "1", "0"]], [["0", "1"], ["1", "0"]])
+    True
+    >>> _block_of([["1", "0"], ["0", "1"]], [["1", "0"], ["0", "1"]])  # the same shape: no block
+    False
+    """
+    if not whole or not piece or not whole[0] or not piece[0]:
+        return False
+    r, c = len(whole), len(whole[0])
+    pr, pc = len(piece), len(piece[0])
+    if pr == r and pc < c:
+        return any(_same_values([row[j:j + pc] for row in whole], piece) for j in range(0, c - pc + 1))
+    if pc == c and pr < r:
+        return any(_same_values(whole[i:i + pr], piece) for i in range(0, r - pr + 1))
+    return False
+
+
+def _mask_rows(items: list[Item]) -> None:
+    """A causal mask drawn one row a line ("Position 0 sees: [0, -∞, -∞]", "[0, 0, -∞]", "[0, 0, 0]"):
+    n vectors of n entries on n consecutive lines that together are a mask (:func:`_mask_kind`) are
+    the mask, not n rows of a step; each is marked aside (listed with that reason). Rows of ones and
+    zeros count only unnamed (a token's one-hot embedding is named).
+
+    >>> rows = [Item(rows=[r], where=[], line=k, end=k, kind="vector") for k, r in
+    ...         enumerate([["0", "-∞", "-∞"], ["0", "0", "-∞"], ["0", "0", "0"]])]
+    >>> _mask_rows(rows); [bool(it.aside) for it in rows]
+    [True, True, True]
+    """
+    k = 0
+    while k < len(items):
+        it = items[k]
+        n = len(it.rows[0]) if it.kind == "vector" and it.rows else 0
+        run = items[k: k + n]
+        if n >= 2 and len(run) == n and all(
+                r.kind == "vector" and len(r.rows[0]) == n and r.line == it.line + i and r.end == r.line
+                and r.strength < 3 and not r.aside for i, r in enumerate(run)) and not any(
+                    o.kind == "vector" and len(o.rows[0]) == n and o.line in (it.line - 1, it.line + n)
+                    for o in items[max(0, k - 1): k] + items[k + n: k + n + 1]):  # n rows of n, no more
+            kind = _mask_kind([r.rows[0] for r in run])
+            if kind and kind != "zero and -∞" and any(r.step or r.strength or r.token for r in run):
+                kind = ""  # rows of ones and zeros a page names (one-hot embeddings of tokens) are what it names
+            if kind:
+                for r in run:
+                    r.aside = f"a row of the causal mask drawn one row a line ({kind}), not a step of the example"
+                k += n
+                continue
+        k += 1
 
 
 def _past_limit(text: str) -> bool:

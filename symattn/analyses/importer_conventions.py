@@ -20,7 +20,7 @@ from ..read.pages.model import Line
 
 __all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "per_token_layout",
            "query_evidence", "snippet",
-           "heads_evidence", "keep_mask", "identity_weights"]
+           "heads_evidence", "keep_mask", "identity_weights", "left_out_scaling"]
 
 
 def snippet(text: str, m: re.Match | None = None, width: int = 100) -> str:
@@ -105,6 +105,37 @@ def scale_evidence(lines: list[Line]) -> Evidence | None:
     comments = [Line(ln.text.lstrip().lstrip("#"), ln.where, "prose") for ln in lines
                 if ln.role == "code" and ln.text.lstrip().startswith("#")]
     return _scale_statement(comments)
+
+
+_LEFT_OUT = re.compile(r"\b(?:leave|leaves|leaving|left|leav\w*)\s+out\s+(?:the\s+)?\$?\s*(?P<a>(?:√\s*\(?\s*d_?\{?[kK]\}?\)?|"
+                       r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\}|1\s*/\s*√\s*d_?[kK])\s*\$?\s*(?:division|scaling|factor)?|scaling|"
+                       r"scale\s+factor|division\s+by\s+(?:√|\\sqrt|the\s+square\s+root))|"
+                       r"\b(?:skip|skips|skipping|skipped|omit|omits|omitting|omitted|drop|drops|dropping|dropped|"
+                       r"ignore|ignores|ignoring|ignored)\s+(?:the\s+)?\$?\s*(?P<b>(?:√\s*\(?\s*d_?\{?[kK]\}?\)?|"
+                       r"\\sqrt\s*\{\s*d_?\{?[kK]\}?\s*\})\s*\$?\s*(?:division|scaling|factor)?|scaling|division\s+by)", re.I)
+
+
+def left_out_scaling(lines: list[Line]) -> Evidence | None:
+    """The worked example's own words that it leaves the 1/√d_k scaling out ("To keep the numbers simple
+    we leave out the √d_k division here", "we skip the scaling"), in its text (not its code): scale none,
+    whatever code shown before it computes.
+
+    >>> from symattn.read.pages.model import Where
+    >>> left_out_scaling([Line("here we leave out the √d_k division; it only rescales", Where(3))]).value
+    'none'
+    >>> left_out_scaling([Line("scores = Q K^T / √d_k", Where(3))]) is None
+    True
+    >>> left_out_scaling([Line("If we ignored the scaling, the softmax would saturate.", Where(3))]) is None
+    True
+    """
+    for ln in _joined([ln for ln in lines if ln.role != "code"]):
+        for m in _LEFT_OUT.finditer(ln.text):
+            a = max(ln.text.rfind(". ", 0, m.start()), ln.text.rfind("; ", 0, m.start())) + 1
+            b = min(x for x in (ln.text.find(". ", m.end()), ln.text.find("; ", m.end()), len(ln.text)) if x >= 0)
+            if re.search(r"\b(?:if|would|could|should|otherwise|unless)\b", ln.text[a:b], re.I):
+                continue  # "if we ignored the scaling, the softmax would saturate": a reason, not a choice
+            return Evidence("none", str(ln.where), snippet(ln.text, m))
+    return None
 
 
 def _scale_statement(lines: list[Line]) -> Evidence | None:

@@ -20,6 +20,8 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
+from .importer_params import parameter_copy
+from .importer_results import unpacked_output
 from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
@@ -463,6 +465,76 @@ def _subscript_step(before: str) -> str | None:
     """The step of a vector written 'Q_{quickly} = […]': Q, K, V or X (the letter), where the subscript
     names a token (see _subscript_token)."""
     return before.strip().lstrip("$\\").removeprefix("mathbf{")[0] if _subscript_token(before) else None
+
+
+_QUOTED_CELL = re.compile(r"([\"'“‘«])([^\"'“”‘’«»]{1,40})([\"'”’»])")
+
+
+def unquoted_labels(rows: list[list[str]]) -> list[list[str]]:
+    """A table's first column of quoted words ('"the"', “cat”) read as the words: the tokens are
+    what is inside the quotes (as in a label 'Embedding for "the"').
+
+    >>> unquoted_labels([['"the"', '[0.2, 0.8]'], ["“cat”", '[0.9, 0.1]']])
+    [['the', '[0.2, 0.8]'], ['cat', '[0.9, 0.1]']]
+    >>> unquoted_labels([['"the"', '1'], ['cat', '2']])  # not every label quoted: as printed
+    [['"the"', '1'], ['cat', '2']]
+    """
+    firsts = [r[0].strip() for r in rows if r and r[0].strip()]
+    if not firsts or not all(_QUOTED_CELL.fullmatch(c) for c in firsts):
+        return rows
+    return [[_QUOTED_CELL.fullmatch(r[0].strip()).group(2)] + r[1:]  # type: ignore[union-attr]
+            if r and r[0].strip() else r for r in rows]
+
+
+_GRID_ROW = re.compile(r"\s*\S[^\[\]]{0,40}\[[^\[\]]*\].{0,120}")
+
+
+def grid_title(texts: list[str], k: int, n: int) -> str:
+    """The title of a grid whose rows are labelled vectors under a header of n keys, the title on the
+    line above the header, when line ``k`` is one of its rows::
+
+        Scores matrix (who attends to whom):
+                      "the"  "cat"  "sat"
+            "the"  [  0.74,  0.32,  0.44 ]   ← a note
+            "cat"  [  0.18,  0.74,  0.58 ]
+
+    "" when there is no such title.
+
+    >>> grid_title(['Weights:', '      "a"   "b"', '  "a" [0.3, 0.7]', '  "b" [0.5, 0.5]'], 3, 2)
+    'Weights:'
+    >>> grid_title(['Weights:', '  "a" [0.3, 0.7]'], 1, 2)
+    ''
+    """
+    j = k - 1
+    while j >= 0 and k - j <= 64 and _GRID_ROW.fullmatch(texts[j]):
+        j -= 1
+    if j < 1:
+        return ""
+    head = texts[j].strip()
+    keys = quoted(head) or head.split()
+    if len(keys) != n or "[" in head or re.search(r"\d", head.replace("_", "")) and not quoted(head):
+        return ""
+    title = texts[j - 1].strip()
+    return title if 0 < len(title) <= 100 and "[" not in title else ""
+
+
+def continued_chain_head(texts: list[str], k: int, role: str, roles: list[str]) -> str:
+    """The left side of a chain of equalities continued over the lines before line ``k`` (each
+    opening with '='), when its first line says ``NAME = …``; "" otherwise.
+
+    >>> continued_chain_head(['Output for "cat" = 0.24 × V_the + 0.41 × V_cat', '    = 0.24 × [0.5, 0.3] + …',
+    ...                       '    = [0.48, 0.55]'], 2, "code", ["code"] * 3)
+    'Output for "cat"'
+    >>> continued_chain_head(['Some text.', '= [1, 2]'], 1, "prose", ["prose"] * 2)
+    ''
+    """
+    j = k - 1
+    while j >= 0 and k - j <= 6 and roles[j] == role and texts[j].lstrip().startswith("="):
+        j -= 1
+    if j < 0 or k - j > 6 or roles[j] != role or "=" not in texts[j] or texts[j].lstrip().startswith("="):
+        return ""
+    head = texts[j].split("=")[0].strip(" \t:*`$")
+    return head if head and "[" not in head and len(head) <= 60 else ""
 
 
 def _token_of(label: str) -> str | None:
@@ -1007,6 +1079,12 @@ class _Collector:
 
     def numbers(self, b: Numbers) -> None:
         label, ident, transposed = _label_before(b.before, b.role)
+        if not label and b.depth == 1 and re.fullmatch(r"\s*=\s*", b.before):
+            # 'Output for "cat" = 0.24 × V_the + …' / '= 0.24 × [0.5, 0.3] + …' / '= [0.48, 0.55]': a chain
+            # continued on lines that open with '=' ends in what its first line's left side names
+            label = continued_chain_head([ln.text for ln in self.lines], b.start, b.role,
+                                         [ln.role for ln in self.lines])
+        chained = label if label and not b.before.strip(" =") else ""
         header = self.shape_header(b) if not b.before.strip() else ""
         if header:
             label, ident = header, None
@@ -1088,6 +1166,11 @@ class _Collector:
         if not step and label and not aside:
             step = step_of_text(label)
             strength = 2 if step else 0
+        gridded = False
+        if not step and it.kind == "vector" and not aside and b.end == b.start and label:
+            title = grid_title([ln.text for ln in self.lines], b.start, len(b.rows[0]) if b.rows else 0)
+            if title and step_of_text(title):  # a row of a titled grid of labelled vectors under its keys
+                step, strength, gridded = step_of_text(title), 2, True
         if not step and re.fullmatch(r"(?:expected(?:\s+output)?|returns?|result|answer|output)\s*[:=≈→]*",
                                      b.before.strip(), re.I) and b.start > 0 and \
                 re.search(r"\b(?:scaled_dot_product_|self_)?attention\w*\s*\(", self.lines[b.start - 1].text, re.I):
@@ -1100,6 +1183,10 @@ class _Collector:
             tok = _subscript_token(b.before) or _token_of(label if "=" not in b.before else b.before.split("=")[0])
             if tok and (tok != ident or not step):
                 it.token = tok
+            if chained and it.token is None and it.label == chained:
+                it.token = _token_of(chained)
+            if gridded and it.token is None:
+                it.token = _token_of(label)  # the row's label is its token; the grid's title its step
         if it.kind == "vector" and not label and not b.before.strip() and b.start > 0:
             # a web page's table flattened one cell per line: "apple" on one line, its vector on the next
             prev = self.lines[b.start - 1].text.strip()
@@ -1119,6 +1206,8 @@ class _Collector:
             name = self.printed_name(b)
             if name:
                 st, flipped, layout = expr_step(name)
+                if re.fullmatch(r"[A-Za-z_]\w*", name) and unpacked_output(self.code_before(b)[0], name):
+                    st, flipped, layout = "output", False, None  # values, attention = scaled_dot_product(q, k, v)
                 if not st and attention_call(name):
                     st, flipped, layout = "output", False, None  # DotProductAttention(q, k, v, mask)
                 if st:
@@ -1212,8 +1301,17 @@ class _Collector:
             # "softmax([0.577, 0.577, 0])": the list is softmax's argument (scores), not its result
             step, strength, it.token = None, 0, None
             it.notes.append("the argument of softmax(…), not its result")
+        param = parameter_copy(b.before) if b.role == "code" and it.kind in ("matrix", "vector") else None
+        if param and (it.kind == "vector") != param[0].startswith("b"):
+            param = None  # a weight is a matrix, a bias a vector
+        if param:  # W_Q.weight.copy_(torch.tensor([[…]])), Q_layers[1].weight.copy_(…): that module's weight
+            step, strength, it.label = param[0], 3, param[2]
+            if it.kind == "matrix":  # nn.Linear's (out, in); written as M.T, M itself multiplies X as written
+                it.layout = "row" if re.match(r"\s*\)?\s*\.\s*(?:T\b|t\(\s*\))", b.after or "") else "torch"
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
+        if param and param[1] is not None:
+            it.head = param[1]
         if rowlab and it.kind == "vector":
             it.row_index = int(rowlab.group(1))
         elif indexed:
@@ -1370,6 +1468,7 @@ class _Collector:
         step = step_of_text(ctx[-160:]) if ctx else None
         width = max(len(r) for r in rows)
         rows = [r + [""] * (width - len(r)) for r in rows]
+        rows = unquoted_labels(rows)
         # drop empty trailing columns
         while width > 1 and all(r[-1] == "" for r in rows) and (header is None or len(header) < width or header[width - 1] == ""):
             rows = [r[:-1] for r in rows]

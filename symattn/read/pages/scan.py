@@ -735,6 +735,50 @@ def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     return out
 
 
+def _bare_pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
+    """Pipe tables written without the outer pipes, or inside a plain code block, which GitHub's
+    Markdown also draws as tables: a header line of cells split by '|', a rule of dashes under it
+    ('-----|-----', ':--|--:'), then rows of as many cells::
+
+        Word    | Query      | Key
+        --------|------------|-----------
+        "the"   | [0.2, 0.8] | [0.1, 0.9]
+
+    The rule under the header decides (a '|' alone in code is an operator, not a table)."""
+    out = []
+    i, n = 0, len(lines)
+    while i + 1 < n:
+        head, rule = lines[i].text, lines[i + 1].text
+        if i in taken or i + 1 in taken or "|" not in head or "|" not in rule or not _SEP_RE.match(rule) \
+                or lines[i].role not in ("prose", "code", "output") or lines[i + 1].role != lines[i].role:
+            i += 1
+            continue
+        header = _pipe_cells(head)
+        if len(header) + 1 == len(_pipe_cells(rule)) and head.strip().startswith("|") and \
+                not rule.strip().startswith("|"):
+            header = [""] + header  # '     | x | y' over '-----|---|---': an empty corner, not an outer pipe
+        if len(header) < 2 or len(_pipe_cells(rule)) != len(header) or not all(header[1:]):  # a corner may be empty
+            i += 1
+            continue
+        j = i + 2
+        rows: list[list[str]] = []
+        where: list[Where] = []
+        while j < n and j not in taken and lines[j].role == lines[i].role and "|" in lines[j].text:
+            cells = _pipe_cells(lines[j].text)
+            if len(cells) != len(header):
+                break
+            rows.append(cells)
+            where.append(lines[j].where)
+            j += 1
+        if not rows:
+            i += 1
+            continue
+        out.append(Table(header=header, rows=rows, where=where, start=i, end=j - 1))
+        taken.update(range(i, j))
+        i = j
+    return out
+
+
 _COMMA_ROW_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?:\s*,\s+[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)+"
                            r"\s*,?")
 
@@ -852,6 +896,7 @@ def scan(lines: list[Line]) -> list:
              if ln.role == "code" and re.match(r"\s*#", ln.text) else ln for ln in lines]
     blocks += _bar_matrices(lines, taken)
     blocks += _pipe_tables(lines, taken)
+    blocks += _bare_pipe_tables(lines, taken)
     # bracket groups, printouts and LaTeX matrices, per run of lines with one role
     i = 0
     n = len(lines)
