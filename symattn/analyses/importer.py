@@ -49,6 +49,7 @@ from .importer_conventions import identity_weights, keep_mask, left_out_scaling
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_claims_only import draws_at_random, is_distribution, root_of_ratio
+from .importer_values import chains_by_values
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
                             collect, indexed_name, plain_names, split_glued)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
@@ -2140,6 +2141,9 @@ class _Importer:
             steps_only = self.named_steps_only()
             if steps_only is not None:
                 return [steps_only]
+            by_values = self.steps_told_by_values()
+            if by_values:
+                return by_values
             self.second_by_columns = None
             by_index = self.rows_by_index_only()
             if by_index is not None:
@@ -2235,6 +2239,100 @@ class _Importer:
         return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
                                count=1, tokens=labels, key_tokens=None, inputs={}, convention=conv, claims=claims,
                                notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
+
+    def steps_told_by_values(self) -> list[ImportedExample]:
+        """A page with no inputs whose printed steps are named in words the importer does not read: each
+        set of blocks the numbers tie together is an example (see :meth:`chain_example`)."""
+        blocks = [it for it in self.items if it.kind == "matrix" and it.batches == 1 and not it.operand
+                  and _numeric_or_inf(it.rows) and it.shape[0] >= 2]
+        out: list[ImportedExample] = []
+        for chain in chains_by_values({k: it.rows for k, it in enumerate(blocks)}):
+            ex = self.chain_example(blocks, chain, first=not out)
+            if ex is not None:
+                out.append(ex)
+        if len(out) > 1:
+            used = {w for ex in out for c in ex.claims for w in [c.where]}
+            for n, ex in enumerate(out, 1):
+                ex.index, ex.count, ex.title = n, len(out), f"{ex.title} (example {n} of {len(out)})"
+                ex.notes = [nt for nt in ex.notes if not (nt.kind == "unplaced" and nt.where in used)]
+        return out
+
+    def chain_example(self, blocks: list[Item], found: dict[int, str], first: bool) -> ImportedExample | None:
+        """A page with no inputs whose printed steps are named in words the importer does not read: the
+        blocks the numbers tie together (weights that are the softmax of an earlier block, that block
+        the scores or scaled scores, a block they are divided from, the masked scores, an output that is
+        the weights times printed values; see :mod:`.importer_values`) are a claims-only example. Q and K
+        printed under their names, as tall as the weights, are claims too."""
+        found = dict(found)
+        chosen = {k: blocks[k] for k in found}
+        if any(found[k] == "weights" and it.strength >= 2 and (it.step in INPUT_NAMES or it.step in ("Q", "K", "V"))
+               for k, it in chosen.items()):
+            return None  # a block the page names as an input (Q = I) is not the weights its rows could be
+        n = next(it.shape[0] for k, it in chosen.items() if found[k] == "weights")
+        for it in self.items if first else []:
+            if it.step in ("Q", "K") and it.strength >= 2 and it.kind == "matrix" and it.shape[0] == n \
+                    and _numeric(it.rows) and not it.operand and it.step not in [found[k] for k in found]:
+                k = len(blocks)
+                blocks.append(it)
+                found[k], chosen[k] = it.step, it
+        by_step = {found[k]: it for k, it in chosen.items()}
+        if {"Q", "K", "V"} <= set(by_step):
+            # Q, K and V all printed (V told by the output it makes): an example that derives from them
+            qkv = {name: replace(by_step[name], step=name, strength=3, operand=False) for name in ("Q", "K", "V")}
+            used = {id(by_step[name]) for name in ("Q", "K", "V")}
+            seg = _Segment(inputs=qkv, items=[it for it in self.items if id(it) not in used],
+                           first=min(it.line for it in qkv.values()), last=max(it.end for it in self.items))
+            try:
+                ex, _ = self.example(seg, 1)
+            except SymattnError:
+                ex = None
+            if ex is not None and ex.placed >= sum(it.numbers for k, it in chosen.items()
+                                                   if found[k] not in ("Q", "K", "V")):
+                ex.notes.insert(0, Note("assumed", "the page's names did not give its inputs; Q, K and V are the "
+                                                   "printed blocks whose numbers make its printed steps"))
+                return ex
+        labels = next((list(it.row_labels) for it in chosen.values() if it.row_labels and len(it.row_labels) == n
+                       and len({x.lower() for x in it.row_labels}) == n), None)
+        rows = labels or [str(i + 1) for i in range(n)]
+        claims: list[ClaimRow] = []
+        for k, it in sorted(chosen.items(), key=lambda kv: kv[1].line):
+            names = rows if it.shape[0] == n else [str(i + 1) for i in range(it.shape[0])]
+            for i, r in enumerate(it.rows):
+                claims.append(ClaimRow(found[k], names[i], list(r),
+                                       str(it.where[i] if i < len(it.where) else it.where[0]), None))
+        claims.sort(key=lambda c: CLAIM_ORDER.index(c.step))
+        conv: dict[str, Choice] = {}
+        raw, scaled = by_step.get("scores"), by_step.get("scaled")
+        d = root_of_ratio(raw.rows, scaled.rows) if raw is not None and scaled is not None else None
+        if d is not None:
+            why = f"the printed scaled scores are the printed scores divided by √{d} = {math.sqrt(d):.4g}"
+            conv = {"scale": Choice("1/sqrt(d_k)", why, where=scaled.at()),  # type: ignore[union-attr]
+                    "d_k": Choice(d, why, where=scaled.at())}  # type: ignore[union-attr]
+        elif raw is not None and scaled is None:
+            conv = {"scale": Choice("none", "the weights are the softmax of the printed scores as they are",
+                                    assumed=True)}
+        masked = by_step.get("masked")
+        if masked is not None and all(entry_kind(x) == "inf" or _num(x) is not None and _num(x) <= -1e8  # type: ignore[operator]
+                                      for i, r in enumerate(masked.rows) for j, x in enumerate(r) if j > i) \
+                and any(entry_kind(x) == "inf" or (_num(x) or 0) <= -1e8 for r in masked.rows for x in r):
+            conv["mask"] = Choice("causal", "the masked scores hide every key after the query", where=masked.at())
+        w = by_step["weights"]
+        if "mask" not in conv and w.shape[0] == w.shape[1] and w.shape[0] > 1 and all(
+                _num(x) == 0 for i, r in enumerate(w.rows) for j, x in enumerate(r) if j > i):
+            conv["mask"] = Choice("causal", "the weights are 0 for every key after the query", where=w.at())
+        told = ", ".join(f"{found[k]} ({it.at()})" for k, it in sorted(chosen.items(), key=lambda kv: kv[1].line))
+        notes = [Note("assumed", "the page prints steps of attention and none of the inputs that make them, under "
+                                 f"names this draft does not read; their numbers tell which is which: {told}. "
+                                 "Drafted as claims only", next(iter(chosen.values())).at())]
+        used = {id(it) for it in chosen.values()}
+        notes += _listed([it for it in self.items if id(it) not in used], "the page gives no inputs to place it with")
+        lines = self.page.lines
+        first = min(it.line for it in chosen.values())
+        last = max(it.end for it in chosen.values())
+        return ImportedExample(title=self.title(1, first), source=self.page.source, format=self.page.format, index=1,
+                               count=1, tokens=labels, key_tokens=None, inputs={}, convention=conv, claims=claims,
+                               notes=notes, first_index=first, first_line=str(lines[first].where),
                                last_line=str(lines[min(last, len(lines) - 1)].where))
 
     def rows_by_index_only(self) -> ImportedExample | None:
