@@ -43,6 +43,21 @@ KNOWN_MISSES = {
     # per-head blocks do not fit W^O); weighted values written as a chain of scalar terms with V one column wide
     # (0.25 × 2 + … = 0.5 + 1 + 1.5 + 2 = 5: the four terms and the output, 5)
     "q/lecture3.md": 135,
+    # batches t and u were measured before any change made for them (t 18/268, u 0/244); the value-told reading
+    # (importer_values.py) was then built on them; v and w were measured untouched at the end of that session.
+    # What is left is listed in each draft (by its reason) and here as measured, not yet worked on:
+    "t/courseday2.ipynb": 3,    # the third query's restatements, labelled "4th query (Index 2)"
+    "t/hwconsole.txt": 87,      # 3-D console printouts of four examples (scaled, unscaled, large values, nan)
+    "u/dhyan.md": 33,           # Hindi wiki: embeddings in backticks, products inside one sum line
+    "u/nekosuki.ipynb": 36,     # row sums, the outputs (V never printed), restatements in prose
+    "u/zenn14.md": 65,          # Rust and Julia printouts (`3×4 Matrix{Float64}`)
+    "u/zicong.md": 30,          # ASCII box tables of raw scores, one query's weights
+    "v/maskednp.ipynb": 32,     # rows wrapped over two lines, a second printing of every step
+    "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
+    "v/npvstorch.ipynb": 24,    # the PyTorch restatement of the context vectors and the keys
+    "w/gymgrid.txt": 40,        # grids copied one number a line, with no brackets or shapes
+    "w/ilike.html": 16,         # the steps written in prose bullets with <sup>/<sub> and exp(…)/(…)
+    "w/qkvchunk.ipynb": 88,     # a fused 12×4 nn.Linear weight split into q, k, v; per-head 4-D printouts
 }
 
 #: numbers a page's import places that the reader did not (a reading as right as the reader's), and why
@@ -52,6 +67,15 @@ KNOWN_EXTRAS = {
     "s/sdpa.ipynb": 5,
     # see KNOWN_MISSES: X, Wq, Wk, Wv as inputs and the printed Q, K, V as claims, against Q, K, V as inputs
     "m/unfold.ipynb": 27,
+    # see KNOWN_MISSES (batches t–w): examples the import makes of a page's second printing of every step, where
+    # the reader has restatements (maskednp 128, multihead 16, qkvchunk 48); weights placed where the reader has
+    # an aside or another example's (hwconsole 26 weights; npvstorch 16: the softmax of the
+    # unscaled scores beside the example, taken as its weights); scores of a head the reader reads otherwise (4)
+    "t/hwconsole.txt": 26,
+    "v/maskednp.ipynb": 128,
+    "v/multihead.ipynb": 16,
+    "v/npvstorch.ipynb": 16,
+    "w/qkvchunk.ipynb": 52,
 }
 
 
