@@ -35,7 +35,7 @@ def draws_at_random(code_lines: list[str]) -> bool:
     return any(_RANDOM_CODE.search(t) for t in code_lines)
 
 
-def _interval(text: str) -> tuple[Fraction, Fraction] | None:
+def printed_interval(text: str) -> tuple[Fraction, Fraction] | None:
     """The values a printed number may stand for: ± half a unit in its last printed place."""
     t = text.strip().replace("−", "-")
     try:
@@ -62,7 +62,7 @@ def root_of_ratio(scores: list[list[str]], scaled: list[list[str]]) -> int | Non
     used = 0
     for ra, rb in zip(scores, scaled):
         for a, b in zip(ra, rb):
-            ia, ib = _interval(a), _interval(b)
+            ia, ib = printed_interval(a), printed_interval(b)
             if ia is None or ib is None:
                 if a.strip().lstrip("-+").lower() in ("inf", "∞") and a.strip() == b.strip():
                     continue
@@ -99,7 +99,7 @@ def is_distribution(row: list[str]) -> bool:
     """
     lo = hi = Fraction(0)
     for x in row:
-        iv = _interval(x)
+        iv = printed_interval(x)
         if iv is None or iv[1] < 0 or iv[0] > 1:
             return False
         lo, hi = lo + iv[0], hi + iv[1]

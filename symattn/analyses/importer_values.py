@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
 
-from .importer_claims_only import root_of_ratio
+from .importer_claims_only import printed_interval, root_of_ratio
 
 __all__ = ["steps_by_values", "chains_by_values"]
 
@@ -31,23 +30,17 @@ def _value(text: str) -> tuple[float, float] | None:
     t = text.strip().replace("−", "-")
     if t.lower() in ("-inf", "-infinity", "-∞"):
         return -math.inf, 0.0
-    try:
-        d = Decimal(t)
-    except InvalidOperation:
+    span = printed_interval(t)  # what the printed number may stand for: ± half a unit in its last place
+    if span is None:
         return None
-    if not d.is_finite():
-        return None
-    exp = d.as_tuple().exponent
-    if not isinstance(exp, int) or abs(exp) > 300:
-        return None
-    v = float(d)
+    v = float((span[0] + span[1]) / 2)
     if v <= -1e8:
         return -math.inf, 0.0  # an additive mask (-1e9): the softmax gives it weight 0
     if re.fullmatch(r"[+-]?\d+", t):
         return v, 0.0  # a whole number printed without a point: exact, as a toy example writes it
     if t.endswith("."):
         return v, 0.005  # NumPy's '1.' and '0.' in an array of decimals: as precise as its neighbours, say two
-    return v, 0.5 * 10.0 ** exp
+    return v, float((span[1] - span[0]) / 2)
 
 
 def _block(rows: list[list[str]]) -> list[list[tuple[float, float]]] | None:
