@@ -52,7 +52,6 @@ KNOWN_MISSES = {
     "u/nekosuki.ipynb": 36,     # row sums, the outputs (V never printed), restatements in prose
     "u/zenn14.md": 65,          # Rust and Julia printouts (`3×4 Matrix{Float64}`)
     "u/zicong.md": 30,          # ASCII box tables of raw scores, one query's weights
-    "v/maskednp.ipynb": 32,     # rows wrapped over two lines, a second printing of every step
     "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
     "v/npvstorch.ipynb": 24,    # the PyTorch restatement of the context vectors and the keys
     "w/gymgrid.txt": 40,        # grids copied one number a line, with no brackets or shapes
@@ -67,15 +66,12 @@ KNOWN_EXTRAS = {
     "s/sdpa.ipynb": 5,
     # see KNOWN_MISSES: X, Wq, Wk, Wv as inputs and the printed Q, K, V as claims, against Q, K, V as inputs
     "m/unfold.ipynb": 27,
-    # see KNOWN_MISSES (batches t–w): examples the import makes of a page's second printing of every step, where
-    # the reader has restatements (maskednp 128, multihead 16, qkvchunk 48); weights placed where the reader has
+    # see KNOWN_MISSES (batches t–w): weights placed where the reader has
     # an aside or another example's (hwconsole 26 weights; npvstorch 16: the softmax of the
     # unscaled scores beside the example, taken as its weights); scores of a head the reader reads otherwise (4)
     "t/hwconsole.txt": 26,
-    "v/maskednp.ipynb": 128,
-    "v/multihead.ipynb": 16,
     "v/npvstorch.ipynb": 16,
-    "w/qkvchunk.ipynb": 52,
+    "w/qkvchunk.ipynb": 4,
 }
 
 

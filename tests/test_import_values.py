@@ -74,3 +74,21 @@ def test_its_check_follows_the_printed_steps():
     report = sa.check(spec)
     assert report.based_on.startswith("no inputs given: checked from the printed scores")
     assert {c.step for c in report.claims} >= {"scaled", "weights"} and report.all_right
+
+
+def test_causal_weights_printed_again_are_no_second_example():
+    # M masked from SC, MW its softmax, then MW printed again on its own: one chain, not a lone second one
+    assert chains_by_values({0: SC, 1: M, 2: MW, 3: MW}) == [{0: "scores", 1: "masked", 2: "weights"}]
+
+
+def test_scores_a_heading_calls_weights_are_no_work_before_a_mask():
+    # a block under "Self Attention" named like weights whose rows are no probabilities does not make the work
+    # before a causal mask another example (only weights or outputs worked without the mask do)
+    from symattn.analyses.importer import _worked_before_mask
+    from symattn.analyses.importer_items import Item
+    scores = Item(rows=[["1.93", "5.43"], ["1.35", "1.19"]], where=["cell 7"], line=7, end=8, step="weights",
+                  strength=2)
+    weights = Item(rows=[["0.731", "0.269"], ["0.5", "0.5"]], where=["cell 9"], line=9, end=10, step="weights",
+                   strength=2)
+    assert not _worked_before_mask([scores])
+    assert _worked_before_mask([scores, weights])

@@ -225,7 +225,9 @@ def _worked_before_mask(items: list[Item]) -> bool:
     widths = {c.shape[1] for c in items if c.step in ("scores", "scaled") and c.kind == "matrix" and c.numbers
               and c.shape[0] > 1}
     return any(c.step in ("weights", "output", "weighted") and c.strength >= 2 and c.numbers
-               and (not widths or c.step != "weights" or c.shape[1] in widths) for c in items)
+               and (not widths or c.step != "weights" or c.shape[1] in widths)
+               and (c.step != "weights" or _looks_like_weights(c.rows))  # (scores a heading calls weights)
+               for c in items)
 
 
 def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes: list[Note],

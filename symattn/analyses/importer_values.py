@@ -108,17 +108,24 @@ def _times(w: list[list[tuple[float, float]]], v: list[list[tuple[float, float]]
     return True
 
 
-def _output_of(order: list[int], vals: dict, w: int) -> tuple[int, int] | None:
-    """(values, output): a later block as tall as the weights that is the weights times a printed block."""
+def _output_of(order: list[int], vals: dict, w: int, taken: set[int]) -> tuple[int, int] | None:
+    """(values, output): a later block as tall as the weights that is the weights times a printed block
+    (not one the chain has already, and not the weights again: that says only that V is the identity)."""
     shape = (len(vals[w]), len(vals[w][0]))
     for o in order:
-        if o <= w or o not in vals or len(vals[o]) != shape[0]:
+        if o <= w or o not in vals or o in taken or len(vals[o]) != shape[0] or _same(vals[o], vals[w]):
             continue
-        v = next((x for x in order if x not in (o, w) and x in vals and len(vals[x]) == shape[1]
+        v = next((x for x in order if x not in (o, w) and x not in taken and x in vals and len(vals[x]) == shape[1]
                   and len(vals[x][0]) == len(vals[o][0]) and _times(vals[w], vals[x], vals[o])), None)
         if v is not None:
             return v, o
     return None
+
+
+def _same(a: list[list[tuple[float, float]]], b: list[list[tuple[float, float]]]) -> bool:
+    """The same numbers, to the printed digits of both."""
+    return len(a) == len(b) and all(len(x) == len(y) and all(abs(u - v) <= h + k + 1e-12 for (u, h), (v, k) in zip(x, y))
+                                    for x, y in zip(a, b))
 
 
 def _causal_zeros(b: list[list[tuple[float, float]]]) -> bool:
@@ -163,11 +170,13 @@ def chains_by_values(blocks: dict[int, list[list[str]]]) -> list[dict[int, str]]
                     out[raw] = "scores"
                 elif out[fed] == "scaled":
                     out[fed] = "scores"  # nothing divides into it: the scores the softmax takes as they are
-            made = _output_of([o for o in order if o not in used], vals, w)
+            made = _output_of([o for o in order if o not in used], vals, w, set(out))
             if made is not None:
                 out[made[0]], out[made[1]] = "V", "output"
             if len(out) == 1 and not (lone and _causal_zeros(vals[w])):
                 continue  # a lone block of probabilities: nothing says it is attention
+            if len(out) == 1 and any(_same(vals[u], vals[w]) for u in used if u in vals):
+                continue  # the weights of a chain above printed again: a restatement, not another example
             chains.append(out)
             used.update(out)
     return chains
