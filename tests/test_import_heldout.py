@@ -57,6 +57,13 @@ KNOWN_MISSES = {
     "w/gymgrid.txt": 40,        # grids copied one number a line, with no brackets or shapes
     "w/ilike.html": 16,         # the steps written in prose bullets with <sup>/<sub> and exp(…)/(…)
     "w/qkvchunk.ipynb": 88,     # a fused 12×4 nn.Linear weight split into q, k, v; per-head 4-D printouts
+    # batches x and y, measured at the very end of that session (x 60/759, y 185/210, the same with the importer
+    # the session began with); x/datetrans was then read in part (numbered token columns, d_k from the weights)
+    "x/cleannp.ipynb": 24,      # random weights never printed; the weights and context as NumPy arrays
+    "x/datetrans.md": 336,      # Q and the scores the reader keeps as claims (the draft starts from the scores)
+    "x/tomjerry.md": 3,         # "Self-Correction" asides with other weights
+    "y/sleeps.md": 9,           # a score matrix headed "Raw" under the formula Q_i·K_j/√3 (the reader: scaled)
+    "y/whiteboard.md": 16,      # 1/√2 written as a symbol, softmax arguments and y₁ = 0.67·[1,0] + … restated
 }
 
 #: numbers a page's import places that the reader did not (a reading as right as the reader's), and why
@@ -72,6 +79,11 @@ KNOWN_EXTRAS = {
     "t/hwconsole.txt": 26,
     "v/npvstorch.ipynb": 16,
     "w/qkvchunk.ipynb": 4,
+    # batches x and y as measured (see KNOWN_MISSES): tomjerry's asides and heatmap array made into examples of
+    # their own (29); sleeps: a second example of its feed-forward part (30), its scores placed as raw where the
+    # reader has them scaled (9), and outputs the reader leaves out (12)
+    "x/tomjerry.md": 29,
+    "y/sleeps.md": 51,
 }
 
 

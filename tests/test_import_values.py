@@ -92,3 +92,40 @@ def test_scores_a_heading_calls_weights_are_no_work_before_a_mask():
                    strength=2)
     assert not _worked_before_mask([scores])
     assert _worked_before_mask([scores, weights])
+
+
+def test_raw_scores_and_their_softmax_over_root_d():
+    # the page prints the raw scores and the weights, not the scaled scores: softmax(S / √4) = softmax(S / 2)
+    from symattn.analyses.importer_values import softmax_scale
+    raw = [["2.00", "0.00"], ["0.00", "2.00"]]
+    assert chains_by_values({0: raw, 1: W}) == [{0: "scores", 1: "weights"}]   # softmax(1, 0) = (0.731, 0.269)
+    assert softmax_scale(raw, W) == 4
+    assert softmax_scale(raw, [["0.881", "0.119"], ["0.119", "0.881"]]) is None  # softmax(2, 0): d = 1, no scaling
+    # the same chain printed again is a restatement, not a second example
+    assert chains_by_values({0: raw, 1: W, 2: raw, 3: W}) == [{0: "scores", 1: "weights"}]
+
+
+INDEX_COLUMNS = [
+    (["Token", "0", "1"], ["0", "1", "2"], True),
+    (["#", "d1", "d2"], ["1", "2"], True),
+    (["pos", "x"], ["0", "1", "2", "3"], True),
+    (["Token", "0", "1"], ["0", "2", "1"], False),     # not in order
+    (["x", "y"], ["0", "1", "2"], False),              # the header names no tokens
+    (["Token", "a"], ["0.5", "1.5"], False),           # numbers, not indices
+    (["Token", "a"], ["7"], False),                    # one row says nothing
+]
+
+
+@pytest.mark.parametrize("header,first,want", INDEX_COLUMNS)
+def test_a_first_column_numbering_the_tokens(header, first, want):
+    from symattn.analyses.importer_items import _index_column
+    assert _index_column(header, first) is want
+
+
+def test_a_query_by_key_table_numbered_by_token():
+    page = ("| Token | 0 | 1 |\n|---|---|---|\n| 0 | 2.00 | 0.00 |\n| 1 | 0.00 | 2.00 |\n\n"
+            "| Token | 0 | 1 |\n|---|---|---|\n| 0 | 0.731 | 0.269 |\n| 1 | 0.269 | 0.731 |\n")
+    ex = imported(page)[0]
+    got = claims(ex)
+    assert ("weights", "#0", ("0.731", "0.269")) in got
+    assert ex.convention["d_k"].value == 4

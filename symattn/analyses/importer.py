@@ -49,7 +49,7 @@ from .importer_conventions import identity_weights, keep_mask, left_out_scaling
 from .importer_structure import window_evidence
 from .importer_variants import variant_evidence
 from .importer_claims_only import draws_at_random, is_distribution, root_of_ratio
-from .importer_values import chains_by_values
+from .importer_values import chains_by_values, softmax_scale
 from .importer_items import (OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Collected, Item,
                             collect, indexed_name, plain_names, split_glued)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
@@ -1755,6 +1755,13 @@ class _Importer:
                        f"√{ratio[0]} = {math.sqrt(ratio[0]):.4g}")
                 conv["scale"] = Choice("1/sqrt(d_k)", why, where=ratio[1].at())
                 conv["d_k"] = Choice(ratio[0], why, where=ratio[1].at())
+            elif (told := next(((d, w) for w in claims_items if w.step == "weights" and w.kind == "matrix"
+                                and w.shape == given["scores"].shape
+                                and (d := softmax_scale(given["scores"].rows, w.rows)) is not None), None)) is not None:
+                why = (f"the printed weights ({told[1].at()}) are the softmax of the printed scores divided by "
+                       f"√{told[0]} = {math.sqrt(told[0]):.4g}")
+                conv["scale"] = Choice("1/sqrt(d_k)", why, assumed=True)
+                conv["d_k"] = Choice(told[0], why, assumed=True)
             else:
                 conv["scale"] = Choice("none", "the page does not say whether its scores are scaled; this draft "
                                        "applies softmax to the printed scores as they are", assumed=True)
@@ -2312,8 +2319,14 @@ class _Importer:
             conv = {"scale": Choice("1/sqrt(d_k)", why, where=scaled.at()),  # type: ignore[union-attr]
                     "d_k": Choice(d, why, where=scaled.at())}  # type: ignore[union-attr]
         elif raw is not None and scaled is None:
-            conv = {"scale": Choice("none", "the weights are the softmax of the printed scores as they are",
-                                    assumed=True)}
+            d = softmax_scale(raw.rows, by_step["weights"].rows)
+            if d is not None:
+                why = f"the printed weights are the softmax of the printed scores divided by √{d} = {math.sqrt(d):.4g}"
+                conv = {"scale": Choice("1/sqrt(d_k)", why, where=by_step["weights"].at()),
+                        "d_k": Choice(d, why, where=by_step["weights"].at())}
+            else:
+                conv = {"scale": Choice("none", "the weights are the softmax of the printed scores as they are",
+                                        assumed=True)}
         masked = by_step.get("masked")
         if masked is not None and all(entry_kind(x) == "inf" or _num(x) is not None and _num(x) <= -1e8  # type: ignore[operator]
                                       for i, r in enumerate(masked.rows) for j, x in enumerate(r) if j > i) \

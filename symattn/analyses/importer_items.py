@@ -232,6 +232,23 @@ def _column_groups(cols: list[str]) -> list[tuple[str, int, int]] | None:
     return out
 
 
+def _index_column(header: list[str] | None, first: list[str]) -> bool:
+    """A first column under a header naming tokens or positions (``Token``, ``idx``, ``#``, ``pos``) that
+    holds their numbers 0, 1, 2, … (or 1, 2, 3, …) in order: labels, not data.
+
+    >>> _index_column(["Token", "0", "1"], ["0", "1", "2"]), _index_column(["x", "y"], ["0", "1", "2"])
+    (True, False)
+    """
+    if not header or len(first) < 2 or not re.fullmatch(r"\s*(?:tokens?|tok|idx|index|#|i|pos(?:ition)?|row|"
+                                                         r"query|q|word)(?:\s*(?:id|#|no\.?|index))?\s*",
+                                                         header[0].replace("*", ""), re.I):
+        return False
+    if not all(re.fullmatch(r"\s*\d{1,4}\s*", c) for c in first):
+        return False
+    nums = [int(c) for c in first]
+    return nums[0] in (0, 1) and nums == list(range(nums[0], nums[0] + len(nums)))
+
+
 def _role_label(cell: str) -> tuple[str, str | None] | None:
     """A table row labelled by its role (and token): ``Key (K) - latte`` → ``("K", "latte")``,
     ``Query (Q)`` → ``("Q", None)``; None for anything else.
@@ -1508,6 +1525,12 @@ class _Collector:
         vec_re = re.compile(r"^\s*[\[(]\s*(-?[\d.]+(?:e-?\d+)?(?:\s*[,\s]\s*-?[\d.]+(?:e-?\d+)?)*)\s*[\])]\s*$")
         first_col = [r[0] for r in rows]
         label_col = all(entry_kind(c) == "other" and not vec_re.match(c) for c in first_col if c)
+        numbered = not label_col and _index_column(header, first_col)
+        if numbered:
+            # | Token | 0 | 1 | … | over rows 0, 1, 2: the first column numbers the tokens, it is no data
+            label_col = True
+            first_col = [f"#{c.strip()}" for c in first_col]
+            rows = [[f"#{r[0].strip()}"] + r[1:] for r in rows]
         vec_label_col = all(vec_re.match(c) for c in first_col if c) and any(first_col)
         vec_cols = [j for j in range(1, width) if all(vec_re.match(r[j]) for r in rows)]
         roles = [_role_label(c) for c in first_col]
@@ -1585,8 +1608,11 @@ class _Collector:
                 st = step_of_ident(corner) or (step_of_text(corner) if corner else None)
                 it.step = step or st
                 it.strength = 1 if it.step else 0
-                if label_col and cols and [c.strip() for c in cols] == [c.strip() for c in first_col] \
+                if label_col and cols and [c.strip() for c in cols] == [c.strip().lstrip("#") if numbered else c.strip()
+                                                                       for c in first_col] \
                         and it.step in (None, "X", "Q", "K", "V"):
+                    if numbered:
+                        it.col_labels = list(first_col)  # the keys numbered as the queries are: #0, #1, …
                     # tokens down the side and across: a query-by-key table (scores or weights), whatever
                     # the sentence above says about rows being queries; the heading names which
                     head = self.heading_above(t.start, max(0, t.start - 40))

@@ -17,7 +17,7 @@ import re
 
 from .importer_claims_only import printed_interval, root_of_ratio
 
-__all__ = ["steps_by_values", "chains_by_values"]
+__all__ = ["steps_by_values", "chains_by_values", "softmax_scale"]
 
 #: at most this many blocks are compared pairwise (the first ones printed)
 MAX_BLOCKS = 60
@@ -82,6 +82,29 @@ def _softmax_of(a: list[list[tuple[float, float]]], w: list[list[tuple[float, fl
             if abs(e / tot - wv) > wh + da + 1e-9:
                 return False
     return True
+
+
+def _scaled_softmax(a: list[list[tuple[float, float]]], w: list[list[tuple[float, float]]]) -> int | None:
+    """The whole d (2 to 4096) with each row of ``w`` the softmax of the row of ``a`` divided by √d, to the
+    printed digits of both (raw scores printed, the scaled ones not); None when no d, or more than one, fits."""
+    est = []
+    for ra, rw in zip(a, w):
+        pairs = [(av, wv) for (av, _), (wv, wh) in zip(ra, rw) if math.isfinite(av) and wv > 50 * wh and wv > 0]
+        if len(pairs) >= 2:
+            (a1, w1), (a2, w2) = max(pairs, key=lambda p: p[0]), min(pairs, key=lambda p: p[0])
+            if a1 - a2 > 1e-9:
+                est.append(math.log(w1 / w2) / (a1 - a2))  # = 1/√d
+    if not est or min(est) <= 0:
+        return None
+    c = sorted(est)[len(est) // 2]
+    fits = []
+    for d in {max(2, round(1 / c ** 2) + k) for k in (-1, 0, 1)}:
+        if d > 4096:
+            continue
+        r = math.sqrt(d)
+        if _softmax_of([[(v / r, h / r) for v, h in row] for row in a], w):
+            fits.append(d)
+    return fits[0] if len(fits) == 1 else None
 
 
 def _masked_of(s: list[list[tuple[float, float]]], m: list[list[tuple[float, float]]]) -> bool:
@@ -153,6 +176,12 @@ def chains_by_values(blocks: dict[int, list[list[str]]]) -> list[dict[int, str]]
             fed = next((a for a in reversed(order) if a < w and a in vals and a not in used
                         and (len(vals[a]), len(vals[a][0])) == shape
                         and _softmax_of(vals[a], vals[w])), None)
+            if fed is None:  # raw scores printed and the softmax of them divided by √d, the scaled ones not
+                fed_d = next(((a, d) for a in reversed(order) if a < w and a in vals and a not in used
+                              and (len(vals[a]), len(vals[a][0])) == shape
+                              and (d := _scaled_softmax(vals[a], vals[w])) is not None), None)
+                if fed_d is not None:
+                    out[fed_d[0]] = "scores"
             if fed is not None:
                 earlier = [a for a in order if a < fed and a in vals and a not in used
                            and (len(vals[a]), len(vals[a][0])) == shape]
@@ -175,8 +204,8 @@ def chains_by_values(blocks: dict[int, list[list[str]]]) -> list[dict[int, str]]
                 out[made[0]], out[made[1]] = "V", "output"
             if len(out) == 1 and not (lone and _causal_zeros(vals[w])):
                 continue  # a lone block of probabilities: nothing says it is attention
-            if len(out) == 1 and any(_same(vals[u], vals[w]) for u in used if u in vals):
-                continue  # the weights of a chain above printed again: a restatement, not another example
+            if all(any(_same(vals[u], vals[b]) for u in used if u in vals) for b in out):
+                continue  # a chain above printed again: restatements, not another example
             chains.append(out)
             used.update(out)
     return chains
@@ -188,3 +217,15 @@ def steps_by_values(blocks: dict[int, list[list[str]]]) -> dict[int, str]:
     empty when no block of weights anchors one."""
     chains = chains_by_values(blocks)
     return chains[0] if chains else {}
+
+
+def softmax_scale(scores: list[list[str]], weights: list[list[str]]) -> int | None:
+    """The d with the printed weights the softmax of the printed scores divided by √d, or None.
+
+    >>> softmax_scale([["4.00", "0.00"], ["0.00", "8.00"]], [["0.881", "0.119"], ["0.018", "0.982"]])
+    4
+    """
+    a, w = _block(scores), _block(weights)
+    if a is None or w is None or len(a) != len(w) or len(a[0]) != len(w[0]):
+        return None
+    return _scaled_softmax(a, w)
