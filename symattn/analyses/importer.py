@@ -31,7 +31,6 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from ..errors import InputError, LimitError, SpecError, SymattnError
@@ -1363,7 +1362,6 @@ class _Importer:
         per_head = self.join_heads(inputs, notes)
         ws = {k: inputs[k] for k in ("Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv") if k in inputs}
         lines = self.page.lines
-        region = lines[max(0, seg.first - 30): seg.last + 1]
         given: dict[str, Item] = {}
         dropped: tuple | None = None
         stage = ""
@@ -3463,7 +3461,7 @@ class _Placer:
         if len(st.shape) != 2:
             return None
         nr, nc = st.shape
-        rows_l, cols_l = st.row_labels, st.col_labels
+        rows_l = st.row_labels
         m = it.rows
         r, c = len(m), len(m[0])
         if it.row_labels and c == nc:

@@ -25,7 +25,7 @@ from bisect import bisect_right
 
 from ...errors import LimitError
 from ...limits import MAX_PAGE_SCAN
-from .latex_cells import NUMBER_RE, cell, find_environment, is_number, split_body
+from .latex_cells import cell, find_environment, is_number, split_body
 from .model import Line, Numbers, Page, Table, Where, Words
 
 __all__ = ["scan", "entry_kind", "MAX_GROUP_CHARS", "PLACEHOLDERS"]
