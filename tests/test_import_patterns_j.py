@@ -5,7 +5,8 @@ import pytest
 
 import symattn as sa
 from import_snippets import claims, imported, notebook
-from symattn.analyses.importer import _not_weights, _scores_literal_root, _wo_out_by_in
+from symattn.analyses.importer import _scores_literal_root, _wo_out_by_in
+from symattn.analyses.importer_placer import _not_weights
 from symattn.analyses.importer_items import Item, _sum_term, scalar_times
 from symattn.read.pages import Line, Where
 from symattn.views.draft import draft

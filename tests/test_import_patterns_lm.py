@@ -5,7 +5,7 @@ import pytest
 
 import symattn as sa
 from import_snippets import claims, imported, notebook
-from symattn.analyses.importer import _scalar_hits_named
+from symattn.analyses.importer_placer import _scalar_hits_named
 from symattn.analyses.importer_items import _subscript_token
 
 
