@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-import mpmath
 import numpy as np
 from mpmath import mp, mpf
 

@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import stat
-import sys
 import threading
 import time
 

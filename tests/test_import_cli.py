@@ -166,8 +166,8 @@ def test_nothing_on_a_page_is_executed(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert not marker.exists()
     html = tmp_path / "evil.html"
-    html.write_text(f"<script>fetch('http://example.invalid')</script><img src='http://example.invalid/x.png'>"
-                    f"<pre>Q = [[1, 0]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\nscores = [[1, 0]]</pre>",
+    html.write_text("<script>fetch('http://example.invalid')</script><img src='http://example.invalid/x.png'>"
+                    "<pre>Q = [[1, 0]]\nK = [[1, 0], [0, 1]]\nV = [[1, 2], [3, 4]]\nscores = [[1, 0]]</pre>",
                     encoding="utf-8")
     code = ("import socket, sys\n"
             "def no(*a, **k): raise SystemExit('a socket was opened')\n"

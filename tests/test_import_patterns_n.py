@@ -128,7 +128,7 @@ SUMS = [
 
 @pytest.mark.parametrize("rows,want", SUMS)
 def test_rows_that_sum_to_one(rows, want):
-    from symattn.analyses.importer import _rows_sum_to_one
+    from symattn.analyses.importer_rows import _rows_sum_to_one
     assert _rows_sum_to_one(rows) == want
 
 

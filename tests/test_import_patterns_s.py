@@ -399,7 +399,7 @@ def test_rows_that_sum_to_one_are_not_a_run_by_columns():
     ("weights_3", ("weights", 3)),
 ])
 def test_row_names_with_an_index(label, want):
-    from symattn.analyses.importer import _indexed_row_name
+    from symattn.analyses.importer_rows import _indexed_row_name
     assert _indexed_row_name(label, {"x"}) == want
 
 

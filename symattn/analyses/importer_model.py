@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..read.pages.latex_cells import is_number
 from ..read.pages.scan import entry_kind
+from ..read.spec import Spec
+from .importer_items import Item
+from ..read.pages.latex_cells import is_number
 
 
 CLAIM_ORDER = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "weights_sum", "weighted", "output")
@@ -134,3 +136,139 @@ def _floats(dec: Any) -> Any:
         return float(dec)
     except (TypeError, ValueError):
         return math.nan
+
+
+@dataclass
+class Given:
+    """An input matrix as printed: each row's texts and where it is."""
+
+    rows: list[list[str]]
+    where: list[str]
+    label: str = ""
+
+
+@dataclass
+class ImportedExample:
+    """One worked example found on a page: what a draft example file holds."""
+
+    title: str
+    source: str
+    format: str
+    index: int
+    count: int
+    tokens: list[str] | None
+    key_tokens: list[str] | None
+    inputs: dict[str, Given]
+    convention: dict[str, Choice]
+    claims: list[ClaimRow]
+    notes: list[Note]
+    spec: Spec | None = None
+    first_line: str = ""
+    last_line: str = ""
+    first_index: int = 0  # index of its first line in the page
+    inputs_rounded: bool = False
+
+    @property
+    def assumptions(self) -> list[Note]:
+        return [n for n in self.notes if n.kind == "assumed"]
+
+    @property
+    def unplaced(self) -> list[Note]:
+        return [n for n in self.notes if n.kind == "unplaced"]
+
+    @property
+    def placed(self) -> int:
+        """How many printed numbers were placed (claims, including restatements)."""
+        return sum(1 for c in self.claims for v in c.values if v not in ("..",))
+
+    def data(self) -> dict:
+        """The example as Python data for :func:`symattn.read.spec.from_dict` (the same data
+        the draft file holds)."""
+        d: dict[str, Any] = {"title": self.title,
+                             "description": f"Imported from {self.source} ({self.format}), worked example "
+                                            f"{self.index} of {self.count}."}
+        if self.tokens:
+            d["tokens"] = list(self.tokens)
+        if self.key_tokens:
+            d["key_tokens"] = list(self.key_tokens)
+        if self.inputs_rounded:
+            d["inputs_rounded"] = True
+        d["inputs"] = {k: [[toml_value(x) for x in r] for r in g.rows] for k, g in self.inputs.items()}
+        d["convention"] = {k: c.value for k, c in self.convention.items()}
+        claims: dict[str, Any] = {}
+        also: dict[str, dict] = {}
+        for c in self.claims:
+            target = claims if c.group is None else also.setdefault(c.group, {"where": c.group})
+            if c.step == "weighted":
+                target.setdefault("weighted", {}).setdefault(c.row, {})[c.key] = [toml_value(v) for v in c.values]
+            elif c.step.endswith("_sum"):
+                target.setdefault(c.step, {})[c.row] = toml_value(c.values[0])
+            else:
+                target.setdefault(c.step, {})[c.row] = [toml_value(v) for v in c.values]
+        if also:
+            claims["also"] = list(also.values())
+        if claims:
+            d["claims"] = claims
+            if not d["inputs"]:
+                del d["inputs"]  # the page prints a step and none of its inputs: a file of claims only
+        return d
+
+    def notes_data(self) -> dict:
+        return {"source": self.source, "format": self.format, "example": self.index, "examples": self.count,
+                "lines": [self.first_line, self.last_line],
+                "placed": self.placed, "unplaced": len(self.unplaced),
+                "assumptions": [n.to_data() for n in self.assumptions],
+                "notes": [n.to_data() for n in self.notes]}
+
+
+@dataclass
+class ImportNotes:
+    """What :func:`import_page` found where, what it assumed, and what it could not place."""
+
+    example: ImportedExample
+    examples: int
+
+    @property
+    def assumptions(self) -> list[Note]:
+        return self.example.assumptions
+
+    @property
+    def unplaced(self) -> list[Note]:
+        return self.example.unplaced
+
+    @property
+    def notes(self) -> list[Note]:
+        return self.example.notes
+
+    def to_data(self) -> dict:
+        return self.example.notes_data()
+
+    def __str__(self) -> str:
+        return "\n".join(str(n) for n in self.notes)
+
+
+def toml_value(text: str) -> Any:
+    """A printed number as it goes into a draft: a Decimal (or int) when TOML writes it
+    bare and reads it back with the same text, else the text itself.
+
+    >>> toml_value("0.5152"), toml_value("2"), toml_value("6.3379e-02"), toml_value("1."), toml_value("..")
+    (Decimal('0.5152'), 2, '6.3379e-02', '1.', '..')
+    """
+    if re.fullmatch(r"-?(0|[1-9]\d{0,299})", text):
+        return int(text)
+    if re.fullmatch(r"-?(0|[1-9]\d*)\.\d+", text) and len(text) <= 300:
+        return Decimal(text)
+    return text
+
+
+@dataclass
+class _Segment:
+    inputs: dict[str, Item] = field(default_factory=dict)
+    items: list[Item] = field(default_factory=list)
+    first: int = 0
+    last: int = 0
+    hidden: list[tuple[int, str, str]] = field(default_factory=list)  # weights made in code, not printed
+    random: list[str] = field(default_factory=list)  # inputs made in code and printed (rounded)
+    masked: bool = False  # the page has introduced a causal mask by this part
+    keep_mask: list[list[bool]] | None = None  # a 0/1 mask passed to the call that works this part
+    bias: Item | None = None  # an additive mask given (0 where kept, -1e9 or -inf where masked)

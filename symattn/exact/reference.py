@@ -38,7 +38,6 @@ import numpy as np
 
 from ..errors import CertificationError, SymattnError
 from ..limits import MAX_PRECISION_BITS
-from .reference_fast import SAFETY
 from ..read.tensors import FloatTensor, as_float_tensor, check_finite, from_bhsd, to_bhsd
 from ..read.tensors_conventions import KernelConventions
 from . import reference_fast as rf

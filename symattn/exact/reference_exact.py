@@ -33,7 +33,7 @@ import numpy as np
 from flint import arb, arb_mat, ctx, fmpz, fmpz_mat
 
 from ..errors import CertificationError
-from .floats import Format, dyadic, neighbors_midpoint, ordered, round_dyadic
+from .floats import Format, neighbors_midpoint, ordered, round_dyadic
 
 __all__ = ["workprec", "IntTensor", "Tau", "ExactRows", "ball_ends", "round_ball", "pack_arb", "unpack_arb"]
 
@@ -691,10 +691,10 @@ def decide_with_boundary(ball: arb, fmt: Format, compare) -> tuple[Optional[floa
         if sign == 0:
             return 0.0, "tie", bits
         if sign > 0:
-            lm, le = 0, 0
+            lm = 0
             rlo = 0.0
         else:
-            hm, he = 0, 0
+            hm = 0
             rhi = -0.0
         if rlo == rhi and math.copysign(1, rlo) == math.copysign(1, rhi):
             return rlo, "sign", bits

@@ -27,7 +27,6 @@ given target or upstream gradient has that row's shape.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Callable, Sequence
 
 import sympy
@@ -41,7 +40,7 @@ from . import rules as R
 from . import scores as variant_scores
 from .forward import Builder, input_node, num_labels
 from .loss import LOSSES, loss_value, upstream_gradient
-from .notation import TAU, Chain, ColSum, Columns, Concat, Given, Inner, Ones, Partial, RowSum, matrix
+from .notation import TAU, Chain, ColSum, Columns, Concat, Inner, Ones, Partial, RowSum, matrix
 from .steps import Derivation, Lookup, Operand, Rule, Step, Worked
 
 __all__ = ["grad", "Gradient", "LOSSES", "WRT", "HEAD_GRADIENTS"]

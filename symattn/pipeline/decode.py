@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import sympy
 
 from ..errors import SymattnError
 from ..exact import nodes as V

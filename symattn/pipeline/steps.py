@@ -20,7 +20,6 @@ Eq(S, Q*K.T)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Callable, Iterator, Sequence
 
 import sympy
@@ -38,6 +37,7 @@ def exact_decimal(node: V.Node, k: int, digits: int) -> bool:
     """Whether entry ``k``'s decimals at ``digits`` significant digits are its exact value
     (a terminating rational, or a masked −∞): the value graph's one terminating-decimal test.
 
+    >>> from fractions import Fraction
     >>> exact_decimal(V.rational_matrix([[Fraction(1339, 1000), Fraction(1, 3)]]), 0, 6)
     True
     >>> exact_decimal(V.rational_matrix([[Fraction(1339, 1000), Fraction(1, 3)]]), 1, 6)
