@@ -96,6 +96,36 @@ def test_nothing_whole_to_start_from_gets_only_the_checks_that_need_no_inputs():
     assert ok.all_right and ok.summary()["wrong"] == 0
 
 
+@pytest.mark.parametrize("text,skipped", [
+    # the scaled scores printed whole, the raw scores for one query only (d_k = 4: 2 = 1·√4 is right): the
+    # check starts from the scaled scores, so the raw scores are not judged against them (they were once
+    # compared with the scaled values and called wrong)
+    ('[convention]\nscale = "1/sqrt(d_k)"\nd_k = 4\n[claims]\nscores = [["..", ".."], [2, 0]]\n'
+     'scaled = [[0, 1], [1, 0]]\nweights = [[0.2689, 0.7311], [0.7311, 0.2689]]\n', "raw scores"),
+    # the masked scores printed whole, the raw and scaled scores for one query: those are not judged either
+    ('[convention]\nscale = "1/sqrt(d_k)"\nd_k = 4\n[claims]\nscores = [["..", ".."], [0, 0]]\n'
+     'scaled = [["..", ".."], [0, 0]]\nmasked = [[1, "-inf"], [0, 0]]\nweights = [[1, 0], [0.5, 0.5]]\n'
+     '[[claims.also]]\nwhere = "again"\nscores = [["..", ".."], [0, 0]]\n', "raw scores and the scaled scores"),
+])
+def test_steps_before_the_one_checked_from_are_not_judged(text: str, skipped: str) -> None:
+    r = sa.check(sa.loads(text))
+    assert {c.step for c in r.claims} == {"weights"}
+    assert [c.verdict for c in r.claims] == ["correct"] * 4
+    assert f"the {skipped} printed before them are not checked" in r.based_on
+
+
+def test_masked_scores_with_minus_infinity_are_checked_from():
+    # masked scores printed whole with −∞ (as -inf, −∞ and a TOML float): the mask is where −∞ stands;
+    # row 1 keeps one key (weights 1, 0), row 2 both at score 0 (1/2 each); 0.6 is wrong
+    for minf in ('"-inf"', '"−∞"', '-inf'):
+        r = sa.check(sa.loads(f'[claims]\nmasked = [[1, {minf}], [0, 0]]\nweights = [[1, 0], [0.5, 0.6]]\n'))
+        assert "checked from the printed masked scores" in r.based_on and "where they print −∞" in r.based_on
+        assert [c.verdict for c in r.claims] == ["correct", "correct", "correct", "wrong"]
+    # a row masked whole has no distribution to check from: nothing is taken as given
+    r = sa.check(sa.loads('[claims]\nmasked = [["-inf", "-inf"], [0, 0]]\nweights = [[0.5, 0.5], [0.5, 0.5]]\n'))
+    assert r.based_on == "" and {c.verdict for c in r.claims} == {"unchecked"}
+
+
 def test_steps_that_do_not_fit_fall_back():
     # Q is 2 wide and K 3 wide: not inputs; the printed scores are used instead
     r = sa.check(sa.loads('[claims]\nQ = [[1, 0]]\nK = [[1, 0, 0]]\nV = [[1, 2]]\n'

@@ -749,6 +749,23 @@ def _exact_integers(rows: list[list[Any]]) -> list[list[Any]]:
     return [[f"{x}/1" if isinstance(x, int) and not isinstance(x, bool) else x for x in r] for r in rows]
 
 
+def _keep_of_masked(rows: list[list[Any]]) -> list[list[bool]] | None:
+    """Which entries of printed masked scores are kept (False where −∞ is printed); None when a row
+    is masked whole (no distribution to check from it).
+
+    >>> _keep_of_masked([[1, "-inf"], ["0.5", "0.2"]])
+    [[True, False], [True, True]]
+    """
+    keep = [[not _is_minus_inf(x) for x in r] for r in rows]
+    return None if any(not any(r) for r in keep) else keep
+
+
+def _is_minus_inf(x: Any) -> bool:
+    if isinstance(x, (float, Decimal)):
+        return x == float("-inf")
+    return isinstance(x, str) and x.strip().replace("\u2212", "-").lower() in ("-inf", "-infinity", "-∞", "-\\infty")
+
+
 def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
     """A file with claims and no inputs, read from its own printed steps: the first printing of
     Q, K and V (else of the scaled scores, else of the scores) becomes the inputs, known only to
@@ -786,6 +803,14 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
         data = {k: v for k, v in raw.items() if k not in ("claims", "inputs")}
         inputs = {("scores" if n in ("scaled", "masked") else n): _exact_integers(g[0])  # type: ignore[index]
                   for n, g in got.items()}
+        conv_change = dict(conv_change)
+        if names == ("masked",):
+            keep = _keep_of_masked(inputs["scores"])
+            if keep is None:
+                continue
+            if not all(all(r) for r in keep):  # −∞ entries: the mask they show, over finite scores
+                conv_change["mask"] = keep
+                inputs["scores"] = [[x if k else "0/1" for x, k in zip(r, kr)] for r, kr in zip(inputs["scores"], keep)]
         printed_v = _printed_rows(main.get("V"))
         part_v = ""
         if names != ("Q", "K", "V") and printed_v is not None:
@@ -817,11 +842,16 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
             data["convention"]["scale"] = "none"
             unscaled = "; the file names no scale or d_k, so softmax is applied to them as printed (scale = none)"
         rest = {k: v for k, v in main.items() if k not in names and not (k == "V" and "V" in inputs)}
-        if names != ("Q", "K", "V"):
-            rest = {k: v for k, v in rest.items() if k not in ("Q", "K")}  # before the scores: not checkable
+        # steps before the one the check starts from cannot be judged from it: Q and K before any scores,
+        # and the raw (and scaled) scores before the scaled (masked) scores taken as given
+        before = {("scaled",): ("Q", "K", "scores"), ("masked",): ("Q", "K", "scores", "scaled")}.get(
+            names, ("Q", "K") if names != ("Q", "K", "V") else ())
+        skipped = [k for k in before if k in main and k not in ("Q", "K")]
+        rest = {k: v for k, v in rest.items() if k not in before}
         also = claims.get("also")
-        if also and part_v and isinstance(also, list):
-            also = [g for g in ({k: v for k, v in g.items() if k not in ("V", "output", "weighted")}
+        drop = set(before) | ({"V", "output", "weighted"} if part_v else set())
+        if also and drop and isinstance(also, list):
+            also = [g for g in ({k: v for k, v in g.items() if k not in drop}
                                 for g in also if isinstance(g, dict)) if any(k != "where" for k in g)]
         if also:
             rest["also"] = also
@@ -834,8 +864,12 @@ def promote_printed(spec: Spec) -> tuple[Spec, str] | None:
         except (SpecError, InputError, SymattnError):
             continue
         used = what + (" with the printed V" if "V" in inputs and names != ("Q", "K", "V") else "")
+        earlier = "; the mask is where they print −∞" if isinstance(conv_change.get("mask"), list) else ""
+        if skipped:
+            said = " and the ".join({"scores": "raw scores", "scaled": "scaled scores"}[k] for k in skipped)
+            earlier += f"; the {said} printed before them are not checked (the check starts after them)"
         return promoted, (f"no inputs given: checked from the printed {used}, each known only to its printed digits"
-                          + unscaled + part_v)
+                          + unscaled + part_v + earlier)
     return None
 
 
