@@ -126,6 +126,14 @@ def test_masked_scores_with_minus_infinity_are_checked_from():
     assert r.based_on == "" and {c.verdict for c in r.claims} == {"unchecked"}
 
 
+def test_a_row_printed_in_part_is_not_summed_as_a_whole():
+    # the top weight of each row restated alone (".." elsewhere): 0.24 is no distribution's sum; the whole
+    # row printed wrong (0.3 + 0.9 = 1.2) still is
+    r = sa.check(sa.loads('[claims]\nweights = [[0.24, 0.76], [0.3, 0.9]]\n'
+                          '[[claims.also]]\nwhere = "top"\nweights = [[0.24, ".."], ["..", 0.9]]\n'))
+    assert [(f["check"], f["row"], f.get("group")) for f in r.checks] == [("weights_sum", "2", None)]
+
+
 def test_steps_that_do_not_fit_fall_back():
     # Q is 2 wide and K 3 wide: not inputs; the printed scores are used instead
     r = sa.check(sa.loads('[claims]\nQ = [[1, 0]]\nK = [[1, 0, 0]]\nV = [[1, 2]]\n'

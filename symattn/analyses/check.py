@@ -670,7 +670,7 @@ def sanity_checks(spec: Spec, claims: list[Claim], d: Derivation | None) -> list
         line = c.index[0] if axis == "keys" else c.index[1]
         groups.setdefault((c.group, c.step, line), []).append(c)
     for (group, step, _), cs in groups.items():
-        width = _width(spec, d, step, axis) if d is not None else len(cs)
+        width = _width(spec, d, step, axis) if d is not None else _printed_width(spec, step, axis)
         if width is None or len(cs) != width or any(c.ulp is None and c.value is None for c in cs):
             continue
         total = sum((c.value for c in cs), Fraction(0))  # type: ignore[misc]
@@ -687,6 +687,29 @@ def sanity_checks(spec: Spec, claims: list[Claim], d: Derivation | None) -> list
                                    f"(their rounding allows ±{format_rational(slack, 6)})"})
     out += _hull_checks(spec, claims, d)
     return out
+
+
+def _printed_width(spec: Spec, step: str, axis: str) -> int | None:
+    """With no derivation, how many weights a line of ``step`` has: the widest printing of it,
+    elided entries ("..") included, so that a line printed in part is not taken for a whole
+    distribution; None when it cannot be told (columns of a table keyed by token).
+
+    >>> from symattn.read.spec import from_dict
+    >>> s = from_dict({"claims": {"weights": [[0.5, 0.5]], "also": [{"weights": [[0.5, ".."]]}]}})
+    >>> _printed_width(s, "weights", "keys")
+    2
+    """
+    tables = [spec.claims] + [g for g in spec.claims.get("also") or [] if isinstance(g, dict)]
+    widths: list[int] = []
+    for t in tables:
+        v = t.get(step)
+        rows = list(v.values()) if isinstance(v, dict) else v if isinstance(v, list) else []
+        rows = [r for r in rows if isinstance(r, list)]
+        if axis == "keys":
+            widths += [len(r) for r in rows]
+        elif rows and all(len(r) == len(rows[0]) for r in rows):
+            widths.append(len(rows) if isinstance(v, list) else 0)
+    return max(widths) if widths and max(widths) > 0 else None
 
 
 def _width(spec: Spec, d: Derivation | None, step: str, axis: str) -> int | None:
