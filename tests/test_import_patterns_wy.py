@@ -7,7 +7,7 @@ from import_snippets import claims, imported, notebook
 
 from symattn.analyses.importer import _heads_project_qkv
 from symattn.analyses.importer_code_dims import root_divisor
-from symattn.analyses.importer_fused import fused_name
+from symattn.analyses.importer_fused import fused_name, split_fused, splits_into_thirds
 from symattn.analyses.importer_grids import shape_that_fits
 from symattn.analyses.importer_items import Item, _operation_lead, _step_column, collect
 from symattn.analyses.importer_names import step_of_text
@@ -31,6 +31,7 @@ SECTIONS = [
     ("Attention after the feed-forward layer", False),  # names attention too
     ("Example 2", False),
     ("Lossless scores", False),  # a word that only starts like one
+    ("Scaling against a loss of precision", False),  # "loss of": not the loss
 ]
 
 
@@ -179,6 +180,28 @@ FUSED_NB = notebook(
 )
 
 
+SPLITS = [
+    ("q, k, v = torch.split(qkv, C, dim=1)", True),
+    ("q, k, v = self.c_attn(x).split(self.n_embd, dim=2)", True),
+    ("q, k, v = qkv.chunk(3, dim=-1)", True),
+    ("q, k, v = qkv.unbind(0)", True),
+    ("q, k, v = x @ wq, x @ wk, x @ wv", False),
+    ("# q, k, v = qkv.split(C)", False),
+]
+
+
+@pytest.mark.parametrize("line,want", SPLITS)
+def test_code_that_splits_a_fused_product(line, want):
+    assert splits_into_thirds([line]) is want
+
+
+def test_fused_weight_left_whole_when_the_code_never_splits_it():
+    w = _item(6, 2)
+    w.label = "qkv_proj_weight"
+    assert split_fused([w], ["qkv = x @ qkv_proj_weight.T", "q = qkv"]) == [w]
+    assert [p.step for p in split_fused([w], ["q, k, v = qkv.split(2, dim=1)"])] == ["Wq", "Wk", "Wv"]
+
+
 def test_fused_weight_and_product_split_into_q_k_v():
     ex = imported(FUSED_NB, "notebook")[0]
     assert ex.spec.inputs["Wq"] == [[1, 1], [0, 1]]
@@ -200,6 +223,13 @@ CODE_DIMS = [
     (["dk = 4", "s = q @ k.T / np.sqrt(dk)", "t = s / np.sqrt(dv)"], None),  # two different roots
     (["s = q @ k.T / np.sqrt(q.shape[-1])"], None),  # a shape, not a number the code sets
 ]
+
+
+def test_root_division_looked_for_in_the_example_only():
+    lines = [Line(t, Where(k + 1), "code") for k, t in enumerate(
+        ["d_k = 64", "s = q @ k.T / math.sqrt(d_k)", "toy = Q @ K.T / np.sqrt(K.shape[-1])"])]
+    assert root_divisor(lines)[:2] == ("d_k", 64)
+    assert root_divisor(lines, lines[2:]) is None  # the toy example's own division names no number
 
 
 @pytest.mark.parametrize("code,want", CODE_DIMS)

@@ -1443,7 +1443,8 @@ class _Importer(_ClaimsOnlyReadings):
         divided = _score_divided(lines[seg.first: seg.last + 1], claims_items)
         if divided is not None and stage in ("x", "qkv"):
             conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading
-        other_root = _root_of_other_width(lines[: seg.last + 1], stage, inputs, given, conv)
+        other_root = _root_of_other_width(lines[: seg.last + 1], lines[max(0, seg.first - 30): seg.last + 1], stage,
+                                          inputs, given, conv)
         if other_root is not None:
             conv["scale"] = other_root  # / math.sqrt(head_dim), head_dim = C // n_heads: not Q's width
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
@@ -1780,7 +1781,7 @@ class _Importer(_ClaimsOnlyReadings):
         self.items = _row_lines(self.items)
         self.items = _one_query_keys(self.items)
         self.attach_labels()
-        self.items = split_fused(self.items)
+        self.items = split_fused(self.items, [ln.text for ln in self.page.lines if ln.role == "code"])
         sc = scale_evidence(self.page.lines)
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
         drop_outside_attention(self.items, self.page.lines)
@@ -1889,15 +1890,16 @@ _MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_f
 _PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
 
 
-def _root_of_other_width(lines: list, stage: str, inputs: dict[str, Item], given: dict[str, Item],
+def _root_of_other_width(lines: list, region: list, stage: str, inputs: dict[str, Item], given: dict[str, Item],
                          conv: dict[str, Choice]) -> Choice | None:
     """The scale when the code divides the scores by the square root of a whole number it sets
-    (``head_dim = C // n_heads``) that is not the key width the example's own shapes give (Q's width
-    over the heads): 1/sqrt(that number), as the code computes. None when they agree."""
+    (``head_dim = C // n_heads``, set anywhere above; the division within the example's part of the
+    page) that is not the key width the example's own shapes give (Q's width over the heads):
+    1/sqrt(that number), as the code computes. None when they agree."""
     sc = conv.get("scale")
     if stage not in ("x", "qkv") or sc is None or sc.value != "1/sqrt(d_k)":
         return None
-    found = root_divisor(lines)
+    found = root_divisor(lines, region)
     if found is None:
         return None
     name, value, where = found

@@ -57,13 +57,13 @@ def code_ints(lines: list[Line]) -> dict[str, int]:
     return {k: v for k, v in out.items() if k not in bad}
 
 
-def root_divisor(lines: list[Line]) -> tuple[str, int, str] | None:
-    """(name, value, where) when the code divides by the square root of one name whose whole number
-    the code sets (``/ math.sqrt(head_dim)``, ``/ d_k ** 0.5``, ``* d_k ** -0.5``), the same one
-    wherever it does; else None."""
+def root_divisor(lines: list[Line], region: list[Line] | None = None) -> tuple[str, int, str] | None:
+    """(name, value, where) when the code in ``region`` (default: all the lines) divides by the square
+    root of one name whose whole number the code in ``lines`` sets (``/ math.sqrt(head_dim)``,
+    ``/ d_k ** 0.5``, ``* d_k ** -0.5``), the same one wherever it does; else None."""
     ints = code_ints(lines)
     found: dict[str, str] = {}
-    for ln in lines:
+    for ln in lines if region is None else region:
         if ln.role != "code" or ln.text.lstrip().startswith("#"):
             continue
         for m in _ROOT_RE.finditer(re.sub(r"\s#.*$", "", ln.text)):

@@ -14,7 +14,7 @@ from typing import Any
 # (no import of importer_items: it asks fused_name about printed names, so Item is taken as it comes)
 Item = Any
 
-__all__ = ["fused_name", "split_fused"]
+__all__ = ["fused_name", "split_fused", "splits_into_thirds"]
 
 _FUSED_RE = re.compile(r"(?<![a-z])(?:w_?)?(?:qkv|c_?attn|in_?proj)(?:_?w)?(?![a-z])", re.I)
 _WEIGHT_RE = re.compile(r"weight|proj|(?<![a-z])w_?qkv|qkv_?w(?![a-z])|c_?attn", re.I)
@@ -38,11 +38,28 @@ def _part(it: Item, rows: list[list[str]], where: list, step: str, layout: str |
     return p
 
 
-def split_fused(items: list[Item]) -> list[Item]:
-    """Each fused weight or product replaced by its three parts. A weight 3C×C (``nn.Linear(C, 3C)``'s
-    (out, in) weight: rows 1…C make the queries, then the keys, then the values) splits by rows, in the
-    torch layout; a weight C×3C (``X @ W``, GPT-2's Conv1D) and a printed product n×3C split by columns.
-    A block whose shape is no such split is left as it is."""
+_SPLIT_RE = re.compile(r"(?<![\w.])[qQ]\w{0,10}\s*,\s*[kK]\w{0,10}\s*,\s*[vV]\w{0,10}\s*=\s*[^=#]*"
+                       r"(?:\.|\b)(?:split|chunk|unbind|tensor_split)\s*\(")
+
+
+def splits_into_thirds(code: list[str]) -> bool:
+    """Whether the code cuts a fused product into the queries, keys and values in that order
+    (``q, k, v = qkv.split(C, dim=1)``, ``torch.chunk(qkv, 3, -1)``, ``.unbind(0)``).
+
+    >>> splits_into_thirds(["q, k, v = torch.split(qkv, C, dim=1)"]), splits_into_thirds(["q = x @ w"])
+    (True, False)
+    """
+    return any(_SPLIT_RE.search(t.split("#")[0]) for t in code)
+
+
+def split_fused(items: list[Item], code: list[str]) -> list[Item]:
+    """Each fused weight or product replaced by its three parts, where the page's code cuts the
+    product into q, k and v (else, with no order stated, it is left as it is). A weight 3C×C
+    (``nn.Linear(C, 3C)``'s (out, in) weight: rows 1…C make the queries, then the keys, then the
+    values) splits by rows, in the torch layout; a weight C×3C (``X @ W``, GPT-2's Conv1D) and a
+    printed product n×3C split by columns. A block whose shape is no such split is left as it is."""
+    if not splits_into_thirds(code):
+        return items
     out: list[Item] = []
     for it in items:
         kind = fused_name(it.label) if it.kind == "matrix" and not it.batches > 1 else None

@@ -22,7 +22,7 @@ __all__ = ["outside_attention", "drop_outside_attention", "scores_defined_scaled
 #: a heading about a part of a transformer block that is not attention: the feed-forward
 #: network (FFN, MLP), the loss, the backward pass
 _OTHER_PART_RE = re.compile(
-    r"\b(?:feed[- ]?forward|FFN|FFNN|MLP|position[- ]?wise\s+(?:feed|dense)|loss(?:\s+(?:computation|function))?|"
+    r"\b(?:feed[- ]?forward|FFN|FFNN|MLP|position[- ]?wise\s+(?:feed|dense)|loss(?!\s+of\b)(?:\s+(?:computation|function))?|"
     r"cross[- ]entropy|back[- ]?propagation|backprop|backward\s+pass|weight\s+updates?|gradient\s+descent)\b", re.I)
 #: names that stay attention's in any section: a symbol for Q, K, V or a projection weight
 _ALWAYS_ATTENTION = ("Q", "K", "V", "Wq", "Wk", "Wv", "Wo")
