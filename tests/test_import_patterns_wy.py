@@ -112,7 +112,7 @@ $$
 ### Raw Attention Score Matrix:
 
 $$
-\begin{bmatrix} 0.707 & 0 \\ 0 & 0.707 \end{bmatrix}
+\begin{bmatrix} 0.5 & 0.1 \\ 0.1 & 0.5 \end{bmatrix}
 $$
 """
 SCORE_FORMULAS = [
@@ -120,14 +120,32 @@ SCORE_FORMULAS = [
     (r"\text{score}(q, k) = \frac{q \cdot k}{\sqrt{d_k}}", "scores"),  # no Q…K product of the page's names
     (r"\text{Score}_{ij} = Q_i \cdot K_j^T", "scores"),  # no scale in the definition
     (r"S = Q K^T", "scores"),
+    (r"\text{Score}_{ij} = \dfrac{Q_i K_j^\top}{\sqrt{d_k}}", "scaled"),
 ]
+
+
+# the same in plain text: 'Score_ij = (Q_i · K_j) / √2' over rows one a line
+PLAIN_DEFINED = """Q = [[1, 0], [0, 1]]
+K = [[1, 0], [0, 1]]
+V = [[1, 0], [0, 1]]
+
+Score_ij = (Q_i · K_j) / √2
+
+Raw scores:
+[0.5, 0.1]
+[0.1, 0.5]
+"""
+
+
+def test_plain_score_defined_with_its_scale():
+    assert ("scaled", "1", ("0.5", "0.1")) in claims(imported(PLAIN_DEFINED, "text")[0])
 
 
 @pytest.mark.parametrize("formula,step", SCORE_FORMULAS)
 def test_score_defined_with_its_scale(formula, step):
     exs = imported(DEFINED.replace("FORMULA", formula))
     got = claims(exs[0])
-    assert (step, "1", ("0.707", "0")) in got
+    assert (step, "1", ("0.5", "0.1")) in got  # numbers no step follows (a pasted chat answer's): the words decide
 
 
 # --- heads that project a printed Q, K and V again ------------------------------------------------------
@@ -402,6 +420,7 @@ STACKED_ROWS = [
     ("S =\n[ 1  0 ]\n[ 0  1 ]\n", "scores", (2, 2)),
     ("Kᵀ =\n[ 1  2 ]\n[ 3  4 ]\n", "K", (2, 2)),
     ("A =\n[ 0.5  0.5 ]\n[ 0.2  0.8 ]   # second token\n", "weights", (2, 2)),
+    ("Weights:\n[0.5, 0.5],\n[0.2, 0.8]\n", "weights", (2, 2)),  # rows ending in a comma
     ("S =\n[ 1  0 ]\n\n[ 0  1 ]\n", None, None),  # a blank line between: not one matrix
     ("S =\n[ 1  0 ]\n[ 0  1  2 ]\n", None, None),  # rows of different widths
     ("q1 = [ 1  0 ]\nk1 = [ 0  1 ]\n", None, None),  # each row named on its own

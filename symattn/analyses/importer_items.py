@@ -2463,7 +2463,7 @@ def join_side_by_side(items: list[Item], lines: list[Line]) -> list[Item]:
     return out
 
 
-_ROW_ALONE_RE = re.compile(r"\s*\[[^\[\]]*\]\s*(?:(?:←|<-|#|//|--)\s*.*)?$")
+_ROW_ALONE_RE = re.compile(r"\s*\[[^\[\]]*\]\s*[,;]?\s*(?:(?:←|<-|#|//|--)\s*.*)?$")
 _STACK_HEAD_RE = re.compile(r"\s*(?:\$?\\?([A-Za-z][\w^{}ᵀ⊤\\]*)\$?\s*)?[=≈:]\s*$")
 
 

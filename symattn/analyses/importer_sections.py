@@ -61,12 +61,14 @@ def drop_outside_attention(items: list[Item], lines: list[Line]) -> None:
 #: ``Score_{ij} = \frac{Q_i \cdot K_j^T}{\sqrt{3}}``: the page's "score" defined with its scale
 _SCORE_DEF_RE = re.compile(
     r"(?:\\(?:text|mathrm|operatorname)\s*\{\s*)?(?:scores?|attention\s+scores?)\s*\}?\s*(?:_\s*\{?\s*\w+\s*\}?)?\s*="
-    r"\s*\\[dt]?frac\s*\{[^{}]*Q[^{}]*K[^{}]*\}\s*\{\s*(?:\\sqrt|√)", re.I)
+    r"\s*(?:\\[dt]?frac\s*\{[^{}]*Q[^{}]*K[^{}]*\}\s*\{\s*(?:\\sqrt|√)|"
+    r"\(?[^=/()]*Q[^=/()]*K[^=/()]*\)?\s*/\s*(?:√|sqrt\b))", re.I)
 
 
 def scores_defined_scaled(items: list[Item], lines: list[Line]) -> None:
     r"""A score matrix a heading or caption names, printed right under a formula that defines the
-    page's score with its scale (``Score_{ij} = \frac{Q_i K_j^T}{\sqrt{3}}``) and with no other block
+    page's score with its scale (``Score_{ij} = \frac{Q_i K_j^T}{\sqrt{3}}``, ``Score_ij = Q_i·K_j / √3``)
+    and with no other block
     between them, is the scaled scores, whatever the caption adds ("raw"), when the page prints no
     other block it calls scaled. A symbol written beside the matrix decides over this."""
     if any(it.step == "scaled" for it in items):
@@ -78,7 +80,7 @@ def scores_defined_scaled(items: list[Item], lines: list[Line]) -> None:
         prev = max((e for e in ends if e < it.line), default=-1)
         for k in range(it.line - 1, max(prev, it.line - 15), -1):
             ln = lines[k]
-            if ln.role == "math" and _SCORE_DEF_RE.search(ln.text):
+            if ln.role in ("math", "prose", "code") and _SCORE_DEF_RE.search(ln.text):
                 it.step = "scaled"
                 it.notes.append(f"the page defines its score with the scale (line {ln.where}): the scaled scores")
                 break
