@@ -26,6 +26,10 @@ SECTIONS = [
     ("The MLP", True),
     ("Step 7: Loss Computation", True),
     ("Backpropagation", True),
+    ("6. Add & Layer Normalization (Residual Network)", True),
+    ("Step 5: Add & Norm", True),
+    ("LayerNorm", True),
+    ("Positional encoding", False),  # X + PE is attention's input
     ("Step 3: Scaled Dot-Product Attention", False),
     ("Softmax over rows", False),
     ("Attention after the feed-forward layer", False),  # names attention too

@@ -20,10 +20,12 @@ from .importer_items import Item
 __all__ = ["outside_attention", "drop_outside_attention", "scores_defined_scaled"]
 
 #: a heading about a part of a transformer block that is not attention: the feed-forward
-#: network (FFN, MLP), the loss, the backward pass
+#: network (FFN, MLP), the residual connection and layer normalisation (Add & Norm), the loss,
+#: the backward pass
 _OTHER_PART_RE = re.compile(
     r"\b(?:feed[- ]?forward|FFN|FFNN|MLP|position[- ]?wise\s+(?:feed|dense)|loss(?!\s+of\b)(?:\s+(?:computation|function))?|"
-    r"cross[- ]entropy|back[- ]?propagation|backprop|backward\s+pass|weight\s+updates?|gradient\s+descent)\b", re.I)
+    r"cross[- ]entropy|back[- ]?propagation|backprop|backward\s+pass|weight\s+updates?|gradient\s+descent|"
+    r"add\s*(?:&|&amp;|and)\s*(?:layer\s*)?norm\w*|layer\s*norm\w*|residual(?:\s+connections?)?)\b", re.I)
 #: names that stay attention's in any section: a symbol for Q, K, V or a projection weight
 _ALWAYS_ATTENTION = ("Q", "K", "V", "Wq", "Wk", "Wv", "Wo")
 _HOW_FAR = 120  # lines a heading reaches down
