@@ -244,6 +244,11 @@ CODE_DIMS = [
     (["dk = 4", "dk = 8", "s = q @ k.T / np.sqrt(dk)"], None),  # set twice: not one number
     (["dk = 4", "s = q @ k.T / np.sqrt(dk)", "t = s / np.sqrt(dv)"], None),  # two different roots
     (["s = q @ k.T / np.sqrt(q.shape[-1])"], None),  # a shape, not a number the code sets
+    (["head_dim = 2", "self.scale = head_dim ** -0.5", "att = (q @ k.T) * self.scale"], ("head_dim", 2)),
+    (["d_k = 3", "scaling = float(d_k) ** -0.5", "q = q * scaling"], ("d_k", 3)),
+    (["d_k = 5", "norm = math.sqrt(d_k)", "s = q @ k.T / norm"], ("d_k", 5)),
+    (["d_k = 6", "att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d_k))"], ("d_k", 6)),
+    (["d_k = 6", "scale = d_k ** -0.5"], None),  # defined, never used
 ]
 
 

@@ -21,8 +21,14 @@ __all__ = ["code_ints", "root_divisor"]
 _NAME = r"[A-Za-z_]\w*"
 _INT_RE = re.compile(rf"\s*(?:self\.)?({_NAME})\s*=\s*(\d{{1,6}})\s*$")
 _OP_RE = re.compile(rf"\s*(?:self\.)?({_NAME})\s*=\s*(?:self\.)?({_NAME}|\d{{1,6}})\s*(//|\*|/)\s*(?:self\.)?({_NAME}|\d{{1,6}})\s*$")
-_ROOT_RE = re.compile(rf"/\s*\(?\s*(?:math\.|np\.|numpy\.|torch\.)?sqrt\(\s*(?:self\.)?({_NAME})\s*\)|"
-                      rf"/\s*\(?\s*(?:self\.)?({_NAME})\s*\*\*\s*0?\.5|\*\s*(?:self\.)?({_NAME})\s*\*\*\s*-\s*0?\.5")
+_SQRT = rf"(?:math\.|np\.|numpy\.|torch\.)?sqrt\(\s*(?:float\(\s*)?(?:self\.)?({_NAME})\s*\)?\s*\)"
+_POW = rf"(?:float\(\s*)?(?:self\.)?({_NAME})\s*\)?\s*\*\*\s*"
+_ROOT_RE = re.compile(rf"/\s*\(?\s*{_SQRT}|/\s*\(?\s*{_POW}\(?0?\.5\)?|\*\s*\(?\s*{_POW}\(?\s*-\s*0?\.5\)?|"
+                      rf"\*\s*\(\s*1(?:\.0*)?\s*/\s*{_SQRT}\s*\)")
+#: ``scale = head_dim ** -0.5``, ``scaling = 1 / math.sqrt(d_k)``: a name for 1/√n (multiplied by), or
+#: ``norm = math.sqrt(d_k)`` (divided by)
+_INV_ROOT_DEF = re.compile(rf"\s*(?:self\.)?({_NAME})\s*=\s*(?:{_POW}\(?\s*-\s*0?\.5\)?|1(?:\.0*)?\s*/\s*{_SQRT})\s*$")
+_ROOT_DEF = re.compile(rf"\s*(?:self\.)?({_NAME})\s*=\s*(?:{_SQRT}|{_POW}\(?0?\.5\)?)\s*$")
 
 
 def code_ints(lines: list[Line]) -> dict[str, int]:
@@ -60,15 +66,36 @@ def code_ints(lines: list[Line]) -> dict[str, int]:
 def root_divisor(lines: list[Line], region: list[Line] | None = None) -> tuple[str, int, str] | None:
     """(name, value, where) when the code in ``region`` (default: all the lines) divides by the square
     root of one name whose whole number the code in ``lines`` sets (``/ math.sqrt(head_dim)``,
-    ``/ d_k ** 0.5``, ``* d_k ** -0.5``), the same one wherever it does; else None."""
+    ``/ d_k ** 0.5``, ``* d_k ** -0.5``, ``* (1.0 / math.sqrt(d_k))``, or by way of a name:
+    ``scale = head_dim ** -0.5`` then ``* scale``), the same one wherever it does; else None."""
     ints = code_ints(lines)
     found: dict[str, str] = {}
+    inv: dict[str, str] = {}  # scale = d ** -0.5: multiplying by scale divides by √d
+    root: dict[str, str] = {}  # norm = math.sqrt(d): dividing by norm divides by √d
+    for ln in lines:
+        if ln.role != "code":
+            continue
+        t = re.sub(r"\s#.*$", "", ln.text)
+        m = _INV_ROOT_DEF.fullmatch(t)
+        if m:
+            inv[m.group(1)] = next(g for g in m.groups()[1:] if g)
+        m = _ROOT_DEF.fullmatch(t)
+        if m:
+            root[m.group(1)] = next(g for g in m.groups()[1:] if g)
     for ln in lines if region is None else region:
         if ln.role != "code" or ln.text.lstrip().startswith("#"):
             continue
-        for m in _ROOT_RE.finditer(re.sub(r"\s#.*$", "", ln.text)):
-            name = m.group(1) or m.group(2) or m.group(3)
-            found.setdefault(name, str(ln.where))
+        t = re.sub(r"\s#.*$", "", ln.text)
+        if _INV_ROOT_DEF.fullmatch(t) or _ROOT_DEF.fullmatch(t):
+            continue  # the definition of a scale, not a division of the scores
+        for m in _ROOT_RE.finditer(t):
+            found.setdefault(next(g for g in m.groups() if g), str(ln.where))
+        for name, of in inv.items():
+            if re.search(rf"\*\s*(?:self\.)?{re.escape(name)}\b(?!\s*\()", t):
+                found.setdefault(of, str(ln.where))
+        for name, of in root.items():
+            if re.search(rf"/\s*(?:self\.)?{re.escape(name)}\b(?!\s*\()", t):
+                found.setdefault(of, str(ln.where))
     if len(found) != 1:
         return None
     name, where = next(iter(found.items()))
