@@ -31,16 +31,20 @@ _INV_ROOT_DEF = re.compile(rf"\s*(?:self\.)?({_NAME})\s*=\s*(?:{_POW}\(?\s*-\s*0
 _ROOT_DEF = re.compile(rf"\s*(?:self\.)?({_NAME})\s*=\s*(?:{_SQRT}|{_POW}\(?0?\.5\)?)\s*$")
 
 
+def _code(lines: list[Line]):
+    """(line, its code without a trailing comment) for each line of code."""
+    for ln in lines:
+        if ln.role == "code":
+            yield ln, re.sub(r"\s#.*$", "", ln.text)
+
+
 def code_ints(lines: list[Line]) -> dict[str, int]:
     """The whole numbers the code names, in order: ``n = 4`` and ``d = n // h``, ``d = n * 2``,
     ``d = n / h`` (when it divides) of names set before. A name set twice to different numbers, or
     to something else later, is dropped (it is not one number on the page)."""
     out: dict[str, int] = {}
     bad: set[str] = set()
-    for ln in lines:
-        if ln.role != "code":
-            continue
-        t = re.sub(r"\s#.*$", "", ln.text)
+    for _, t in _code(lines):
         m = _INT_RE.fullmatch(t)
         if m:
             name, val = m.group(1), int(m.group(2))
@@ -72,20 +76,16 @@ def root_divisor(lines: list[Line], region: list[Line] | None = None) -> tuple[s
     found: dict[str, str] = {}
     inv: dict[str, str] = {}  # scale = d ** -0.5: multiplying by scale divides by √d
     root: dict[str, str] = {}  # norm = math.sqrt(d): dividing by norm divides by √d
-    for ln in lines:
-        if ln.role != "code":
-            continue
-        t = re.sub(r"\s#.*$", "", ln.text)
+    for _, t in _code(lines):
         m = _INV_ROOT_DEF.fullmatch(t)
         if m:
             inv[m.group(1)] = next(g for g in m.groups()[1:] if g)
         m = _ROOT_DEF.fullmatch(t)
         if m:
             root[m.group(1)] = next(g for g in m.groups()[1:] if g)
-    for ln in lines if region is None else region:
-        if ln.role != "code" or ln.text.lstrip().startswith("#"):
+    for ln, t in _code(lines if region is None else region):
+        if ln.text.lstrip().startswith("#"):
             continue
-        t = re.sub(r"\s#.*$", "", ln.text)
         if _INV_ROOT_DEF.fullmatch(t) or _ROOT_DEF.fullmatch(t):
             continue  # the definition of a scale, not a division of the scores
         for m in _ROOT_RE.finditer(t):
