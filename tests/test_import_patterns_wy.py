@@ -469,11 +469,14 @@ def test_grids_one_number_a_line():
 
 
 SHAPES = [
-    ("1.0 2 3 4", "1.0 1 0 0", "2.0 2 3 3", "2.1070 2.1070 2.0070 2.0070", True, (2, 2)),
+    ("1.0 2 3 4", "1.0 1 0 0", "2.0 2 3 3", "2.1070 2.1070 2.0070 2.0070", True, (2, 2, 2, 2)),
     ("1.0 2 3 4", "1.0 1 0 0", "2.0 2 3 3", "2.2 2.2 2.0 2.0", True, None),  # no shape gives these digits
     ("1 0 0 1", "1 0 0 1", "1 1 1 1", "1 1 1 1", True, None),  # V all ones: every shape gives it (ambiguous)
-    ("1 2", "3 4", "5 6", "5 6", True, (1, 2)),  # one key gives V back; as 2×1, softmax([3, 4]) mixes 5 and 6
-    ("1 2 3", "1 2 3", "1 2 3", "1 2", True, None),  # an output of another size
+    ("1 2", "3 4", "5 6", "5 6", True, (1, 2, 1, 2)),  # one key gives V back; as 2×1, softmax([3, 4]) mixes 5, 6
+    # one query over three keys, V one wide: Q [1, 0], K [[1, 0], [0, 1], [0, 0]], V [[3], [0], [0]];
+    # softmax([1, 0, 0]) = [0.576, 0.212, 0.212] unscaled: 3 · 0.57612 = 1.728
+    ("1 0", "1 0 0 1 0 0", "3 0 0", "1.728", False, (1, 2, 3, 1)),
+    ("1 2 3", "1 2 3", "1 2 3", "1 2 3 4", True, None),  # an output no shape has
 ]
 
 
@@ -489,3 +492,16 @@ def test_bare_number_column_is_no_numbered_listing(text, first):
     from symattn.read.pages import read_page
 
     assert read_page(text, "text", source="t.txt").lines[0].text == first
+
+
+# the grids each under a line naming them (query, key, value, output), K and V with more rows than Q: one
+# query [1, 0] over three keys, unscaled ("no scaling"): softmax([1, 0, 0]) · [3, 0, 0] = 1.728
+NAMED_GRIDS = "\n".join(["No scaling is applied.", "", "query"] + "1 0".split() + ["key"] + "1 0 0 1 0 0".split()
+                        + ["value"] + "3 0 0".split() + ["output", "1.728", ""])
+
+
+def test_named_grids_one_number_a_line():
+    ex = imported(NAMED_GRIDS, "text")[0]
+    assert ex.spec.inputs["Q"] == [[1, 0]] and ex.spec.inputs["K"] == [[1, 0], [0, 1], [0, 0]]
+    assert ex.spec.inputs["V"] == [[3], [0], [0]]
+    assert claims(ex) == {("output", "1", ("1.728",))}
