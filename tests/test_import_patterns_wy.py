@@ -505,3 +505,11 @@ def test_named_grids_one_number_a_line():
     assert ex.spec.inputs["Q"] == [[1, 0]] and ex.spec.inputs["K"] == [[1, 0], [0, 1], [0, 0]]
     assert ex.spec.inputs["V"] == [[3], [0], [0]]
     assert claims(ex) == {("output", "1", ("1.728",))}
+
+
+# the grid bound (256 numbers a grid): at it, one key gives V back and only 1×256 fits; one past it, the same
+# construction is not tried (257 is prime: 1×257 would fit)
+@pytest.mark.parametrize("n,want", [(256, (1, 256, 1, 256)), (257, None)])
+def test_grid_bound(n, want):
+    zeros, vals = ["0"] * n, [str(i) for i in range(n)]
+    assert shape_that_fits(zeros, zeros, vals, vals, True) == want
