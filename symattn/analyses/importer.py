@@ -51,6 +51,10 @@ from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is
                              step_of_ident, step_of_text)
 from .importer_placer import _looks_like_weights, _mask_kind, _Placer
 from .importer_readings import _ClaimsOnlyReadings
+from .importer_code_dims import root_divisor
+from .importer_fused import split_fused
+from .importer_grids import grid_examples
+from .importer_sections import drop_outside_attention, scores_defined_scaled
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
 from .importer_values import softmax_scale
@@ -1152,6 +1156,11 @@ class _Importer(_ClaimsOnlyReadings):
             if root is not None:  # the scores the attention code uses, not another tensor named like scores
                 s = next((c for c in claims_items if c.step == "scores" and c.role == "code" and _numeric(c.rows)
                           and c.label.split("=")[0].strip() == root), s)
+            if q is not None and k is not None and v is not None and not scores_start and \
+                    _heads_project_qkv(per_head, ws, q):
+                return None, ("the page projects its Q, K and V again with each head's weights "
+                              "(head_i = Attention(Q·W^Q_i, K·W^K_i, V·W^V_i)): an example file holds no inputs "
+                              "for that")
             if q is not None and k is not None and v is not None and not scores_start:
                 stage = "qkv"
                 for name, it in (("Q", q), ("K", k), ("V", v)):
@@ -1434,6 +1443,10 @@ class _Importer(_ClaimsOnlyReadings):
         divided = _score_divided(lines[seg.first: seg.last + 1], claims_items)
         if divided is not None and stage in ("x", "qkv"):
             conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading
+        other_root = _root_of_other_width(lines[: seg.last + 1], lines[max(0, seg.first - 30): seg.last + 1], stage,
+                                          inputs, given, conv)
+        if other_root is not None:
+            conv["scale"] = other_root  # / math.sqrt(head_dim), head_dim = C // n_heads: not Q's width
         mk = mask_evidence(lines[seg.first: seg.last + 1]) if seg.masked else None
         drawn = [it for it in seg.items if _mask_kind(it.rows) and not (  # Q = [[1, 0], [1, 1]] given is no mask
             it.step in INPUT_NAMES + LITERAL_NAMES and it.strength >= 2 and any(it is g for g in source_items.values()))]
@@ -1768,6 +1781,11 @@ class _Importer(_ClaimsOnlyReadings):
         self.items = _row_lines(self.items)
         self.items = _one_query_keys(self.items)
         self.attach_labels()
+        self.items = split_fused(self.items, [ln.text for ln in self.page.lines if ln.role == "code"])
+        sc = scale_evidence(self.page.lines)
+        self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
+        drop_outside_attention(self.items, self.page.lines)
+        scores_defined_scaled(self.items, self.page.lines)
         self.matvec_roles()
         _mask_rows(self.items)
         other_heads = self.other_head_blocks()
@@ -1870,6 +1888,41 @@ class _Importer(_ClaimsOnlyReadings):
 _SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
 _MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_fill\(")
 _PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
+
+
+def _root_of_other_width(lines: list, region: list, stage: str, inputs: dict[str, Item], given: dict[str, Item],
+                         conv: dict[str, Choice]) -> Choice | None:
+    """The scale when the code divides the scores by the square root of a whole number it sets
+    (``head_dim = C // n_heads``, set anywhere above; the division within the example's part of the
+    page) that is not the key width the example's own shapes give (Q's width over the heads):
+    1/sqrt(that number), as the code computes. None when they agree."""
+    sc = conv.get("scale")
+    if stage not in ("x", "qkv") or sc is None or sc.value != "1/sqrt(d_k)":
+        return None
+    found = root_divisor(lines, region)
+    if found is None:
+        return None
+    name, value, where = found
+    if stage == "qkv" and "Q" in given:
+        width = given["Q"].shape[1]
+    elif "Wq" in inputs:
+        lay = conv.get("layout")
+        width = inputs["Wq"].shape[0 if lay is not None and lay.value == "torch" else 1]
+    else:
+        return None
+    h = conv["heads"].value if "heads" in conv else 1
+    if not isinstance(h, int) or h < 1 or width % h or width // h == value:
+        return None
+    return Choice(f"1/sqrt({value})", f"the page's code divides the scores by the square root of {name} = {value} "
+                  f"(not the key width {width // h})", where=where)
+
+
+def _heads_project_qkv(per_head: int, ws: dict[str, Item], q: Item) -> bool:
+    """Each head's weights given (joined into Wq) with no embeddings, beside a printed Q as wide as
+    those weights are tall: the page multiplies its Q, K and V by each head's weights (the paper's
+    MultiHead(Q, K, V)), so the printed Q is what the weights take, not the queries they make."""
+    wq = ws.get("Wq")
+    return bool(per_head) and wq is not None and wq.shape[0] == q.shape[1]
 
 
 def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:

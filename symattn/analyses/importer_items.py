@@ -19,6 +19,7 @@ from fractions import Fraction
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
+from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_results import unpacked_output
@@ -320,6 +321,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         own = re.split(r"[\])]", b)[-1].strip(_SEP_CHARS)
         if "[" in b and "=" not in own and 0 < len(own) <= 40 and step_of_text(own):
             return own, None, False
+        lead = _operation_lead(b)
+        if lead:  # 'Softmax: [exp(0.354)/(…), …] = ': the operation the line opens with names its result
+            return lead, None, False
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
@@ -344,6 +348,30 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     s = b.strip(" \t:=→->–—,;$`*")
     m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\.]*)(\[\s*-?\d+\s*\])?\$?", s)
     return s, (m.group(1) if m else None), is_transposed(s)
+
+
+_LEAD_RE = re.compile(r"\s*(?:[-*•]\s*)?((?:the\s+)?(?:soft-?max|scal(?:ed|ing)(?:\s+scores?)?|(?:attention\s+)?output|"
+                      r"context(?:\s+vector)?)(?:\s+(?:of|for)\s+[\w\"'“”‘’ ]{1,20})?)\s*:\s*(\[.*)$", re.I)
+
+
+def _operation_lead(before: str) -> str:
+    """The operation a line opens with, as its label, when the line writes it out on numbers and ends
+    in '=' before the block: 'Softmax: [exp(0.354)/(exp(0.354)+exp(0.354)), …] = [0.5, 0.5]',
+    'Scaling: [0.5/1.414, 0.5/1.414] ≈ [0.354, 0.354]'. Not when what it writes out multiplies a
+    named matrix ('Output: [0.5, 0.5] × V = …'), nor when the line names something else after it.
+
+    >>> _operation_lead("Softmax: [exp(0.354)/(exp(0.354)+exp(0.354)), exp(0.354)/(exp(0.354)+exp(0.354))] = ")
+    'Softmax'
+    >>> _operation_lead("Output: [0.5, 0.5] × V = "), _operation_lead("Softmax: [1, 2] = [0.27, 0.73], so y = ")
+    ('', '')
+    """
+    m = _LEAD_RE.match(before)
+    if not m or not re.search(r"[=≈]\s*$", before):
+        return ""
+    rest = m.group(2)
+    if re.search(r"[×*@·]\s*\\?[A-Za-z](?!\w*\()|[A-Za-z]\w*\s*=", rest):
+        return ""  # a product with a named matrix, or another name given on the line
+    return m.group(1).strip()
 
 
 #: the note on a term of a sum written on one line (not placed on its own)
@@ -666,10 +694,11 @@ def scalar_product(before: str, n: int) -> list[str] | None:
 
     >>> scalar_product("2: 0.5 * [2, 8, 0] = ", 3), scalar_product("0.5 * [2, 8] = ", 3)
     (['0.5 * 2', '0.5 * 8', '0.5 * 0'], None)
+    >>> scalar_product("Output = 0.5*[1,0] + 0.5*[0,1] = ", 2)
     """
     m = re.search(r"(?<![\w.\]])(" + _NUM + r")\s*[*×·]\s*\[([^\[\]]*)\]\s*=\s*$", before)
-    if not m:
-        return None
+    if not m or re.search(r"[+]\s*$", before[: m.start()]):
+        return None  # '0.5*[1,0] + 0.5*[0,1] = [0.5,0.5]': the result of the sum, not of its last term
     vec = [x.strip() for x in m.group(2).split(",")]
     if len(vec) != n or not all(re.fullmatch(_NUM, x) for x in vec):
         return None
@@ -1232,6 +1261,8 @@ class _Collector:
                     it.transposed = False if layout else (is_transposed(name) or flipped)
                     if layout:
                         it.layout = layout
+                elif not it.label.strip() and fused_name(name):
+                    it.label = name  # print(qkv): a fused product, split into Q, K and V later
             if not step:
                 own = self.output_label(b)
                 if own:
@@ -1551,6 +1582,14 @@ class _Collector:
                                            form="table", label=first_col[k], step=step, strength=2,
                                            row_labels=toks if all(toks) else None))  # type: ignore[arg-type]
                 k = e
+            return
+        if not label_col and header and _step_columns(header, rows, vec_re):
+            # | Key(K) | Value(V) | over cells [1, 0], [0, 1]: no label column, each column of bracketed
+            # vectors one matrix its header names, a cell a row
+            for j, name in enumerate(header):
+                vecs = [re.split(r"[,\s]+", vec_re.match(r[j]).group(1).strip()) for r in rows]  # type: ignore[union-attr]
+                self.items.append(Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role,
+                                       form="table", label=name, step=_step_column(name), strength=2))
             return
         # Word | Vector: one cell per row holding a bracketed vector
         if width == 2 and all(vec_re.match(r[1]) for r in rows) and label_col:
@@ -2424,6 +2463,55 @@ def join_side_by_side(items: list[Item], lines: list[Line]) -> list[Item]:
     return out
 
 
+_ROW_ALONE_RE = re.compile(r"\s*\[[^\[\]]*\]\s*[,;]?\s*(?:(?:←|<-|#|//|--)\s*.*)?$")
+_STACK_HEAD_RE = re.compile(r"\s*(?:\$?\\?([A-Za-z][\w^{}ᵀ⊤\\]*)\$?\s*)?[=≈:]\s*$")
+
+
+def join_stacked_rows(items: list[Item], lines: list[Line]) -> list[Item]:
+    """A matrix written as plain text one bracketed row a line, under the line that names it
+    (``S =`` then ``[ 1  0 ]`` and ``[ 0  1 ]``; ``≈`` then the rounded rows): the rows, each alone on
+    its line (a comment after it allowed: ``← token 1``), as wide as each other and on lines that
+    follow one another, are one matrix. Its name is the symbol before the '=' (``Kᵀ =`` names K,
+    transposed); under a bare ``=`` or ``≈`` it keeps what the first row was read as."""
+    out: list[Item] = []
+    i = 0
+
+    def alone(it: Item) -> bool:
+        return it.kind == "vector" and it.line == it.end and not it.operand and not it.products and \
+            it.dot is None and not it.token and it.row_index is None and it.role in ("code", "prose", "output") and \
+            all(entry_kind(x) == "number" for r in it.rows for x in r) and it.line < len(lines) and \
+            _ROW_ALONE_RE.fullmatch(lines[it.line].text) is not None
+
+    while i < len(items):
+        it = items[i]
+        head = _STACK_HEAD_RE.fullmatch(it.before) if alone(it) and "\n" not in it.before else None
+        above = lines[it.line - 1].text if it.line > 0 else ""
+        if head is None and alone(it) and not it.before.strip():
+            head = _STACK_HEAD_RE.fullmatch(above)  # the name on the line above, not in the block's text
+        run = [it]
+        if head is not None:
+            j = i + 1
+            while j < len(items) and alone(items[j]) and items[j].line == run[-1].line + 1 and \
+                    not items[j].before.strip() and items[j].shape[1] == it.shape[1] and items[j].role == it.role:
+                run.append(items[j])
+                j += 1
+        if len(run) < 2:
+            out.append(it)
+            i += 1
+            continue
+        name = head.group(1) if head is not None else None
+        st = (step_of_ident(name) if name else None) or (step_of_text(name) if name else None)
+        m = Item(rows=[r.rows[0] for r in run], where=[r.where[0] for r in run], line=run[0].line, end=run[-1].end,
+                 kind="matrix", label=name or it.label, step=st or it.step, strength=3 if st else it.strength,
+                 role=it.role, form=it.form, before=it.before, after=run[-1].after)
+        m.transposed = bool(name) and is_transposed(name)
+        m.head = it.head
+        m.notes.append(f"{len(run)} rows written one a line under {(name or it.label).strip()!r}: one matrix")
+        out.append(m)
+        i += len(run)
+    return out
+
+
 def join_word_sections(items: list[Item], lines: list[Line]) -> list[Item]:
     """Per-word sections that each give a word's vectors by name (``**Word 1 ("The"):**`` then
     ``Query: [1, 0, 0]``, ``Key: […]``, ``Value: […]``; the next word the same way): each name's
@@ -2604,6 +2692,7 @@ def collect(page: Page) -> Collected:
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     c.items = join_indexed_rows(c.items)
     c.items = join_side_by_side(c.items, page.lines)
+    c.items = join_stacked_rows(c.items, page.lines)
     c.items = join_word_sections(c.items, page.lines)
     vector_sums(c.items, page.lines)
     c.aliases()
@@ -2677,6 +2766,29 @@ def _header_symbol(cell: str) -> str | None:
     ``埋め込み (X)``, ``Embedding (X)`` → X (the word itself need not be known)."""
     m = re.fullmatch(r"[^()]{1,40}\(\s*([A-Za-z][\w^{}']{0,8})\s*\)\s*:?", cell.strip(" *`$"))
     return step_of_ident(m.group(1)) if m else None
+
+
+def _step_column(name: str) -> str | None:
+    """The step a table column's header names outright: a symbol ("K", "Q_i"), a name with its symbol
+    in parentheses ("Query(Q)", "Value (V)") or a step's name ("Keys")."""
+    t = name.strip(" *`$")
+    sym = re.fullmatch(r"[^()]*\(\s*([A-Za-z][\w^{}]*)\s*\)", t)
+    st = step_of_ident(sym.group(1)) if sym else None
+    return st or step_of_ident(t) or step_of_text(t)
+
+
+def _step_columns(header: list[str], rows: list[list[str]], vec_re: re.Pattern) -> bool:
+    """Every column a header naming a step (X, Q, K or V) over cells that each hold one bracketed
+    vector, the vectors of a column as long as each other."""
+    if not rows or len(header) != len(rows[0]):
+        return False
+    for j, name in enumerate(header):
+        if _step_column(name) not in ("X", "Q", "K", "V"):
+            return False
+        cells = [vec_re.match(r[j]) if j < len(r) else None for r in rows]
+        if not all(cells) or len({len(re.split(r"[,\s]+", c.group(1).strip())) for c in cells if c}) != 1:
+            return False
+    return True
 
 
 def _defined_as_computed(step: str, formula: str, ident: str | None, symbols: dict) -> bool:

@@ -75,6 +75,9 @@ _IDENT_TO_STEP = {alias: step for step, aliases in _IDENTS.items() for alias in 
 
 # (pattern, step): matched on lower-cased label text; the leftmost match wins, then the longest
 _PHRASES = [
+    # "Attention Scores (after softmax)", "(depois do Softmax)": what softmax made of them, the weights
+    (r"(attention\s+)?scores?\s*\(?\s*(after|post|depois\s+d[oa]|ap[óo]s|nach(\s+dem)?|apr[èe]s|despu[ée]s\s+del?)"
+     r"\s+(the\s+|o\s+|a\s+|la\s+|le\s+)?(soft-?max|normali[sz]ation)", "weights"),
     (r"un-?normali[sz]ed\s+(attention\s+)?(scores?|weights?)", "scores"),
     (r"raw\s+(attention\s+)?scores?", "scores"),
     (r"scaled\s+(dot[- ]product\s+)?(attention\s+)?(scores?|logits|similarit\w*)", "scaled"),

@@ -671,7 +671,9 @@ def text_lines(text: str) -> list[Line]:
             while j < len(parts) and re.match(rf"{j - k + 1}(?!\d)", parts[j]):
                 j += 1
             glued = all(re.match(rf"{m - k + 1}(?:[^\d\s]|\s\s)", parts[m]) for m in range(k, j))
-            if j - k >= 3 or (j - k == 2 and glued):
+            # (a column of bare numbers, 1.0 then 2, 3, 4, is numbers one a line, not a numbered listing)
+            bare = all(re.fullmatch(r"\d+(?:\.\d*)?\s*", parts[m]) for m in range(k, j))
+            if (j - k >= 3 or (j - k == 2 and glued)) and not bare:
                 for m in range(k, j):
                     out[m].text = parts[m][len(str(m - k + 1)):]
                     out[m].role = "code"

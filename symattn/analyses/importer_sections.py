@@ -1,0 +1,88 @@
+"""What a page's sections say about the numbers in them, read after every block is named:
+a section on the rest of a transformer block (the feed-forward layer, the loss) holds no
+numbers of the attention, and a score the page defines with its scale is the scaled score.
+
+>>> from symattn.read.pages.model import Line, Where
+>>> lines = [Line("Step 6: Feedforward Layer (FFN)", Where(1), "heading"), Line("W_1 = [[0.1, 0.2]]", Where(2), "math")]
+>>> outside_attention(lines, 1)
+'Step 6: Feedforward Layer (FFN)'
+>>> outside_attention([Line("Step 3: Scaled attention", Where(1), "heading")], 1)
+''
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..read.pages.model import Line
+from .importer_items import Item
+
+__all__ = ["outside_attention", "drop_outside_attention", "scores_defined_scaled"]
+
+#: a heading about a part of a transformer block that is not attention: the feed-forward
+#: network (FFN, MLP), the residual connection and layer normalisation (Add & Norm), the loss,
+#: the backward pass
+_OTHER_PART_RE = re.compile(
+    r"\b(?:feed[- ]?forward|FFN|FFNN|MLP|position[- ]?wise\s+(?:feed|dense)|loss(?!\s+of\b)(?:\s+(?:computation|function))?|"
+    r"cross[- ]entropy|back[- ]?propagation|backprop|backward\s+pass|weight\s+updates?|gradient\s+descent|"
+    r"add\s*(?:&|&amp;|and)\s*(?:layer\s*)?norm\w*|layer\s*norm\w*|residual(?:\s+connections?)?)\b", re.I)
+#: names that stay attention's in any section: a symbol for Q, K, V or a projection weight
+_ALWAYS_ATTENTION = ("Q", "K", "V", "Wq", "Wk", "Wv", "Wo")
+_HOW_FAR = 120  # lines a heading reaches down
+
+
+def outside_attention(lines: list[Line], line: int) -> str:
+    """The heading of the section a line is in when that section is about a part of a transformer
+    block other than attention (its nearest heading names the feed-forward layer, the loss or the
+    backward pass, and not attention), else ""."""
+    for k in range(min(line, len(lines)) - 1, max(-1, line - _HOW_FAR), -1):
+        ln = lines[k]
+        if ln.role == "heading":
+            t = ln.text.strip()
+            if _OTHER_PART_RE.search(t) and not re.search(r"attention|soft-?max|scores?\b", t, re.I):
+                return t
+            return ""
+    return ""
+
+
+def drop_outside_attention(items: list[Item], lines: list[Line]) -> None:
+    """A matrix printed in a section on the feed-forward layer (``W_1``, the hidden ``H``, ``z``)
+    or on the loss is no step of the attention, whatever a heading further up, a letter that
+    reads as an input (H for hidden states) or its values (labels that sum to 1) would make it: it
+    is listed, not placed. Only a
+    symbol that names Q, K, V or a projection weight outright keeps its step there."""
+    for it in items:
+        if it.step in _ALWAYS_ATTENTION and it.strength >= 3:
+            continue
+        head = outside_attention(lines, it.line)
+        if head:
+            it.step, it.strength = None, 0
+            it.aside = it.aside or f"in a section on another part of the block ({head[:60]!r}): not attention"
+
+
+#: ``Score_{ij} = \frac{Q_i \cdot K_j^T}{\sqrt{3}}``: the page's "score" defined with its scale
+_SCORE_DEF_RE = re.compile(
+    r"(?:\\(?:text|mathrm|operatorname)\s*\{\s*)?(?:scores?|attention\s+scores?)\s*\}?\s*(?:_\s*\{?\s*\w+\s*\}?)?\s*="
+    r"\s*(?:\\[dt]?frac\s*\{[^{}]*Q[^{}]*K[^{}]*\}\s*\{\s*(?:\\sqrt|√)|"
+    r"\(?[^=/()]*Q[^=/()]*K[^=/()]*\)?\s*/\s*(?:√|sqrt\b))", re.I)
+
+
+def scores_defined_scaled(items: list[Item], lines: list[Line]) -> None:
+    r"""A score matrix a heading or caption names, printed right under a formula that defines the
+    page's score with its scale (``Score_{ij} = \frac{Q_i K_j^T}{\sqrt{3}}``, ``Score_ij = Q_i·K_j / √3``)
+    and with no other block
+    between them, is the scaled scores, whatever the caption adds ("raw"), when the page prints no
+    other block it calls scaled. A symbol written beside the matrix decides over this."""
+    if any(it.step == "scaled" for it in items):
+        return
+    ends = sorted(it.end for it in items)
+    for it in items:
+        if it.step != "scores" or it.strength >= 3 or it.kind != "matrix":
+            continue
+        prev = max((e for e in ends if e < it.line), default=-1)
+        for k in range(it.line - 1, max(prev, it.line - 15), -1):
+            ln = lines[k]
+            if ln.role in ("math", "prose", "code") and _SCORE_DEF_RE.search(ln.text):
+                it.step = "scaled"
+                it.notes.append(f"the page defines its score with the scale (line {ln.where}): the scaled scores")
+                break
