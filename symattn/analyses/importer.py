@@ -44,7 +44,8 @@ from .importer_claims_only import draws_at_random, root_of_ratio
 from .importer_conventions import (Evidence, heads_evidence, identity_weights, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
-from .importer_items import Collected, Item, collect, indexed_name, plain_names, split_glued
+from .importer_items import (COLUMN_NOTE, Collected, Item, chain_step, collect, indexed_name, plain_names,
+                             split_glued)
 from .importer_model import (Choice, ClaimRow, Given, ImportedExample, ImportNotes, Note, _close, _eq, _index, _num,
                              _numeric, _rows_float, _same_values, _Segment, toml_value)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
@@ -457,6 +458,12 @@ class _Importer(_ClaimsOnlyReadings):
                     st = self.symbols.get(name.group(1)) or step_of_ident(name.group(1)) or step_of_text(name.group(1))
                     if st:
                         result.label, result.step, result.strength = name.group(1), st, 3
+                elif result.strength < 3 and "=" in (head or ""):
+                    # '\frac{QK^T}{\sqrt{2}} = \frac{1}{\sqrt{2}} \times [..] = [..]': no name, a formula
+                    # before the chain's '=' names its result
+                    st = chain_step(head[: head.rfind("=") + 1])
+                    if st:
+                        result.label, result.step, result.strength = head[: head.rfind("=")].strip(), st, 3
                 result.chain_of = run[:-1]
                 self.name_factors(head, run[:-1])
             k = j
@@ -831,6 +838,14 @@ class _Importer(_ClaimsOnlyReadings):
                 name = None  # one embedding: an echo or a query, not the input matrix
             if name == "X" and root is not None:
                 name = None  # the attention code starts from scores written in it: X is another demo's tensor
+            if name in INPUT_NAMES and it.kind == "matrix" and _elided_columns(it.rows):
+                name = None
+                it.aside = ("its rows end in '…' (the columns past the first few elided): no input can be read "
+                            "from it")
+            if name == "Wo" and cur is not None and _late_output_projection(cur, it, self.page.lines):
+                name = None
+                it.aside = ("W^O given after this example's output was printed, under a later heading: "
+                            "another computation, not this example's output projection")
             if name in WEIGHT_NAMES and it.head is not None:
                 name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
             if name is not None and it.kind == "vector" and cur is not None and \
@@ -1881,6 +1896,23 @@ def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
                     for c in cur.items))
 
 
+def _elided_columns(rows: list[list[str]]) -> bool:
+    """Whether every row of a printed matrix ends in a placeholder after numbers (``[0.21, -0.34,
+    0.56, ...]`` for a 512-wide embedding): its columns past the first few are not printed."""
+    return bool(rows) and all(len(r) >= 2 and entry_kind(r[-1]) == "placeholder" and entry_kind(r[0]) == "number"
+                              for r in rows)
+
+
+def _late_output_projection(cur: "_Segment", it: Item, lines: list) -> bool:
+    """Whether a W^O printed at ``it`` comes after ``cur`` printed its attention output, with a
+    heading between that output and it: a later section (Add & Norm, "Suppose W^O = …") works
+    something else with it, so it is no input of the example whose output came first. A W^O
+    printed in the same section as the output (heads, then their projection) is not."""
+    outs = [c.end for c in cur.items if c.step == "output" and c.strength >= 2 and c.line < it.line
+            and c.head is None and _numeric(c.rows)]
+    return bool(outs) and any(lines[k].role == "heading" for k in range(max(outs) + 1, it.line))
+
+
 def _weights_given_outright(seg: "_Segment") -> None:
     """A part that gives word vectors and then writes its attention weights as a literal in code
     (``attention_weights = torch.tensor([0.1, 0.3, 0.6])``) averages the vectors with weights it
@@ -2225,5 +2257,6 @@ def _table_columns(group: list) -> bool:
     column of bracketed vectors its own matrix): side by side, not a product and its operands."""
     # (with an embedding column, Word | Embedding | Q | K | V, the columns are read as before: the
     # products are the inputs where the page prints no weights)
-    return all(it.form == "table" and it.step and it.step not in INPUT_NAMES and it.row_labels for it in group) and \
+    return all(it.form == "table" and it.step and it.step not in INPUT_NAMES
+               and (it.row_labels or COLUMN_NOTE in it.notes) for it in group) and \
         len({(it.line, it.end) for it in group}) == 1 and len({it.step for it in group}) == len(group)

@@ -305,12 +305,13 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     if m and indexed_name(m.group(1)):
         # 'key vectors K1 = [1, 0], K2 = [0, 1]': a row of K by its index, whatever words come before
         return m.group(1), m.group(1), False
-    m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
+    m = re.search(r"(?:^|[\s,;:→$])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
+    opens = bool(m) and _opens_math(tail[: m.start(1)])
     pre = re.sub(r"(?:\\q?quad(?![A-Za-z])|\\[,;: ]|~|\s)+$", "", pre)  # 'softmax(…)V, \quad Q ='
     pre = re.sub(r"(?:\\\[|\\\(|\$\$?)\s*$", "", pre).rstrip()  # '重み行列: \[ W^Q =': the display's opener
     if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (
-            not pre or pre[-1] in ":→,;" or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
+            not pre or pre[-1] in ":→,;" or opens or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
         # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
         # the name just before this block names it (the first of a chain: shared_names adds the others)
         first = m.group(1).split("=")[0].strip()
@@ -346,6 +347,24 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     return s, (m.group(1) if m else None), is_transposed(s)
 
 
+def _opens_math(pre: str) -> bool:
+    r"""Whether the text before a name ends by opening inline math (``… Suppose $``, ``Let \(``): the
+    name is then the first thing the math writes, ``$W^{O} = [..]$`` defines it whatever prose
+    comes before the math.
+
+    >>> _opens_math("Suppose $"), _opens_math("input row $x_3 = (1,1)$. Suppose $"), _opens_math("so $a$ and ")
+    (True, True, False)
+    >>> _opens_math(r"Let \( "), _opens_math("$$")
+    (True, False)
+    """
+    t = pre.rstrip()
+    if re.search(r"\\\(\s*$", pre):
+        return True
+    return t.endswith("$") and not t.endswith("$$") and t.count("$") % 2 == 1
+
+
+#: the note on a column of a table its header names (| Q | K | V |, no label column): one matrix
+COLUMN_NOTE = "a column of a table of bracketed vectors, the matrix its header names"
 #: the note on a term of a sum written on one line (not placed on its own)
 SUM_TERM_NOTE = "a term of a sum (or a number times a vector) written on one line, not a result"
 #: the note on a quiz's answer option (not placed)
@@ -377,6 +396,9 @@ def _name_index(label: str) -> int | None:
 def _ident_step(name: str | None) -> str | None:
     if not name:
         return None
+    font = re.fullmatch(r"(?:mathbf|boldsymbol|bm|mathrm|mathit|mathcal)\{(\\?[A-Za-z][^{}]{0,20})\}(.{0,20})", name)
+    if font:  # 'boldsymbol{\alpha}' (the label lost the font command's backslash): the symbol inside
+        name = font.group(1) + font.group(2)
     if "(" in name or ".weight" in name:
         return expr_step(name)[0]
     return step_of_ident(name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
@@ -864,10 +886,13 @@ def _formula_step(rhs: str) -> str | None:
 
     >>> [_formula_step(t) for t in (r"\\frac{QK^\\top}{\\sqrt{d_k}}", r"\\frac{S}{2}", r"\\text{softmax}(S)V", r"Q K^T")]
     ['scaled', 'scaled', 'output', 'scores']
+    >>> _formula_step(r"\\frac{\\mathbf{Q}\\mathbf{K}^\\top}{\\sqrt{2}}")
+    'scaled'
     >>> _formula_step(r"\\mathrm{Attention}(Q, K, V)"), _formula_step("attention weights")
     ('output', None)
     """
-    r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
+    r = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit)\s*\{([A-Za-z])\}", r"\1", rhs)  # \mathbf{Q}\mathbf{K}: QK
+    r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", r)
     if re.search(r"(?<![A-Za-z])(?:attention|attn)\s*\}?\s*(?:\\left)?\(\s*[^(),]+,[^(),]+,[^(),]+\)", r, re.I):
         return "output"  # Attention(Q, K, V)
     qk = _QK_RE.search(r)
@@ -1567,6 +1592,8 @@ class _Collector:
                     it.step, it.strength, it.label = _header_symbol(header[1]), 2, header[1]
                 self.items.append(it)
                 return
+        if self.named_vector_columns(t, header, rows, width, vec_re):
+            return
         vec_cols = [j for j in range(1, width) if all(vec_re.match(r[j]) for r in rows)]
         if width >= 3 and label_col and header and len(vec_cols) >= 2:
             # Word | Embedding | Q | K | V: each column of bracketed vectors is a matrix its header names
@@ -1646,6 +1673,29 @@ class _Collector:
             it.step = step
             it.strength = 1 if step else 0
             self.items.append(it)
+
+    def named_vector_columns(self, t: Table, header: list[str] | None, rows: list[list[str]], width: int,
+                             vec_re: re.Pattern) -> bool:
+        """| Q | K | V | over rows of bracketed vectors, no label column: each column is the matrix its
+        header names (``Decoder Query \\( Q \\)`` names Q), its rows the positions in order. Read only
+        when every header names a different one of X, Q, K, V (an ``Input | Weight 1 | Weight 2``
+        table of another layer is not); True when the table was read so."""
+        if header is None or width < 2 or len(rows) < 1 or \
+                not all(vec_re.match(r[j]) for r in rows for j in range(width)):
+            return False
+        names = [h.strip(" *`$") for h in header[:width]]
+        steps = [step_of_ident(n) or self.symbols.get(n) or (step_of_text(n) if n else None) for n in names]
+        if not all(st in ("X", "Q", "K", "V") for st in steps) or len(set(steps)) != width:
+            return False
+        made = []
+        for j, (name, st) in enumerate(zip(names, steps)):
+            vecs = [re.split(r"[,\s]+", vec_re.match(r[j]).group(1).strip()) for r in rows]  # type: ignore[union-attr]
+            if len({len(v) for v in vecs}) != 1:
+                return False
+            made.append(Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
+                             label=name, step=st, strength=2, notes=[COLUMN_NOTE]))
+        self.items.extend(made)
+        return True
 
     # -- a quiz's choices --
     def answer_options(self) -> None:

@@ -1,0 +1,160 @@
+"""Ways of writing numbers met on held-out batch ac (tests/pages/heldout/ac/), as tables of (snippet, what it
+must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+from import_snippets import claims, imported
+
+from symattn.analyses.importer_items import _ident_step, _label_before, _opens_math
+
+# the text before a name ends by opening inline math: the name is the first thing the math writes
+OPENS = [
+    ("Suppose $", True),
+    ("input row $x_3 = (1,1,0,0)$. Suppose $", True),  # the earlier span is closed: this one opens
+    (r"Let \( ", True),
+    ("so $a$ and ", False),  # the span before is closed and none opens
+    ("$$", False),  # a display's opener is read elsewhere
+    ("Suppose ", False),
+]
+
+
+@pytest.mark.parametrize("pre,want", OPENS)
+def test_text_that_opens_inline_math(pre, want):
+    assert _opens_math(pre) is want
+
+
+# the name a block's line gives it: the symbol that opens the inline math just before '=', whatever
+# prose and earlier math come before (not the first '=' of the line)
+LABELS = [
+    (r"**Given:** token 3 of N2, input row $\mathbf{x}_3 = (1,1,0,0)$. Suppose $\mathbf{W}^{O} = ", "W^{O}"),
+    (r"so $a = 1$ and then $W_O = ", "W_O"),
+    (r"Let \( W_Q = ", "W_Q"),
+]
+
+
+@pytest.mark.parametrize("before,ident", LABELS)
+def test_name_opening_inline_math(before, ident):
+    assert _label_before(before, "prose")[1] == ident
+
+
+# a symbol in a font command whose backslash the label lost names what the symbol names
+IDENTS = [
+    (r"boldsymbol{\alpha}", "weights"),
+    (r"bm{\alpha}", "weights"),
+    ("mathbf{Q}^T", "Q"),
+    ("mathbf{W}^{Q}", "Wq"),
+    ("mathbf{u}", None),
+]
+
+
+@pytest.mark.parametrize("ident,step", IDENTS)
+def test_symbol_in_a_font_command(ident, step):
+    assert _ident_step(ident) == step
+
+
+_QKV = (r"$$\mathbf{Q} = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad "
+        r"\mathbf{K} = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad "
+        r"\mathbf{V} = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix}$$")
+_ALPHA = r"$$\boldsymbol{\alpha} = \begin{bmatrix} 0.731059 & 0.268941 \\ 0.268941 & 0.731059 \end{bmatrix}$$"
+_OUT = r"$$\text{Attention}(\mathbf{Q},\mathbf{K},\mathbf{V}) = \begin{bmatrix} 1.462117 & 0.537883 \\ 0.537883 & 1.462117 \end{bmatrix}$$"
+
+# α in bold under a sentence about scaled scores is the weights (the symbol over the sentence); a W^O
+# given under a later heading than the example's output ("Suppose W^O = …" in an Add & Norm section) is
+# no input of the example: it is listed with that reason
+PAGE = "\n\n".join([
+    "## Example", _QKV,
+    "Row 2's scaled scores are not equal, so the softmax is not uniform:", _ALPHA, _OUT,
+    "## Add & Norm",
+    r"**Given:** token 1's input row $\mathbf{x}_1 = (1, 0)$. Suppose $\mathbf{W}^{O} = "
+    r"\begin{bmatrix}1&0&0&1\\0&1&1&0\end{bmatrix}$ takes it back to $d_{\text{model}} = 4$.",
+])
+
+
+def test_bold_alpha_and_a_later_sections_output_projection():
+    (ex,) = imported(PAGE)
+    assert sorted(ex.inputs) == ["K", "Q", "V"]
+    assert claims(ex) == {
+        ("weights", "1", ("0.731059", "0.268941")), ("weights", "2", ("0.268941", "0.731059")),
+        ("output", "1", ("1.462117", "0.537883")), ("output", "2", ("0.537883", "1.462117")),
+    }
+    (late,) = [n for n in ex.notes if n.kind == "unplaced"]
+    assert "W^O given after this example's output" in late.text and late.where == "line 13"
+
+
+# | Q | K | V | over rows of bracketed vectors, no label column: each column the matrix its header names, rows
+# by position; the matrices worked below are then this example's inputs. A table whose headers do not each
+# name a different one of X, Q, K, V (an FFN's Input | Weight 1 | Weight 2) is not read so.
+QKV_TABLE = """## Step by step
+
+| Q           | K           | V           |
+|-------------|-------------|-------------|
+| [1.0, 0.0]  | [1.0, 0.0]  | [2.0, 0.0]  |
+| [0.0, 1.0]  | [0.0, 1.0]  | [0.0, 2.0]  |
+
+**Dot-product of \\( Q \\) and \\( K^T \\)**:
+
+\\[
+QK^T = \\begin{bmatrix} 1.0 & 0.0 \\\\ 0.0 & 1.0 \\end{bmatrix}
+\\]
+"""
+
+HEADERS = [
+    (("Q", "K", "V"), {"Q": [["1.0", "0.0"], ["0.0", "1.0"]], "K": [["1.0", "0.0"], ["0.0", "1.0"]],
+                       "V": [["2.0", "0.0"], ["0.0", "2.0"]]}),
+    ((r"Decoder Query \( Q \)", r"Encoder Key \( K \)", r"Encoder Value \( V \)"),
+     {"Q": [["1.0", "0.0"], ["0.0", "1.0"]], "K": [["1.0", "0.0"], ["0.0", "1.0"]], "V": [["2.0", "0.0"], ["0.0", "2.0"]]}),
+]
+
+
+@pytest.mark.parametrize("names,want", HEADERS)
+def test_table_of_vector_columns_named_by_headers(names, want):
+    page = QKV_TABLE.replace("| Q           | K           | V           |", "| " + " | ".join(names) + " |")
+    (ex,) = imported(page)
+    assert {k: [list(r) for r in g.rows] for k, g in ex.inputs.items()} == want
+    assert claims(ex) == {("scores", "1", ("1.0", "0.0")), ("scores", "2", ("0.0", "1.0"))}
+
+
+def test_table_of_vector_columns_not_all_attention_names():
+    page = QKV_TABLE.replace("| Q           | K           | V           |", "| Input | Weight 1 | Weight 2 |")
+    items = [it for it in collect_items(page) if it.form == "table"]
+    assert not any(it.step in ("Q", "K", "V") for it in items)
+
+
+def collect_items(page):
+    from symattn.analyses.importer_items import collect
+    from symattn.read.pages import read_page
+    return collect(read_page(page, "markdown", "snippet")).items
+
+
+# a chain with no name on its left, '\frac{QK^T}{\sqrt{2}} = \frac{1}{\sqrt{2}} \times [S] = [R]': the formula
+# before the chain's '=' names its result (the scaled scores), [S] is an operand (the scores again)
+CHAIN = (r"QK^T = \begin{bmatrix} 0.28 & 0.22 \\ 0.54 & 0.42 \end{bmatrix}" "\n\n"
+         r"\frac{QK^T}{\sqrt{2}} = \frac{1}{\sqrt{2}} \times \begin{bmatrix} 0.28 & 0.22 \\ 0.54 & 0.42 \end{bmatrix}"
+         r" = \begin{bmatrix} 0.198 & 0.156 \\ 0.382 & 0.297 \end{bmatrix}")
+
+
+def test_chain_named_by_the_formula_before_it():
+    page = QKV_TABLE.split("**Dot")[0].replace("[1.0, 0.0]  | [1.0, 0.0]  | [2.0, 0.0]",
+                                                 "[0.1, 0.4]  | [0.2, 0.5]  | [1.2, 0.9]").replace(
+        "[0.0, 1.0]  | [0.0, 1.0]  | [0.0, 2.0]", "[0.3, 0.7]  | [0.6, 0.3]  | [0.8, 1.1]") + \
+        "\n\\[\n" + CHAIN.replace("\n\n", "\n\\]\n\n\\[\n") + "\n\\]\n"
+    (ex,) = imported(page)
+    got = claims(ex)
+    assert ("scaled", "1", ("0.198", "0.156")) in got and ("scaled", "2", ("0.382", "0.297")) in got
+    assert ("scores", "1", ("0.28", "0.22")) in got
+
+
+# an embedding table whose rows end in '...' (512 columns, the first few printed) is no input: the Q, K, V
+# given after it are the example's inputs, the table is listed with that reason
+ELIDED = """| Token | Embedding (512 dimensions) |
+|-------|----------------------------|
+| "I"   | [0.21, -0.34, 0.56, ...]   |
+| "love" | [-0.12, 0.41, -0.73, ...] |
+
+""" + QKV_TABLE
+
+
+def test_embeddings_with_elided_columns_are_no_input():
+    (ex,) = imported(ELIDED)
+    assert sorted(ex.inputs) == ["K", "Q", "V"]
+    assert any("'…'" in n.text and n.kind == "unplaced" for n in ex.notes)
