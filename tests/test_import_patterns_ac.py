@@ -3,9 +3,14 @@ must yield). Each expected value was read off the snippet by hand."""
 
 import pytest
 
+from types import SimpleNamespace
+
 from import_snippets import claims, imported
 
-from symattn.analyses.importer_items import _ident_step, _label_before, _opens_math
+from symattn.analyses.importer import _other_block
+from symattn.analyses.importer_items import _RECIPROCAL_BEFORE, _ident_step, _label_before, _opens_math
+from symattn.analyses.importer_names import product_factors
+from symattn.analyses.importer_placer import _sliced_input
 
 # the text before a name ends by opening inline math: the name is the first thing the math writes
 OPENS = [
@@ -64,7 +69,7 @@ _OUT = r"$$\text{Attention}(\mathbf{Q},\mathbf{K},\mathbf{V}) = \begin{bmatrix} 
 PAGE = "\n\n".join([
     "## Example", _QKV,
     "Row 2's scaled scores are not equal, so the softmax is not uniform:", _ALPHA, _OUT,
-    "## Add & Norm",
+    "## The next sub-layer",
     r"**Given:** token 1's input row $\mathbf{x}_1 = (1, 0)$. Suppose $\mathbf{W}^{O} = "
     r"\begin{bmatrix}1&0&0&1\\0&1&1&0\end{bmatrix}$ takes it back to $d_{\text{model}} = 4$.",
 ])
@@ -158,3 +163,167 @@ def test_embeddings_with_elided_columns_are_no_input():
     (ex,) = imported(ELIDED)
     assert sorted(ex.inputs) == ["K", "Q", "V"]
     assert any("'…'" in n.text and n.kind == "unplaced" for n in ex.notes)
+
+
+# a page of study notes: one example from a Q | K | V table; then a causal section under its own heading that
+# gives its own Q and W_Q = W_K = W_V (the inputs of the example before are not carried into it), "supposes"
+# Q' = K' = V' ≈ [M] (one printing for three names: primes mark the projections), writes Q'K'^T as the product
+# of two matrices with no result (operands: Q' again and K' transposed), the scaled scores as ½ [S] (S is the
+# scores as printed) and the masked scores and weights; then a feed-forward and an Add & Norm section whose
+# numbers are listed (another part of the model), not read as steps or inputs
+NOTES = r"""#### a. Scaled Dot-Product Attention
+
+| Q           | K           | V           |
+|-------------|-------------|-------------|
+| [1.0, 0.0]  | [1.0, 0.0]  | [2.0, 0.0]  |
+| [0.0, 1.0]  | [0.0, 1.0]  | [0.0, 2.0]  |
+
+\[
+QK^T = \begin{bmatrix} 1.0 & 0.0 \\ 0.0 & 1.0 \end{bmatrix}
+\]
+
+\[
+\text{Attention}(Q, K, V) = \begin{bmatrix} 1.34 & 0.66 \\ 0.66 & 1.34 \end{bmatrix}
+\]
+
+#### d. Masked Attention (Causal)
+
+- **Decoder Queries \( Q \)**:
+\[
+Q = \begin{bmatrix} 0.5 & 0.1 & 0.2 \\ 0.4 & 0.3 & 0.7 \end{bmatrix}
+\]
+
+- \( W_Q = W_K = W_V = \begin{bmatrix} 0.1 & 0.3 & 0.5 \\ 0.2 & 0.4 & 0.6 \end{bmatrix} \)
+
+Suppose this gives:
+\[
+Q' = K' = V' \approx \begin{bmatrix} 0.43 & 0.41 \\ 0.73 & 0.85 \end{bmatrix}
+\]
+
+**Compute the dot-product of \( Q' \) and \( K'^T \)**:
+\[
+Q' K'^T = \begin{bmatrix} 0.43 & 0.41 \\ 0.73 & 0.85 \end{bmatrix} \times \begin{bmatrix} 0.43 & 0.73 \\ 0.41 & 0.85 \end{bmatrix}
+\]
+
+**Scale by \( \sqrt{d_k} \)** (where \( d_k = 4 \)):
+\[
+\text{Scaled Scores} = \frac{Q' K'^T}{\sqrt{4}} = \frac{1}{2} \begin{bmatrix} 0.9 & 0.4 \\ 0.8 & 0.7 \end{bmatrix}
+\]
+
+**Create the Causal Mask**:
+\[
+\text{Causal Mask} = \begin{bmatrix} 0 & -\infty \\ 0 & 0 \end{bmatrix}
+\]
+
+\[
+\text{Masked Scores} = \begin{bmatrix} 0.45 & -\infty \\ 0.4 & 0.35 \end{bmatrix}
+\]
+
+\[
+\text{Attention Weights} \approx \begin{bmatrix} 1 & 0 \\ 0.51 & 0.49 \end{bmatrix}
+\]
+
+### 5. FeedForward Block
+
+\[
+\text{Output}_1 = \text{Input} \times W_1 = \begin{bmatrix} 0.5 & -0.3 \\ -0.2 & 0.8 \end{bmatrix} \times \begin{bmatrix} 0.5 & 0.2 \\ 0.4 & -0.1 \end{bmatrix} = \begin{bmatrix} 0.13 & 0.13 \\ 0.22 & -0.12 \end{bmatrix}
+\]
+
+### 6. Add & Norm
+
+- Input to sub-layer: \( x = \begin{bmatrix} 2 \\ 4 \end{bmatrix} \)
+"""
+
+
+def test_study_notes_with_a_causal_section_and_other_blocks():
+    plain, causal = imported(NOTES)
+    q = [["1.0", "0.0"], ["0.0", "1.0"]]
+    assert {k: [list(r) for r in g.rows] for k, g in plain.inputs.items()} == {"Q": q, "K": q, "V": [["2.0", "0.0"], ["0.0", "2.0"]]}
+    p = [["0.43", "0.41"], ["0.73", "0.85"]]
+    assert {k: [list(r) for r in g.rows] for k, g in causal.inputs.items()} == {"Q": p, "K": p, "V": p}
+    assert causal.spec.convention.mask == "causal"
+    assert claims(causal) == {
+        ("scores", "1", ("0.9", "0.4")), ("scores", "2", ("0.8", "0.7")),
+        ("masked", "1", ("0.45", "-inf")), ("masked", "2", ("0.4", "0.35")),
+        ("weights", "1", ("1", "0")), ("weights", "2", ("0.51", "0.49")),
+    }
+    other = [n for n in causal.notes if n.kind == "unplaced" and "another part of the model" in n.text]
+    assert sorted(n.where for n in other) == ["line 56", "line 56", "line 56", "line 61"]
+
+
+# what names a block, as tables: a prime is part of a name; a product's factors keep their primes
+PRIMES = [("Q' = K' = V' \\approx ", "Q'"), ("Q' = K' = ", "Q'")]
+
+
+@pytest.mark.parametrize("before,ident", PRIMES)
+def test_primed_names(before, ident):
+    assert _label_before(before, "math")[1] == ident
+
+
+FACTORS = [("Q' K'^T", ["Q'", "K'^T"]), ("QK^T", ["Q", "K^T"]), ("Q'", None)]
+
+
+@pytest.mark.parametrize("formula,want", FACTORS)
+def test_primed_factors(formula, want):
+    assert product_factors(formula) == want
+
+
+# 1/c juxtaposed before a matrix ('= \frac{1}{2} ', '= \frac{1}{\sqrt{4}} '): the matrix is what is scaled
+RECIPROCAL = [
+    (r"\text{Scaled Scores} = \frac{Q' K'^T}{\sqrt{4}} = \frac{1}{2} ", True),
+    (r"S' = \frac{1}{\sqrt{4}} ", True),
+    (r"= \frac{1}{\sqrt{2}} \times ", False),  # an operator: the product is worked out after it
+    (r"= \frac{3}{2} ", False),
+]
+
+
+@pytest.mark.parametrize("before,want", RECIPROCAL)
+def test_reciprocal_before_a_matrix(before, want):
+    assert bool(_RECIPROCAL_BEFORE.search(before)) is want
+
+
+# headings under which a page works another part of the model than attention
+BLOCKS = [
+    ("5. **FeedForward Block**", True), ("6. **Add & Layer Normalization (Residual Network)**", True),
+    ("Step 6: Feedforward Layer (FFN)", True), ("📉 Step 7: Loss Computation", True),
+    ("**3. Position Encodings (Sinusoidal)**", True),
+    ("a. **Scaled Dot-Product Attention**", False), ("Attention and the FFN", False),
+    ("Step 3: softmax over the scores", False), ("d. **Masked Multi-Head Attention (Causal)**", False),
+]
+
+
+@pytest.mark.parametrize("heading,other", BLOCKS)
+def test_heading_of_another_block(heading, other):
+    lines = [SimpleNamespace(role="heading", text=heading), SimpleNamespace(role="prose", text="[1, 2]")]
+    assert (_other_block(lines, 1) == heading) is other
+
+
+# a head's columns of an input given outright are no printed step (an unnamed block is not placed there)
+SLICED = [("head2.K", {"Q", "K", "V"}, True), ("head1.Q", {"X", "Wq"}, False), ("K", {"K"}, False),
+          ("head1.scores", {"Q", "K", "V"}, False)]
+
+
+@pytest.mark.parametrize("step,inputs,want", SLICED)
+def test_head_slice_of_an_input(step, inputs, want):
+    assert _sliced_input(step, inputs) is want
+
+
+# 'Final Output = Concat × W_O = [A] × [B] = [R]': W_O is a factor of the product, not the name of R; and a product
+# written out under the words "Input times W_1" is no input
+PROJECTED = QKV_TABLE + r"""
+\[
+\text{Final Output} = \text{Concatenated Output} \times W_O = \begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix} \times \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix} = \begin{bmatrix} 1.5 & 2.5 \\ 3.5 & 4.5 \end{bmatrix}
+\]
+
+Input times \( W_1 \):
+
+\[
+\text{Output}_1 = \begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix} \times \begin{bmatrix} 0 & 1 \\ 1 & 0 \end{bmatrix} = \begin{bmatrix} 2.5 & 1.5 \\ 4.5 & 3.5 \end{bmatrix}
+\]
+"""
+
+
+def test_product_results_are_not_named_by_a_factor():
+    (ex,) = imported(PROJECTED)
+    assert sorted(ex.inputs) == ["K", "Q", "V"]
+    assert not any(v in ("1.5", "2.5") for c in ex.claims if c.step != "output" for v in c.values)

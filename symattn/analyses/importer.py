@@ -454,6 +454,8 @@ class _Importer(_ClaimsOnlyReadings):
                     op.label, op.step, op.strength = "", None, 0
                     op.notes.append("an operand of a product written out on the page")
                 name = re.search(r"(?<![\w\\])([A-Za-z](?:_\{?\w+\}?|\^\{?\w+\}?)?)\s*=", head or "")
+                if name and "=" in head[: name.start()]:
+                    name = None  # 'Final Output = Concat × W_O = [..] × [..] = [..]': W_O is a factor, not its name
                 if name:
                     st = self.symbols.get(name.group(1)) or step_of_ident(name.group(1)) or step_of_text(name.group(1))
                     if st:
@@ -464,10 +466,32 @@ class _Importer(_ClaimsOnlyReadings):
                     st = chain_step(head[: head.rfind("=") + 1])
                     if st:
                         result.label, result.step, result.strength = head[: head.rfind("=")].strip(), st, 3
+                if result.step in INPUT_NAMES and result.strength < 3:
+                    # 'Output_1 = Input × W_1 + b_1 = [..] × [..] + [..] = [..]' under "Input times W_1": the
+                    # words name the operands; a product written out is no input (only a name before it says X)
+                    result.step, result.strength = None, 0
                 result.chain_of = run[:-1]
                 self.name_factors(head, run[:-1])
+            elif len(run) >= 2 and not eq and len({(m.line, m.before) for m in run}) == len(run) and all(re.fullmatch(r"\s*(?:\\times|\\cdot|×|·|\*|@)?\s*", g) for g in seps) \
+                    and not re.match(r"\s*(?:=|\\approx|≈)", run[-1].after) \
+                    and not re.match(r"\s*(?:=|\\approx|≈)", lines[run[-1].end + 1].text if run[-1].end + 1 < len(lines) else ""):
+                # "Q'K'^T = [Q'] \times [K'^T]" and the display ends: the product is written, not worked out;
+                # each matrix is an operand (what the name before the display names is not printed)
+                self.product_operands(run, lines)
             k = j
         self.items.sort(key=lambda it: (it.line, it.where[0].line))
+
+    def product_operands(self, run: list[Item], lines: list) -> None:
+        """Matrices a display multiplies with no result after them: each is an operand, named by
+        the factors of the product written before the display (``Q'K'^T = [..] × [..]``: Q, then K
+        transposed) or by nothing."""
+        first = run[0].line
+        head = plain_names(lines[first].text).split("\\begin{")[0]
+        for op in run:
+            op.operand = True
+            op.label, op.step, op.strength = "", None, 0
+            op.notes.append("an operand of a product written out on the page (its result is not printed)")
+        self.name_factors(head.rsplit("=", 1)[0] + "=" if "=" in head else "", run)
 
     def name_factors(self, head: str, operands: list[Item]) -> None:
         """``S = QK^\\top = [..] [..] = [..]``: the product written just before the matrices names
@@ -784,6 +808,16 @@ class _Importer(_ClaimsOnlyReadings):
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
+            other = _other_block(self.page.lines, it.line) \
+                if cur is not None and it.grad is None and it.kind != "vsum" else None  # (a sum has its own reasons)
+            if other is not None:
+                # '### 5. FeedForward Block', '### 6. Add & Layer Normalization': what that section works is
+                # another part of the model, listed, never a step or an input of an attention example
+                it.aside = f"under the heading {other!r}: another part of the model than attention"
+                it.step, it.strength = None, 0
+                cur.items.append(it)
+                cur.last = max(cur.last, it.end)
+                continue
             if cur is not None and _additive_mask(it):
                 if cur.bias is None:
                     cur.bias = it
@@ -851,6 +885,14 @@ class _Importer(_ClaimsOnlyReadings):
             if name is not None and it.kind == "vector" and cur is not None and \
                     _weights_given(cur.inputs, name.split("#")[0]):
                 name = None  # one row beside weights already given ("Q2 = X @ W_Q2 → [0, 1]"): a product, not them
+            if name and cur is not None and _carried_only(cur, it):
+                # inputs given afresh in a masked copy of the example before, nothing worked on the copy yet
+                # (a causal section that gives its own Q and W_Q = W_K = W_V): the carried inputs are not its own
+                cur.inputs = {}
+            if name == "X" and cur is not None and _x_unfit(cur, it):
+                # 'x = [2, 4]' in a later section, fitting none of the weights given before: another computation
+                cur = _Segment(first=it.line)
+                segs.append(cur)
             if name:
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
                         c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)
@@ -898,6 +940,10 @@ class _Importer(_ClaimsOnlyReadings):
                       and ("X" not in cur.inputs or _without_weights(cur.inputs["X"], cur.items))):
                     cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
                     segs.append(cur)
+                if name.split("#")[0] in WEIGHT_NAMES and _carried_unfit(cur, it):
+                    # W_Q = W_K = W_V = [4×4] after a masked copy of a 2×2 example: the embeddings carried over
+                    # from the example before do not fit these weights, so they (and that W^O) are not this one's
+                    cur.inputs = {k: v for k, v in cur.inputs.items() if k not in ("X", "Wo")}
                 cur.inputs[name] = it
             else:
                 if cur is None:
@@ -1894,6 +1940,61 @@ def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
     return (name in ("Q", "K", "V") and it.strength == 3 and set(cur.inputs) == {"X"} and not cur.hidden
             and any(c.step in ("weights", "output") and c.strength >= 2 and c.numbers and c.line > cur.inputs["X"].end
                     for c in cur.items))
+
+
+_OTHER_BLOCK_RE = re.compile(r"feed[\s-]*forward|\bFFN\b|\bMLP\b|layer[\s-]*norm|add\s*(?:&|and|\\&)\s*norm|"
+                             r"residual|positional\s+encoding|position\s+encodings?|greedy\s+decoding|beam\s+search|"
+                             r"\bloss\b", re.I)
+_ATTENTION_WORD_RE = re.compile(r"attention|attn|soft-?max|quer|\bkeys?\b|\bvalues?\b|\bQ\b|\bK\b|\bV\b", re.I)
+
+
+def _other_block(lines: list, k: int) -> str | None:
+    """The heading a line is under when that heading names another part of a transformer than
+    attention (feed-forward, layer norm, add & norm, positional encoding, decoding, the loss) and no
+    part of attention; None otherwise (no heading above, or one about attention). (Gradients under a
+    loss heading are read as before: the caller skips items that name a gradient.)
+
+    >>> from types import SimpleNamespace as L
+    >>> page = [L(role="heading", text="5. **FeedForward Block**"), L(role="prose", text="x")]
+    >>> _other_block(page, 1), _other_block([L(role="heading", text="Attention and FFN")] + page[1:], 1)
+    ('5. **FeedForward Block**', None)
+    """
+    for j in range(k - 1, -1, -1):
+        if lines[j].role == "heading" and lines[j].text.strip():
+            t = lines[j].text.strip()
+            return t if _OTHER_BLOCK_RE.search(t) and not _ATTENTION_WORD_RE.search(t) else None
+    return None
+
+
+def _carried_only(cur: "_Segment", it: Item) -> bool:
+    """Whether every input of ``cur`` was carried over from the example before it (printed before
+    the segment starts: a masked copy), nothing is worked in it yet, and ``it`` gives an input with
+    numbers none of them has: the page gives this example inputs of its own."""
+    worked = ("scores", "scaled", "masked", "weights", "weighted", "output")
+    return cur.masked and bool(cur.inputs) and all(v.line < cur.first for v in cur.inputs.values()) \
+        and not any(c.step in worked and c.numbers for c in cur.items) \
+        and not any(_same_values(v.rows, it.rows) for v in cur.inputs.values())
+
+
+def _x_unfit(cur: "_Segment", x: Item) -> bool:
+    """Whether embeddings ``x`` arrive after projection weights that none of them can multiply
+    (X·W needs W's rows, X·Wᵀ its columns, to be X's width) and after this example's steps were
+    worked: they belong to another computation."""
+    ws = [cur.inputs[w] for w in WEIGHT_NAMES if w in cur.inputs and cur.inputs[w].line < x.line]
+    worked = ("scores", "scaled", "masked", "weights", "output")
+    return bool(ws) and "X" not in cur.inputs and x.kind == "matrix" \
+        and all(x.shape[1] not in w.shape for w in ws) \
+        and any(c.step in worked and c.numbers for c in cur.items)
+
+
+def _carried_unfit(cur: "_Segment", w: Item) -> bool:
+    """Whether ``cur`` carries embeddings X from an example before it (printed before the segment
+    starts) that a projection weight ``w`` given now cannot multiply in either layout (X·W needs W's
+    rows, X·Wᵀ its columns, to be X's width)."""
+    x = cur.inputs.get("X")
+    if x is None or x.line >= cur.first or w.kind != "matrix":
+        return False
+    return x.shape[1] not in w.shape
 
 
 def _elided_columns(rows: list[list[str]]) -> bool:

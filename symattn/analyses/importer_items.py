@@ -105,6 +105,8 @@ class Collected:
 
 _SCALAR_TIMES_RE = re.compile(r"=\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+)|(\d+(?:\.\d+)?)|(½|¼|⅓))\s*"
                              r"(?:\\cdot|\\times|·|\*|×)\s*(?:\\text\{|\\left\s*[(\[]|\\begin\{[bp]?matrix\}|\()?\s*$")
+#: '= \frac{1}{2} ' or '= \frac{1}{\sqrt{4}} ' right before a matrix (juxtaposed, no operator): 1/c times it
+_RECIPROCAL_BEFORE = re.compile(r"=\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*(?:\d+(?:\.\d+)?|\\sqrt\s*\{[^{}]{1,12}\})\s*\}\s*$")
 _UNICODE_FRACTIONS = {"½": Fraction(1, 2), "¼": Fraction(1, 4), "⅓": Fraction(1, 3)}
 
 
@@ -324,7 +326,7 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
-            m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
+            m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*'*)\$?", head)  # (Q' = K' = …: a prime is part of the name)
             if m is None and "$" in head:  # '1. Compute $Q = XW^Q = …': the symbol the math opens with
                 m = re.fullmatch(r"\\?([A-Za-z][\w^{}\\]*)", head.rsplit("$", 1)[-1].strip())
             return head, (m.group(1) if m else None), is_transposed(head)
@@ -1350,6 +1352,11 @@ class _Collector:
             step, strength, it.label = param[0], 3, param[2]
             if it.kind == "matrix":  # nn.Linear's (out, in); written as M.T, M itself multiplies X as written
                 it.layout = "row" if re.match(r"\s*\)?\s*\.\s*(?:T\b|t\(\s*\))", b.after or "") else "torch"
+        if step == "scaled" and times is None and b.depth == 2 and _RECIPROCAL_BEFORE.search(b.before):
+            # 'Scaled = \frac{QK^T}{\sqrt{4}} = \frac{1}{2} [M]': the scaled scores are ½ times M; M itself is
+            # the scores before scaling, as printed
+            step = "scores"
+            it.notes.append("the scaled scores written as 1/c times this matrix: the matrix is the scores")
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
         if param and param[1] is not None:
@@ -1732,7 +1739,8 @@ class _Collector:
     def shared_names(self) -> None:
         """'W_Q1 = W_K1 = W_V1 = [[…]]': one printed matrix for several names. Each name after
         the first gets an item of its own with the same numbers."""
-        chain_re = re.compile(r"((?:self\.)?[A-Za-z][\w^{}]*(?:\s*=\s*(?:self\.)?[A-Za-z][\w^{}]*)+)\s*=")
+        # (Q' = K' = V' \approx [[…]]: primes mark the projected matrices, '≈' ends the chain as '=' does)
+        chain_re = re.compile(r"((?:self\.)?[A-Za-z][\w^{}]*'*(?:\s*=\s*(?:self\.)?[A-Za-z][\w^{}]*'*)+)\s*(?:=|\\approx|≈)")
         extra: list[Item] = []
         for it in self.items:
             named = INPUT_NAMES + ("Q", "K", "V")  # Q = K = [[…]]: one printing for two given inputs

@@ -50,6 +50,17 @@ def _scalar_hits_named(hits: list, label: str) -> list:
     return [h for h in hits if h[0] == named[0]] if len(named) == 1 else hits
 
 
+def _sliced_input(step: str, inputs: set) -> bool:
+    """Whether a step is one head's columns of an input given outright (``head2.K`` with K an
+    input): the derivation slices it, the page need not print it.
+
+    >>> _sliced_input("head2.K", {"Q", "K", "V"}), _sliced_input("head2.K", {"X", "Wk"}), _sliced_input("K", {"K"})
+    (True, False, False)
+    """
+    head, _, base = step.rpartition(".")
+    return bool(head) and head.startswith("head") and base in ("Q", "K", "V") and base in inputs
+
+
 def _not_weights(rows: list[list[str]]) -> bool:
     """Whether printed rows cannot be attention weights: a number below 0, or above 1 in a row that is
     not percentages (summing to 100): [2, 3, 1] printed under a sentence about softmax."""
@@ -640,6 +651,10 @@ class _Placer:
                 self.notes.append(Note("info", f"named like {primary} but its numbers are {best}'s", it.at()))
                 return best, fits[best], ""
             return primary, pfit, ""
+        if fits and it.step is None:
+            # an unnamed block whose numbers equal one head's columns of Q, K or V given outright is most
+            # likely another product's row ('[0,1,1,1] W = [1, 2]'): a head's slice of an input is no printed step
+            fits = {s: f for s, f in fits.items() if not _sliced_input(s, self.input_names)}
         if fits:
             scored = sorted(((self.match(s, f), s) for s, f in fits.items()), reverse=True)
             best = self.best_by_value(fits, None, 0.6)
