@@ -327,3 +327,47 @@ def test_product_results_are_not_named_by_a_factor():
     (ex,) = imported(PROJECTED)
     assert sorted(ex.inputs) == ["K", "Q", "V"]
     assert not any(v in ("1.5", "2.5") for c in ex.claims if c.step != "output" for v in c.values)
+
+
+# one query's output written as its weights times V's rows, then the terms, then the sum, all on one line: the
+# terms are the weighted values p_ij·v_j (the rows of V before them are V again)
+PV_SUM = r"""**Problem:** For $Q = \begin{bmatrix}1 & 0\\0 & 1\end{bmatrix}$, $K = \begin{bmatrix}1 & 1\\0 & 1\\1 & 0\end{bmatrix}$, $V = \begin{bmatrix}1 & 2\\3 & 4\\5 & 6\end{bmatrix}$, compute $\operatorname{Attention}(Q, K, V)$ with $d_k = 2$.
+
+$$\frac{QK^T}{\sqrt{2}} = \begin{bmatrix}0.707 & 0 & 0.707\\0.707 & 0.707 & 0\end{bmatrix}$$
+
+Row 1: Weights $= [0.401, \; 0.198, \; 0.401]$
+
+Row 2: Weights $= [0.401, \; 0.401, \; 0.198]$
+
+Output row 1: $0.401 \cdot [1,2] + 0.198 \cdot [3,4] + 0.401 \cdot [5,6] = [0.401, 0.802] + [0.594, 0.792] + [2.005, 2.406] = [3.000, 4.000]$
+"""
+
+
+def test_weights_times_rows_of_v_then_the_terms():
+    (ex,) = imported(PV_SUM)
+    got = {(c.row, c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted"}
+    assert got == {("1", "1", ("0.401", "0.802")), ("1", "2", ("0.594", "0.792")), ("1", "3", ("2.005", "2.406"))}
+
+
+# weights worked one line each under "Unscaled, softmax of (0, 4, 2) itself" beside an example that scales (its
+# code divides by √2): a what-if, listed; the same lines on a page that does not scale are its weights
+UNSCALED = r"""$$\mathbf{Q} = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix}, \quad \mathbf{K} = \begin{bmatrix} 0 & 2 \\ 2 & 0 \end{bmatrix}, \quad \mathbf{V} = \begin{bmatrix} 2 & 1 \\ 0 & 2 \end{bmatrix}$$
+
+SCALE
+
+$$\text{Attention}(\mathbf{Q},\mathbf{K},\mathbf{V}) = \begin{bmatrix} 1.6 & 1.2 \\ 0.4 & 1.8 \end{bmatrix}$$
+
+2. **Unscaled**, softmax of $(0,4)$ itself: $e^0=1$, $e^4=54.598150$; sum $=55.598150$.
+   - $1/55.598150 = 0.017986$
+   - $54.598150/55.598150 = 0.982014$
+"""
+
+
+@pytest.mark.parametrize("scale,placed", [("```python\nalpha = softmax(Q @ K.T / np.sqrt(2))\n```", False),
+                                          ("Nothing is scaled on this page: the scores go into softmax as they are.", True)])
+def test_softmax_of_unscaled_scores_beside_a_scaled_example(scale, placed):
+    (ex,) = imported(UNSCALED.replace("SCALE", scale))
+    rows = [c for c in ex.claims if c.step == "weights" and "0.017986" in c.values]
+    assert bool(rows) is placed
+    if not placed:
+        assert any("calls unscaled" in n.text for n in ex.notes if n.kind == "unplaced")

@@ -70,6 +70,27 @@ LITERAL_NAMES = ("Q", "K", "V", KEYS_AND_VALUES)
 _VTERM = r"\[[^\[\]=]{1,2000}\]"
 _VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
 
+_PV_TERM = r"\s*\d*\.?\d+\s*(?:\\cdot|\\times|·|\*|×)\s*\[[^\[\]=]{1,400}\]\s*"
+_PV_PREFIX_RE = re.compile(rf"([^\[\]=$]{{0,80}}?)\$?((?:{_PV_TERM}\+)+{_PV_TERM})=")
+
+
+def _without_pv_prefix(text: str) -> tuple[str, int]:
+    r"""A line that writes one query's weights times the rows of V before the terms of the sum
+    (``Output row 1: $0.4 \cdot [1,2] + 0.6 \cdot [3,4] = [0.4, 0.8] + [1.8, 2.4] = [2.2, 3.2]$``):
+    the line without that part (and without its math dollars), and how many bracketed vectors the
+    part held; ``(text, 0)`` when the line has no such part.
+
+    >>> _without_pv_prefix(r"Output row 1: $0.4 \cdot [1,2] + 0.6 \cdot [3,4] = [0.4, 0.8] + [1.8, 2.4] = [2.2, 3.2]$")
+    ('Output row 1: = [0.4, 0.8] + [1.8, 2.4] = [2.2, 3.2]', 2)
+    >>> _without_pv_prefix("Output = [0.5, 1] + [1.5, 2]")
+    ('Output = [0.5, 1] + [1.5, 2]', 0)
+    """
+    m = _PV_PREFIX_RE.match(text)
+    if m is None:
+        return text, 0
+    return (m.group(1) + "=" + text[m.end():].replace("$", "")).rstrip(), m.group(2).count("[")
+
+
 # ---------------------------------------------------------------------------------------
 # results
 
@@ -368,6 +389,13 @@ class _Importer(_ClaimsOnlyReadings):
         for k, group in by_line.items():
             text = lines[k].text.replace("−", "-")
             m = _VSUM_RE.fullmatch(text)
+            if not m:
+                # 'Output row 1: $0.401 \cdot [1,2] + 0.198 \cdot [3,4] = [0.401, 0.802] + [0.594, 0.792] = [..]$':
+                # the weights times V's rows written first, then the terms; those rows are V again
+                text, skip = _without_pv_prefix(text)
+                m = _VSUM_RE.fullmatch(text) if skip else None
+                if m:
+                    group = group[skip:]
             if not m or len(group) < 2:
                 continue
             n = m.group(1).count("[")

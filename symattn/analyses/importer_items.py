@@ -342,6 +342,10 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         if head:
             m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
             name = m.group(1) if m else None
+            if name is None:  # '**Problem:** For $Q = [..]': the symbol that opens the inline math names it
+                mm = re.search(r"\\?([A-Za-z][\w^{}]*'*)$", head)
+                if mm and _opens_math(head[: mm.start()]):
+                    return mm.group(1), mm.group(1), is_transposed(mm.group(1))
             return head, name, is_transposed(head)
         return "", None, False
     s = b.strip(" \t:=→->–—,;$`*")
@@ -365,6 +369,9 @@ def _opens_math(pre: str) -> bool:
     return t.endswith("$") and not t.endswith("$$") and t.count("$") % 2 == 1
 
 
+#: the note on weights the text says come from unscaled scores (a what-if beside an example that scales)
+UNSCALED_NOTE = "the softmax of scores the page calls unscaled"
+_UNSCALED_RE = re.compile(r"\bunscaled\b|\bwithout\s+(?:the\s+)?scaling\b|\bno\s+scaling\b", re.I)
 #: the note on a column of a table its header names (| Q | K | V |, no label column): one matrix
 COLUMN_NOTE = "a column of a table of bracketed vectors, the matrix its header names"
 #: the note on a term of a sum written on one line (not placed on its own)
@@ -2143,6 +2150,8 @@ class _Collector:
                       end=run[-1][0], kind="vector", label=heading or labels.strip(), step=step, strength=2,
                       role=lines[k - 1].role, form="lines")
             it.notes.append(f"{len(run)} lines dividing by {m.group(3)}: one row of {step}")
+            if step == "weights" and _UNSCALED_RE.search(near + " " + labels):
+                it.notes.append(UNSCALED_NOTE)  # 'Unscaled, softmax of (0,4,2) itself:' then its lines
             self.items.append(it)
 
 

@@ -17,7 +17,7 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import query_evidence
-from .importer_items import OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Item
+from .importer_items import OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, UNSCALED_NOTE, VECTOR_SUM, Item
 from .importer_names import step_of_ident, step_of_text
 from .importer_model import (CLAIM_ORDER, Choice, ClaimRow, Note, _close, _eq, _floats, _index, _num, _numeric,
                              _rows_float, _same_values, _ulp)
@@ -157,6 +157,10 @@ class _Placer:
             return
         if VECTOR_SUM in it.notes:
             self.place_vector_sum(it)
+            return
+        if UNSCALED_NOTE in it.notes and self.spec.convention.scale_text not in ("none", "1"):
+            self.unplaced(it, "the softmax of scores the page calls unscaled, beside an example that scales them "
+                              f"({self.spec.convention.scale_text}): a what-if, not this example's weights")
             return
         if SUM_TERM in it.notes:
             return  # placed with the sum it is a term of
