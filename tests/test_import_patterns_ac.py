@@ -11,6 +11,7 @@ from symattn.analyses.importer import _other_block
 from symattn.analyses.importer_items import _RECIPROCAL_BEFORE, _ident_step, _label_before, _opens_math
 from symattn.analyses.importer_names import product_factors
 from symattn.analyses.importer_placer import _sliced_input
+from symattn.analyses.importer_tuples import componentwise_terms
 
 # the text before a name ends by opening inline math: the name is the first thing the math writes
 OPENS = [
@@ -371,3 +372,36 @@ def test_softmax_of_unscaled_scores_beside_a_scaled_example(scale, placed):
     assert bool(rows) is placed
     if not placed:
         assert any("calls unscaled" in n.text for n in ex.notes if n.kind == "unplaced")
+
+
+# one query's output written component by component as sums in parentheses: the j-th terms of the components are
+# key j's weighted value (the page's α_1j·v_j), placed as that query's weighted values
+COMPONENTWISE = r"""$$\mathbf{Q} = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix}, \qquad \mathbf{K} = \begin{bmatrix} 0 & 2 \\ 2 & 0 \end{bmatrix}, \qquad \mathbf{V} = \begin{bmatrix} 2 & 1 \\ 0 & 2 \end{bmatrix}$$
+
+No scaling here: the weights are the softmax of the raw scores.
+
+$$\boldsymbol{\alpha} = \begin{bmatrix} 0.017986 & 0.982014 \\ 0.982014 & 0.017986 \end{bmatrix}$$
+
+   - $\mathbf{c}_1 = 0.017986(2,1) + 0.982014(0,2)$
+     $= (0.035972+0,\ \ 0.017986+1.964028) = (0.035972,\ 1.982014)$
+"""
+
+TUPLES = [
+    (r"$= (0.090776+0+0.186694,\ \ 0.045388+1.535836+0.186694) = (0.277470,\ 1.767918)$",
+     [["0.090776", "0.045388"], ["0", "1.535836"], ["0.186694", "0.186694"]]),
+    ("= (1+2, 3+4)", [["1", "3"], ["2", "4"]]),
+    ("= (1+2, 3+4+5)", None),  # sums of different lengths: no term is one key's
+    ("(0.2+0.3, 0.1+0.4)", None),  # not after '='
+    ("= (1, 2)", None),  # no sums
+]
+
+
+@pytest.mark.parametrize("text,want", TUPLES)
+def test_tuple_of_sums(text, want):
+    assert componentwise_terms(text) == want
+
+
+def test_output_written_component_by_component():
+    (ex,) = imported(COMPONENTWISE)
+    got = {(c.row, c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted"}
+    assert got == {("1", "1", ("0.035972", "0.017986")), ("1", "2", ("0", "1.964028"))}

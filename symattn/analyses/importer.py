@@ -54,6 +54,7 @@ from .importer_placer import _looks_like_weights, _mask_kind, _Placer
 from .importer_readings import _ClaimsOnlyReadings
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
+from .importer_tuples import componentwise_terms
 from .importer_values import softmax_scale
 from .importer_variants import variant_evidence
 
@@ -412,6 +413,25 @@ class _Importer(_ClaimsOnlyReadings):
             self.items = [vs if x is first else x for x in self.items if not any(x is t for t in terms[1:])]
             if rest:
                 rest[0].chain_of = [vs]  # the output row, when the terms are placed as weighted values
+
+    def componentwise_sums(self) -> None:
+        """One query's output written component by component, ``= (0.09+0+0.19, 0.05+1.54+0.19)``:
+        the terms become one item of kind ``vsum``, key by key (see :mod:`.importer_tuples`)."""
+        lines = self.page.lines
+        taken = {it.line for it in self.items if it.kind == "vsum"}
+        made = []
+        for k, ln in enumerate(lines):
+            if ln.role == "code" or k in taken or "+" not in ln.text:
+                continue
+            terms = componentwise_terms(ln.text)
+            if terms is None:
+                continue
+            vs = Item(rows=terms, where=[ln.where] * len(terms), line=k, end=k, kind="vsum", role=ln.role, form="list")
+            vs.notes.append(f"a tuple of sums of {len(terms)} terms each: the weighted values p·v of one query, "
+                            "key by key")
+            made.append(vs)
+        if made:
+            self.items = sorted(self.items + made, key=lambda it: (it.line, it.where[0].line))
 
     def same_line_chains(self) -> None:
         """Several blocks on one line: those before the last '=' are operands; a result keeps
@@ -1845,6 +1865,7 @@ class _Importer(_ClaimsOnlyReadings):
     def run(self) -> list[ImportedExample]:
         self.twins: list[tuple[ImportedExample, ImportedExample]] = []
         self.vector_sums()
+        self.componentwise_sums()
         self.same_line_chains()
         self.math_chains()
         self.cross_line_chains()
