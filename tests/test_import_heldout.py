@@ -72,11 +72,8 @@ KNOWN_MISSES = {
     "ab/sentence16.ipynb": 84,
     # batch ac after its fixes: examnotes' row 3 of the weights restated as (1/3, 1/3, 1/3) in prose (fractions in a
     # parenthesized tuple are not read: the sentence before it names the scaled scores, so reading it would place it
-    # there); whatwhyhow's cross-attention example (28), which its reader starts from head 1's printed projections
-    # Q_1, K_1, V_1: the page projects a decoder Q and encoder K, V (2 × 3) with W's whose printed transposes differ,
-    # says "two heads", and the draft from its Q, K, V does not fit (2 heads do not divide the key width 3): listed
+    # there)
     "ac/examnotes.md": 3,
-    "ac/whatwhyhow.md": 28,
 }
 
 #: numbers a page's import places that the reader did not (a reading as right as the reader's), and why

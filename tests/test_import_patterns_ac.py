@@ -405,3 +405,78 @@ def test_output_written_component_by_component():
     (ex,) = imported(COMPONENTWISE)
     got = {(c.row, c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted"}
     assert got == {("1", "1", ("0.035972", "0.017986")), ("1", "2", ("0", "1.964028"))}
+
+
+# one head worked from projections the page prints: Q_1 = Q × W_Q^T = [Q] × [M] = [Q_1] (and K_1, V_1 likewise, named
+# by their weight factor); the example starts from Q_1, K_1, V_1 (one head), the scores, scaled scores (the formula
+# \frac{Q_1K_1^T}{\sqrt{2}} names them), weights and output are its claims; another head's output ("Say the two heads
+# came out as") and an output after W^O are listed, not placed
+HEAD1 = r"""Setup: two heads.
+
+| Decoder Query \( Q \)  | Encoder Key \( K \)     | Encoder Value \( V \)    |
+|------------------------|-------------------------|--------------------------|
+| [1.0, 0.0, 1.0]        | [1.0, 0.0, 0.0]         | [1.0, 2.0, 0.0]          |
+| [0.0, 1.0, 0.0]        | [0.0, 1.0, 1.0]         | [0.0, 1.0, 3.0]          |
+
+- \( W_Q = \begin{bmatrix} 1 & 0 & 0 \\ 0 & 1 & 0 \end{bmatrix} \)
+- \( W_K = \begin{bmatrix} 1 & 0 & 0 \\ 0 & 1 & 0 \end{bmatrix} \)
+- \( W_V = \begin{bmatrix} 1 & 0 & 0 \\ 0 & 1 & 0 \end{bmatrix} \)
+
+For \( Q_1 \) (the query of head 1):
+\[
+Q_1 = Q \times W_Q^T = \begin{bmatrix} 1.0 & 0.0 & 1.0 \\ 0.0 & 1.0 & 0.0 \end{bmatrix} \times \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 0 & 0 \end{bmatrix} = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}
+\]
+
+\[
+K_1 = K \times W_K^T = \begin{bmatrix} 1.0 & 0.0 & 0.0 \\ 0.0 & 1.0 & 1.0 \end{bmatrix} \times \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 0 & 0 \end{bmatrix} = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}
+\]
+
+\[
+V_1 = V \times W_V^T = \begin{bmatrix} 1.0 & 2.0 & 0.0 \\ 0.0 & 1.0 & 3.0 \end{bmatrix} \times \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 0 & 0 \end{bmatrix} = \begin{bmatrix} 1 & 2 \\ 0 & 1 \end{bmatrix}
+\]
+
+1. Dot products of \( Q_1 \) with \( K_1^T \):
+\[
+Q_1K_1^T = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix} \times \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix} = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}
+\]
+
+2. Scale by \( \sqrt{d_k} \):
+\[
+\frac{Q_1K_1^T}{\sqrt{2}} = \frac{1}{1.414} \times \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix} = \begin{bmatrix} 0.707 & 0 \\ 0 & 0.707 \end{bmatrix}
+\]
+
+3. Softmax gives the attention weights:
+\[
+\text{softmax} = \begin{bmatrix} 0.670 & 0.330 \\ 0.330 & 0.670 \end{bmatrix}
+\]
+
+4. Times \( V_1 \) gives the head's output:
+\[
+\text{Attention Output} = \begin{bmatrix} 0.670 & 0.330 \\ 0.330 & 0.670 \end{bmatrix} \times \begin{bmatrix} 1 & 2 \\ 0 & 1 \end{bmatrix} = \begin{bmatrix} 0.670 & 1.670 \\ 0.330 & 1.330 \end{bmatrix}
+\]
+
+Say the two heads came out as:
+
+- Head 1 Output: \( \begin{bmatrix} 0.670 & 1.670 \\ 0.330 & 1.330 \end{bmatrix} \)
+- Head 2 Output: \( \begin{bmatrix} 0.5 & 1.5 \\ 0.4 & 1.2 \end{bmatrix} \)
+
+Let \( W_O = \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 1 & 0 \\ 0 & 1 \end{bmatrix} \).
+
+\[
+\text{Final Output} = \begin{bmatrix} 1.170 & 3.170 \\ 0.730 & 2.530 \end{bmatrix}
+\]
+"""
+
+
+def test_one_head_worked_from_the_projections_it_prints():
+    (ex,) = imported(HEAD1)
+    assert {k: [list(r) for r in g.rows] for k, g in ex.inputs.items()} == {
+        "Q": [["1", "0"], ["0", "1"]], "K": [["1", "0"], ["0", "1"]], "V": [["1", "2"], ["0", "1"]]}
+    assert ex.spec.convention.heads == 1
+    got = claims(ex)
+    assert {("scores", "1", ("1", "0")), ("scaled", "1", ("0.707", "0")), ("weights", "1", ("0.670", "0.330")),
+            ("output", "1", ("0.670", "1.670")), ("output", "2", ("0.330", "1.330"))} <= got
+    values = {v for c in ex.claims for v in c.values}
+    assert not values & {"0.5", "1.5", "1.170", "3.170"}  # head 2's output, the output after W^O
+    listed = " ".join(n.text for n in ex.notes if n.kind == "unplaced")
+    assert "head 2's numbers" in listed and "an output after W^O" in listed

@@ -520,6 +520,14 @@ class _Importer(_ClaimsOnlyReadings):
                     result.step, result.strength = None, 0
                 result.chain_of = run[:-1]
                 self.name_factors(head, run[:-1])
+                w = next((o for o in run[:-1] if o.step in WEIGHT_NAMES and o.strength >= 2), None)
+                if result.step is None and w is not None and result.kind == "matrix":
+                    # 'K_1 = K \times W_K^T = [..] \times [..] = [..]': the product with a projection weight is
+                    # that projection (the name's subscript, when it has one, is the head)
+                    result.step, result.strength = {"Wq": "Q", "Wk": "K", "Wv": "V"}[w.step], 2
+                    sub = re.fullmatch(r"[QKVqkv]_\{?([1-9])\}?", name.group(1)) if name else None
+                    if sub and result.head is None:
+                        result.head = int(sub.group(1))
             elif len(run) >= 2 and not eq and len({(m.line, m.before) for m in run}) == len(run) and all(re.fullmatch(r"\s*(?:\\times|\\cdot|×|·|\*|@)?\s*", g) for g in seps) \
                     and not re.match(r"\s*(?:=|\\approx|≈)", run[-1].after) \
                     and not re.match(r"\s*(?:=|\\approx|≈)", lines[run[-1].end + 1].text if run[-1].end + 1 < len(lines) else ""):
@@ -1106,7 +1114,7 @@ class _Importer(_ClaimsOnlyReadings):
             literal.setdefault("K", kv)
             literal.setdefault("V", kv)
         printed = self.printed_qkv(seg.items, literal)
-        hidden_start = scores_start = False
+        hidden_start = scores_start = one_head = False
         if made:
             if "Q" in printed and "K" in printed and "V" in printed:
                 hidden_start = True  # the page prints what its hidden weights make: start from there
@@ -1261,6 +1269,22 @@ class _Importer(_ClaimsOnlyReadings):
             if root is not None:  # the scores the attention code uses, not another tensor named like scores
                 s = next((c for c in claims_items if c.step == "scores" and c.role == "code" and _numeric(c.rows)
                           and c.label.split("=")[0].strip() == root), s)
+            proj = _printed_projections(seg.items, (q, k, v))
+            if proj is not None and not scores_start:
+                # Q_1 = Q × W_Q^T = [..] × [..] = [..], K_1 = …, V_1 = …: the page projects Q, K and V itself, one
+                # head, with weights an example file cannot hold beside them: start from the projections printed
+                q, k, v = proj
+                one_head = True
+                wo = inputs.get("Wo")
+                for c in claims_items:
+                    if wo is not None and c.step == "output" and c.line > wo.line and not c.aside:
+                        c.aside = (f"an output after W^O ({wo.at()}): this example starts from one head's "
+                                   "projections and has no output projection")
+                    elif c.head is not None and c.head != (q.head or 1) and not c.aside:
+                        c.aside = f"head {c.head}'s numbers: this example works head {q.head or 1} only"
+                notes.append(Note("assumed", "the page projects its Q, K and V itself and works head "
+                                  f"{q.head or 1}; this draft starts from the projections it prints "
+                                  f"({q.at()}, {k.at()}, {v.at()})", q.at()))
             if q is not None and k is not None and v is not None and not scores_start:
                 stage = "qkv"
                 for name, it in (("Q", q), ("K", k), ("V", v)):
@@ -1312,7 +1336,7 @@ class _Importer(_ClaimsOnlyReadings):
             why = ("the page gives each head its own weights; each W is their concatenation, one block of "
                    f"{blocks} per head") if per_head else ""
             worked = [c for c in claims_items if c.head is not None or c.batches > 1]
-            if not h and worked:
+            if not h and worked and not one_head:
                 ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
                 stacks = {c.batches for c in claims_items if c.batches > 1 and _stack_of_heads(c, lines, seg)}
                 heads_named = {c.head for c in claims_items if c.head is not None}
@@ -2013,6 +2037,24 @@ def _other_block(lines: list, k: int) -> str | None:
             t = lines[j].text.strip()
             return t if _OTHER_BLOCK_RE.search(t) and not _ATTENTION_WORD_RE.search(t) else None
     return None
+
+
+def _printed_projections(items: list[Item], printed: tuple) -> tuple[Item, Item, Item] | None:
+    """Q, K and V each printed as the result of a product with a projection weight written out
+    (``Q_1 = Q × W_Q^T = [..] × [..] = [..]``), all of one head, whose first factor is the Q, K or V the
+    page printed before (``printed``): those results, in the order Q, K, V; None otherwise."""
+    out = []
+    for name, first in zip(("Q", "K", "V"), printed):
+        res = next((c for c in items if c.step == name and c.kind == "matrix" and c.chain_of and _numeric(c.rows)
+                    and any(o.step in WEIGHT_NAMES for o in c.chain_of)), None)
+        if res is None or first is None or res is first:
+            return None
+        if not any(_same_values(o.rows, first.rows) for o in res.chain_of):
+            return None
+        out.append(res)
+    if len({c.head for c in out}) != 1 or out[0].head not in (None, 1):
+        return None
+    return out[0], out[1], out[2]
 
 
 def _carried_only(cur: "_Segment", it: Item) -> bool:

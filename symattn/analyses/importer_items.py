@@ -895,12 +895,13 @@ def _formula_step(rhs: str) -> str | None:
 
     >>> [_formula_step(t) for t in (r"\\frac{QK^\\top}{\\sqrt{d_k}}", r"\\frac{S}{2}", r"\\text{softmax}(S)V", r"Q K^T")]
     ['scaled', 'scaled', 'output', 'scores']
-    >>> _formula_step(r"\\frac{\\mathbf{Q}\\mathbf{K}^\\top}{\\sqrt{2}}")
-    'scaled'
+    >>> _formula_step(r"\\frac{\\mathbf{Q}\\mathbf{K}^\\top}{\\sqrt{2}}"), _formula_step(r"\\frac{Q_1K_1^T}{\\sqrt{2}}")
+    ('scaled', 'scaled')
     >>> _formula_step(r"\\mathrm{Attention}(Q, K, V)"), _formula_step("attention weights")
     ('output', None)
     """
     r = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit)\s*\{([A-Za-z])\}", r"\1", rhs)  # \mathbf{Q}\mathbf{K}: QK
+    r = re.sub(r"(?<![A-Za-z])([QK])'*_\{?\w{1,3}\}?(?=\s*\\?[KT^{}]|\s*\^)", r"\1", r)  # Q_1K_1^T: one head's QKᵀ
     r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", r)
     if re.search(r"(?<![A-Za-z])(?:attention|attn)\s*\}?\s*(?:\\left)?\(\s*[^(),]+,[^(),]+,[^(),]+\)", r, re.I):
         return "output"  # Attention(Q, K, V)
