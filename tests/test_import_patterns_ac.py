@@ -287,7 +287,7 @@ def test_reciprocal_before_a_matrix(before, want):
 BLOCKS = [
     ("5. **FeedForward Block**", True), ("6. **Add & Layer Normalization (Residual Network)**", True),
     ("Step 6: Feedforward Layer (FFN)", True), ("📉 Step 7: Loss Computation", True),
-    ("**3. Position Encodings (Sinusoidal)**", True),
+    ("**3. Position Encodings (Sinusoidal)**", False),  # X with positions added is often the example's input
     ("a. **Scaled Dot-Product Attention**", False), ("Attention and the FFN", False),
     ("Step 3: softmax over the scores", False), ("d. **Masked Multi-Head Attention (Causal)**", False),
 ]

@@ -2016,16 +2016,17 @@ def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
 
 
 _OTHER_BLOCK_RE = re.compile(r"feed[\s-]*forward|\bFFN\b|\bMLP\b|layer[\s-]*norm|add\s*(?:&|and|\\&)\s*norm|"
-                             r"residual|positional\s+encoding|position\s+encodings?|greedy\s+decoding|beam\s+search|"
+                             r"greedy\s+decoding|beam\s+search|"
                              r"\bloss\b", re.I)
 _ATTENTION_WORD_RE = re.compile(r"attention|attn|soft-?max|quer|\bkeys?\b|\bvalues?\b|\bQ\b|\bK\b|\bV\b", re.I)
 
 
 def _other_block(lines: list, k: int) -> str | None:
     """The heading a line is under when that heading names another part of a transformer than
-    attention (feed-forward, layer norm, add & norm, positional encoding, decoding, the loss) and no
-    part of attention; None otherwise (no heading above, or one about attention). (Gradients under a
-    loss heading are read as before: the caller skips items that name a gradient.)
+    attention (feed-forward, layer norm, add & norm, decoding, the loss) and no part of attention;
+    None otherwise (no heading above, or one about attention). Positional encodings are not among
+    them: the embeddings with positions added are often the example's X. (Gradients under a loss
+    heading are read as before: the caller skips items that name a gradient.)
 
     >>> from types import SimpleNamespace as L
     >>> page = [L(role="heading", text="5. **FeedForward Block**"), L(role="prose", text="x")]
