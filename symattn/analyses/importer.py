@@ -44,7 +44,8 @@ from .importer_claims_only import draws_at_random, root_of_ratio
 from .importer_conventions import (Evidence, heads_evidence, identity_weights, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
-from .importer_items import Collected, Item, collect, indexed_name, plain_names, split_glued
+from .importer_items import (COLUMN_NOTE, Collected, Item, chain_step, collect, indexed_name, plain_names,
+                             split_glued)
 from .importer_model import (Choice, ClaimRow, Given, ImportedExample, ImportNotes, Note, _close, _eq, _index, _num,
                              _numeric, _rows_float, _same_values, _Segment, toml_value)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
@@ -57,6 +58,7 @@ from .importer_grids import grid_examples
 from .importer_sections import drop_outside_attention, scores_defined_scaled
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
+from .importer_tuples import componentwise_terms
 from .importer_values import softmax_scale
 from .importer_variants import variant_evidence
 
@@ -72,6 +74,27 @@ LITERAL_NAMES = ("Q", "K", "V", KEYS_AND_VALUES)
 #: a line that adds bracketed vectors: "= [0.42,0,0.42,0] + [0,0.32,0,0.32] + … (= [result])"
 _VTERM = r"\[[^\[\]=]{1,2000}\]"
 _VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
+
+_PV_TERM = r"\s*\d*\.?\d+\s*(?:\\cdot|\\times|·|\*|×)\s*\[[^\[\]=]{1,400}\]\s*"
+_PV_PREFIX_RE = re.compile(rf"([^\[\]=$]{{0,80}}?)\$?((?:{_PV_TERM}\+)+{_PV_TERM})=")
+
+
+def _without_pv_prefix(text: str) -> tuple[str, int]:
+    r"""A line that writes one query's weights times the rows of V before the terms of the sum
+    (``Output row 1: $0.4 \cdot [1,2] + 0.6 \cdot [3,4] = [0.4, 0.8] + [1.8, 2.4] = [2.2, 3.2]$``):
+    the line without that part (and without its math dollars), and how many bracketed vectors the
+    part held; ``(text, 0)`` when the line has no such part.
+
+    >>> _without_pv_prefix(r"Output row 1: $0.4 \cdot [1,2] + 0.6 \cdot [3,4] = [0.4, 0.8] + [1.8, 2.4] = [2.2, 3.2]$")
+    ('Output row 1: = [0.4, 0.8] + [1.8, 2.4] = [2.2, 3.2]', 2)
+    >>> _without_pv_prefix("Output = [0.5, 1] + [1.5, 2]")
+    ('Output = [0.5, 1] + [1.5, 2]', 0)
+    """
+    m = _PV_PREFIX_RE.match(text)
+    if m is None:
+        return text, 0
+    return (m.group(1) + "=" + text[m.end():].replace("$", "")).rstrip(), m.group(2).count("[")
+
 
 # ---------------------------------------------------------------------------------------
 # results
@@ -371,6 +394,13 @@ class _Importer(_ClaimsOnlyReadings):
         for k, group in by_line.items():
             text = lines[k].text.replace("−", "-")
             m = _VSUM_RE.fullmatch(text)
+            if not m:
+                # 'Output row 1: $0.401 \cdot [1,2] + 0.198 \cdot [3,4] = [0.401, 0.802] + [0.594, 0.792] = [..]$':
+                # the weights times V's rows written first, then the terms; those rows are V again
+                text, skip = _without_pv_prefix(text)
+                m = _VSUM_RE.fullmatch(text) if skip else None
+                if m:
+                    group = group[skip:]
             if not m or len(group) < 2:
                 continue
             n = m.group(1).count("[")
@@ -387,6 +417,25 @@ class _Importer(_ClaimsOnlyReadings):
             self.items = [vs if x is first else x for x in self.items if not any(x is t for t in terms[1:])]
             if rest:
                 rest[0].chain_of = [vs]  # the output row, when the terms are placed as weighted values
+
+    def componentwise_sums(self) -> None:
+        """One query's output written component by component, ``= (0.09+0+0.19, 0.05+1.54+0.19)``:
+        the terms become one item of kind ``vsum``, key by key (see :mod:`.importer_tuples`)."""
+        lines = self.page.lines
+        taken = {it.line for it in self.items if it.kind == "vsum"}
+        made = []
+        for k, ln in enumerate(lines):
+            if ln.role == "code" or k in taken or "+" not in ln.text:
+                continue
+            terms = componentwise_terms(ln.text)
+            if terms is None:
+                continue
+            vs = Item(rows=terms, where=[ln.where] * len(terms), line=k, end=k, kind="vsum", role=ln.role, form="list")
+            vs.notes.append(f"a tuple of sums of {len(terms)} terms each: the weighted values p·v of one query, "
+                            "key by key")
+            made.append(vs)
+        if made:
+            self.items = sorted(self.items + made, key=lambda it: (it.line, it.where[0].line))
 
     def same_line_chains(self) -> None:
         """Several blocks on one line: those before the last '=' are operands; a result keeps
@@ -457,14 +506,52 @@ class _Importer(_ClaimsOnlyReadings):
                     op.label, op.step, op.strength = "", None, 0
                     op.notes.append("an operand of a product written out on the page")
                 name = re.search(r"(?<![\w\\])([A-Za-z](?:_\{?\w+\}?|\^\{?\w+\}?)?)\s*=", head or "")
+                if name and "=" in head[: name.start()]:
+                    name = None  # 'Final Output = Concat × W_O = [..] × [..] = [..]': W_O is a factor, not its name
                 if name:
                     st = self.symbols.get(name.group(1)) or step_of_ident(name.group(1)) or step_of_text(name.group(1))
                     if st:
                         result.label, result.step, result.strength = name.group(1), st, 3
+                elif result.strength < 3 and "=" in (head or ""):
+                    # '\frac{QK^T}{\sqrt{2}} = \frac{1}{\sqrt{2}} \times [..] = [..]': no name, a formula
+                    # before the chain's '=' names its result
+                    st = chain_step(head[: head.rfind("=") + 1])
+                    if st:
+                        result.label, result.step, result.strength = head[: head.rfind("=")].strip(), st, 3
+                if result.step in INPUT_NAMES and result.strength < 3:
+                    # 'Output_1 = Input × W_1 + b_1 = [..] × [..] + [..] = [..]' under "Input times W_1": the
+                    # words name the operands; a product written out is no input (only a name before it says X)
+                    result.step, result.strength = None, 0
                 result.chain_of = run[:-1]
                 self.name_factors(head, run[:-1])
+                w = next((o for o in run[:-1] if o.step in WEIGHT_NAMES and o.strength >= 2), None)
+                if result.step is None and w is not None and result.kind == "matrix":
+                    # 'K_1 = K \times W_K^T = [..] \times [..] = [..]': the product with a projection weight is
+                    # that projection (the name's subscript, when it has one, is the head)
+                    result.step, result.strength = {"Wq": "Q", "Wk": "K", "Wv": "V"}[w.step], 2
+                    sub = re.fullmatch(r"[QKVqkv]_\{?([1-9])\}?", name.group(1)) if name else None
+                    if sub and result.head is None:
+                        result.head = int(sub.group(1))
+            elif len(run) >= 2 and not eq and len({(m.line, m.before) for m in run}) == len(run) and all(re.fullmatch(r"\s*(?:\\times|\\cdot|×|·|\*|@)?\s*", g) for g in seps) \
+                    and not re.match(r"\s*(?:=|\\approx|≈)", run[-1].after) \
+                    and not re.match(r"\s*(?:=|\\approx|≈)", lines[run[-1].end + 1].text if run[-1].end + 1 < len(lines) else ""):
+                # "Q'K'^T = [Q'] \times [K'^T]" and the display ends: the product is written, not worked out;
+                # each matrix is an operand (what the name before the display names is not printed)
+                self.product_operands(run, lines)
             k = j
         self.items.sort(key=lambda it: (it.line, it.where[0].line))
+
+    def product_operands(self, run: list[Item], lines: list) -> None:
+        """Matrices a display multiplies with no result after them: each is an operand, named by
+        the factors of the product written before the display (``Q'K'^T = [..] × [..]``: Q, then K
+        transposed) or by nothing."""
+        first = run[0].line
+        head = plain_names(lines[first].text).split("\\begin{")[0]
+        for op in run:
+            op.operand = True
+            op.label, op.step, op.strength = "", None, 0
+            op.notes.append("an operand of a product written out on the page (its result is not printed)")
+        self.name_factors(head.rsplit("=", 1)[0] + "=" if "=" in head else "", run)
 
     def name_factors(self, head: str, operands: list[Item]) -> None:
         """``S = QK^\\top = [..] [..] = [..]``: the product written just before the matrices names
@@ -781,6 +868,16 @@ class _Importer(_ClaimsOnlyReadings):
                     segs.append(cur)
                 elif cur is not None:
                     cur.masked = True
+            other = _other_block(self.page.lines, it.line) \
+                if cur is not None and it.grad is None and it.kind != "vsum" else None  # (a sum has its own reasons)
+            if other is not None:
+                # '### 5. FeedForward Block', '### 6. Add & Layer Normalization': what that section works is
+                # another part of the model, listed, never a step or an input of an attention example
+                it.aside = f"under the heading {other!r}: another part of the model than attention"
+                it.step, it.strength = None, 0
+                cur.items.append(it)
+                cur.last = max(cur.last, it.end)
+                continue
             if cur is not None and _additive_mask(it):
                 if cur.bias is None:
                     cur.bias = it
@@ -835,11 +932,27 @@ class _Importer(_ClaimsOnlyReadings):
                 name = None  # one embedding: an echo or a query, not the input matrix
             if name == "X" and root is not None:
                 name = None  # the attention code starts from scores written in it: X is another demo's tensor
+            if name in INPUT_NAMES and it.kind == "matrix" and _elided_columns(it.rows):
+                name = None
+                it.aside = ("its rows end in '…' (the columns past the first few elided): no input can be read "
+                            "from it")
+            if name == "Wo" and cur is not None and _late_output_projection(cur, it, self.page.lines):
+                name = None
+                it.aside = ("W^O given after this example's output was printed, under a later heading: "
+                            "another computation, not this example's output projection")
             if name in WEIGHT_NAMES and it.head is not None:
                 name = f"{name}#{it.head}"  # W_Q1, W_Q2: one head's weights, joined into Wq later
             if name is not None and it.kind == "vector" and cur is not None and \
                     _weights_given(cur.inputs, name.split("#")[0]):
                 name = None  # one row beside weights already given ("Q2 = X @ W_Q2 → [0, 1]"): a product, not them
+            if name and cur is not None and _carried_only(cur, it):
+                # inputs given afresh in a masked copy of the example before, nothing worked on the copy yet
+                # (a causal section that gives its own Q and W_Q = W_K = W_V): the carried inputs are not its own
+                cur.inputs = {}
+            if name == "X" and cur is not None and _x_unfit(cur, it):
+                # 'x = [2, 4]' in a later section, fitting none of the weights given before: another computation
+                cur = _Segment(first=it.line)
+                segs.append(cur)
             if name:
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
                         c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)
@@ -887,6 +1000,10 @@ class _Importer(_ClaimsOnlyReadings):
                       and ("X" not in cur.inputs or _without_weights(cur.inputs["X"], cur.items))):
                     cur = _Segment(inputs={"X": cur.inputs["X"]} if "X" in cur.inputs else {}, first=it.line)
                     segs.append(cur)
+                if name.split("#")[0] in WEIGHT_NAMES and _carried_unfit(cur, it):
+                    # W_Q = W_K = W_V = [4×4] after a masked copy of a 2×2 example: the embeddings carried over
+                    # from the example before do not fit these weights, so they (and that W^O) are not this one's
+                    cur.inputs = {k: v for k, v in cur.inputs.items() if k not in ("X", "Wo")}
                 cur.inputs[name] = it
             else:
                 if cur is None:
@@ -1001,7 +1118,7 @@ class _Importer(_ClaimsOnlyReadings):
             literal.setdefault("K", kv)
             literal.setdefault("V", kv)
         printed = self.printed_qkv(seg.items, literal)
-        hidden_start = scores_start = False
+        hidden_start = scores_start = one_head = False
         if made:
             if "Q" in printed and "K" in printed and "V" in printed:
                 hidden_start = True  # the page prints what its hidden weights make: start from there
@@ -1156,7 +1273,23 @@ class _Importer(_ClaimsOnlyReadings):
             if root is not None:  # the scores the attention code uses, not another tensor named like scores
                 s = next((c for c in claims_items if c.step == "scores" and c.role == "code" and _numeric(c.rows)
                           and c.label.split("=")[0].strip() == root), s)
-            if q is not None and k is not None and v is not None and not scores_start and \
+            proj = _printed_projections(seg.items, (q, k, v))
+            if proj is not None and not scores_start:
+                # Q_1 = Q × W_Q^T = [..] × [..] = [..], K_1 = …, V_1 = …: the page projects Q, K and V itself, one
+                # head, with weights an example file cannot hold beside them: start from the projections printed
+                q, k, v = proj
+                one_head = True
+                wo = inputs.get("Wo")
+                for c in claims_items:
+                    if wo is not None and c.step == "output" and c.line > wo.line and not c.aside:
+                        c.aside = (f"an output after W^O ({wo.at()}): this example starts from one head's "
+                                   "projections and has no output projection")
+                    elif c.head is not None and c.head != (q.head or 1) and not c.aside:
+                        c.aside = f"head {c.head}'s numbers: this example works head {q.head or 1} only"
+                notes.append(Note("assumed", "the page projects its Q, K and V itself and works head "
+                                  f"{q.head or 1}; this draft starts from the projections it prints "
+                                  f"({q.at()}, {k.at()}, {v.at()})", q.at()))
+            elif q is not None and k is not None and v is not None and not scores_start and \
                     _heads_project_qkv(per_head, ws, q):
                 return None, ("the page projects its Q, K and V again with each head's weights "
                               "(head_i = Attention(Q·W^Q_i, K·W^K_i, V·W^V_i)): an example file holds no inputs "
@@ -1212,7 +1345,7 @@ class _Importer(_ClaimsOnlyReadings):
             why = ("the page gives each head its own weights; each W is their concatenation, one block of "
                    f"{blocks} per head") if per_head else ""
             worked = [c for c in claims_items if c.head is not None or c.batches > 1]
-            if not h and worked:
+            if not h and worked and not one_head:
                 ev = heads_evidence(lines[max(0, seg.first - 30): seg.last + 1]) or heads_evidence(lines[: seg.last + 1])
                 stacks = {c.batches for c in claims_items if c.batches > 1 and _stack_of_heads(c, lines, seg)}
                 heads_named = {c.head for c in claims_items if c.head is not None}
@@ -1769,6 +1902,7 @@ class _Importer(_ClaimsOnlyReadings):
     def run(self) -> list[ImportedExample]:
         self.twins: list[tuple[ImportedExample, ImportedExample]] = []
         self.vector_sums()
+        self.componentwise_sums()
         self.same_line_chains()
         self.math_chains()
         self.cross_line_chains()
@@ -1932,6 +2066,97 @@ def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
     return (name in ("Q", "K", "V") and it.strength == 3 and set(cur.inputs) == {"X"} and not cur.hidden
             and any(c.step in ("weights", "output") and c.strength >= 2 and c.numbers and c.line > cur.inputs["X"].end
                     for c in cur.items))
+
+
+_OTHER_BLOCK_RE = re.compile(r"feed[\s-]*forward|\bFFN\b|\bMLP\b|layer[\s-]*norm|add\s*(?:&|and|\\&)\s*norm|"
+                             r"greedy\s+decoding|beam\s+search|"
+                             r"\bloss\b", re.I)
+_ATTENTION_WORD_RE = re.compile(r"attention|attn|soft-?max|quer|\bkeys?\b|\bvalues?\b|\bQ\b|\bK\b|\bV\b", re.I)
+
+
+def _other_block(lines: list, k: int) -> str | None:
+    """The heading a line is under when that heading names another part of a transformer than
+    attention (feed-forward, layer norm, add & norm, decoding, the loss) and no part of attention;
+    None otherwise (no heading above, or one about attention). Positional encodings are not among
+    them: the embeddings with positions added are often the example's X. (Gradients under a loss
+    heading are read as before: the caller skips items that name a gradient.)
+
+    >>> from types import SimpleNamespace as L
+    >>> page = [L(role="heading", text="5. **FeedForward Block**"), L(role="prose", text="x")]
+    >>> _other_block(page, 1), _other_block([L(role="heading", text="Attention and FFN")] + page[1:], 1)
+    ('5. **FeedForward Block**', None)
+    """
+    for j in range(k - 1, -1, -1):
+        if lines[j].role == "heading" and lines[j].text.strip():
+            t = lines[j].text.strip()
+            return t if _OTHER_BLOCK_RE.search(t) and not _ATTENTION_WORD_RE.search(t) else None
+    return None
+
+
+def _printed_projections(items: list[Item], printed: tuple) -> tuple[Item, Item, Item] | None:
+    """Q, K and V each printed as the result of a product with a projection weight written out
+    (``Q_1 = Q × W_Q^T = [..] × [..] = [..]``), all of one head, whose first factor is the Q, K or V the
+    page printed before (``printed``): those results, in the order Q, K, V; None otherwise."""
+    out = []
+    for name, first in zip(("Q", "K", "V"), printed):
+        res = next((c for c in items if c.step == name and c.kind == "matrix" and c.chain_of and _numeric(c.rows)
+                    and any(o.step in WEIGHT_NAMES for o in c.chain_of)), None)
+        if res is None or first is None or res is first:
+            return None
+        if not any(_same_values(o.rows, first.rows) for o in res.chain_of):
+            return None
+        out.append(res)
+    if len({c.head for c in out}) != 1 or out[0].head not in (None, 1):
+        return None
+    return out[0], out[1], out[2]
+
+
+def _carried_only(cur: "_Segment", it: Item) -> bool:
+    """Whether every input of ``cur`` was carried over from the example before it (printed before
+    the segment starts: a masked copy), nothing is worked in it yet, and ``it`` gives an input with
+    numbers none of them has: the page gives this example inputs of its own."""
+    worked = ("scores", "scaled", "masked", "weights", "weighted", "output")
+    return cur.masked and bool(cur.inputs) and all(v.line < cur.first for v in cur.inputs.values()) \
+        and not any(c.step in worked and c.numbers for c in cur.items) \
+        and not any(_same_values(v.rows, it.rows) for v in cur.inputs.values())
+
+
+def _x_unfit(cur: "_Segment", x: Item) -> bool:
+    """Whether embeddings ``x`` arrive after projection weights that none of them can multiply
+    (X·W needs W's rows, X·Wᵀ its columns, to be X's width) and after this example's steps were
+    worked: they belong to another computation."""
+    ws = [cur.inputs[w] for w in WEIGHT_NAMES if w in cur.inputs and cur.inputs[w].line < x.line]
+    worked = ("scores", "scaled", "masked", "weights", "output")
+    return bool(ws) and "X" not in cur.inputs and x.kind == "matrix" \
+        and all(x.shape[1] not in w.shape for w in ws) \
+        and any(c.step in worked and c.numbers for c in cur.items)
+
+
+def _carried_unfit(cur: "_Segment", w: Item) -> bool:
+    """Whether ``cur`` carries embeddings X from an example before it (printed before the segment
+    starts) that a projection weight ``w`` given now cannot multiply in either layout (X·W needs W's
+    rows, X·Wᵀ its columns, to be X's width)."""
+    x = cur.inputs.get("X")
+    if x is None or x.line >= cur.first or w.kind != "matrix":
+        return False
+    return x.shape[1] not in w.shape
+
+
+def _elided_columns(rows: list[list[str]]) -> bool:
+    """Whether every row of a printed matrix ends in a placeholder after numbers (``[0.21, -0.34,
+    0.56, ...]`` for a 512-wide embedding): its columns past the first few are not printed."""
+    return bool(rows) and all(len(r) >= 2 and entry_kind(r[-1]) == "placeholder" and entry_kind(r[0]) == "number"
+                              for r in rows)
+
+
+def _late_output_projection(cur: "_Segment", it: Item, lines: list) -> bool:
+    """Whether a W^O printed at ``it`` comes after ``cur`` printed its attention output, with a
+    heading between that output and it: a later section (Add & Norm, "Suppose W^O = …") works
+    something else with it, so it is no input of the example whose output came first. A W^O
+    printed in the same section as the output (heads, then their projection) is not."""
+    outs = [c.end for c in cur.items if c.step == "output" and c.strength >= 2 and c.line < it.line
+            and c.head is None and _numeric(c.rows)]
+    return bool(outs) and any(lines[k].role == "heading" for k in range(max(outs) + 1, it.line))
 
 
 def _weights_given_outright(seg: "_Segment") -> None:
@@ -2278,5 +2503,6 @@ def _table_columns(group: list) -> bool:
     column of bracketed vectors its own matrix): side by side, not a product and its operands."""
     # (with an embedding column, Word | Embedding | Q | K | V, the columns are read as before: the
     # products are the inputs where the page prints no weights)
-    return all(it.form == "table" and it.step and it.step not in INPUT_NAMES and it.row_labels for it in group) and \
+    return all(it.form == "table" and it.step and it.step not in INPUT_NAMES
+               and (it.row_labels or COLUMN_NOTE in it.notes) for it in group) and \
         len({(it.line, it.end) for it in group}) == 1 and len({it.step for it in group}) == len(group)

@@ -106,6 +106,8 @@ class Collected:
 
 _SCALAR_TIMES_RE = re.compile(r"=\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+)|(\d+(?:\.\d+)?)|(½|¼|⅓))\s*"
                              r"(?:\\cdot|\\times|·|\*|×)\s*(?:\\text\{|\\left\s*[(\[]|\\begin\{[bp]?matrix\}|\()?\s*$")
+#: '= \frac{1}{2} ' or '= \frac{1}{\sqrt{4}} ' right before a matrix (juxtaposed, no operator): 1/c times it
+_RECIPROCAL_BEFORE = re.compile(r"=\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*(?:\d+(?:\.\d+)?|\\sqrt\s*\{[^{}]{1,12}\})\s*\}\s*$")
 _UNICODE_FRACTIONS = {"½": Fraction(1, 2), "¼": Fraction(1, 4), "⅓": Fraction(1, 3)}
 
 
@@ -306,12 +308,13 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     if m and indexed_name(m.group(1)):
         # 'key vectors K1 = [1, 0], K2 = [0, 1]': a row of K by its index, whatever words come before
         return m.group(1), m.group(1), False
-    m = re.search(r"(?:^|[\s,;:→])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
+    m = re.search(r"(?:^|[\s,;:→$])((?:[A-Za-z_][\w^{}]*\s*=\s*)*([A-Za-z_][\w^{}]*))\s*[=:≈]\s*$", tail)
     pre = tail[: m.start(1)].strip() if m else ""
+    opens = bool(m) and _opens_math(tail[: m.start(1)])
     pre = re.sub(r"(?:\\q?quad(?![A-Za-z])|\\[,;: ]|~|\s)+$", "", pre)  # 'softmax(…)V, \quad Q ='
     pre = re.sub(r"(?:\\\[|\\\(|\$\$?)\s*$", "", pre).rstrip()  # '重み行列: \[ W^Q =': the display's opener
     if m and all(step_of_ident(n.strip()) for n in m.group(1).split("=")) and (
-            not pre or pre[-1] in ":→,;" or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
+            not pre or pre[-1] in ":→,;" or opens or re.search(r"(?:^|\]\s*)(?:and|with|then|so|while|whereas)$", pre)):
         # 'q = [0.37, -1.25]  k = [0.04, -1.31]', 'Example: Q = K = [[…]]', '… → Output ≈ [[…]]':
         # the name just before this block names it (the first of a chain: shared_names adds the others)
         first = m.group(1).split("=")[0].strip()
@@ -327,7 +330,7 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         # a chain written on one line: 'Context Vector for "I" = [..] = ' → what precedes the first '='
         head = b.split("=")[0].strip(_SEP_CHARS)
         if head and "[" not in head and "\\end" not in head:
-            m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
+            m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*'*)\$?", head)  # (Q' = K' = …: a prime is part of the name)
             if m is None and "$" in head:  # '1. Compute $Q = XW^Q = …': the symbol the math opens with
                 m = re.fullmatch(r"\\?([A-Za-z][\w^{}\\]*)", head.rsplit("$", 1)[-1].strip())
             return head, (m.group(1) if m else None), is_transposed(head)
@@ -343,6 +346,10 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
         if head:
             m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\]*)\$?", head)
             name = m.group(1) if m else None
+            if name is None:  # '**Problem:** For $Q = [..]': the symbol that opens the inline math names it
+                mm = re.search(r"\\?([A-Za-z][\w^{}]*'*)$", head)
+                if mm and _opens_math(head[: mm.start()]):
+                    return mm.group(1), mm.group(1), is_transposed(mm.group(1))
             return head, name, is_transposed(head)
         return "", None, False
     s = b.strip(" \t:=→->–—,;$`*")
@@ -374,6 +381,27 @@ def _operation_lead(before: str) -> str:
     return m.group(1).strip()
 
 
+def _opens_math(pre: str) -> bool:
+    r"""Whether the text before a name ends by opening inline math (``… Suppose $``, ``Let \(``): the
+    name is then the first thing the math writes, ``$W^{O} = [..]$`` defines it whatever prose
+    comes before the math.
+
+    >>> _opens_math("Suppose $"), _opens_math("input row $x_3 = (1,1)$. Suppose $"), _opens_math("so $a$ and ")
+    (True, True, False)
+    >>> _opens_math(r"Let \( "), _opens_math("$$")
+    (True, False)
+    """
+    t = pre.rstrip()
+    if re.search(r"\\\(\s*$", pre):
+        return True
+    return t.endswith("$") and not t.endswith("$$") and t.count("$") % 2 == 1
+
+
+#: the note on weights the text says come from unscaled scores (a what-if beside an example that scales)
+UNSCALED_NOTE = "the softmax of scores the page calls unscaled"
+_UNSCALED_RE = re.compile(r"\bunscaled\b|\bwithout\s+(?:the\s+)?scaling\b|\bno\s+scaling\b", re.I)
+#: the note on a column of a table its header names (| Q | K | V |, no label column): one matrix
+COLUMN_NOTE = "a column of a table of bracketed vectors, the matrix its header names"
 #: the note on a term of a sum written on one line (not placed on its own)
 SUM_TERM_NOTE = "a term of a sum (or a number times a vector) written on one line, not a result"
 #: the note on a quiz's answer option (not placed)
@@ -405,6 +433,9 @@ def _name_index(label: str) -> int | None:
 def _ident_step(name: str | None) -> str | None:
     if not name:
         return None
+    font = re.fullmatch(r"(?:mathbf|boldsymbol|bm|mathrm|mathit|mathcal)\{(\\?[A-Za-z][^{}]{0,20})\}(.{0,20})", name)
+    if font:  # 'boldsymbol{\alpha}' (the label lost the font command's backslash): the symbol inside
+        name = font.group(1) + font.group(2)
     if "(" in name or ".weight" in name:
         return expr_step(name)[0]
     return step_of_ident(name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
@@ -893,10 +924,14 @@ def _formula_step(rhs: str) -> str | None:
 
     >>> [_formula_step(t) for t in (r"\\frac{QK^\\top}{\\sqrt{d_k}}", r"\\frac{S}{2}", r"\\text{softmax}(S)V", r"Q K^T")]
     ['scaled', 'scaled', 'output', 'scores']
+    >>> _formula_step(r"\\frac{\\mathbf{Q}\\mathbf{K}^\\top}{\\sqrt{2}}"), _formula_step(r"\\frac{Q_1K_1^T}{\\sqrt{2}}")
+    ('scaled', 'scaled')
     >>> _formula_step(r"\\mathrm{Attention}(Q, K, V)"), _formula_step("attention weights")
     ('output', None)
     """
-    r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", rhs)
+    r = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit)\s*\{([A-Za-z])\}", r"\1", rhs)  # \mathbf{Q}\mathbf{K}: QK
+    r = re.sub(r"(?<![A-Za-z])([QK])'*_\{?\w{1,3}\}?(?=\s*\\?[KT^{}]|\s*\^)", r"\1", r)  # Q_1K_1^T: one head's QKᵀ
+    r = re.sub(r"\\(mathrm|text|operatorname|mathbf)\s*", "", r)
     if re.search(r"(?<![A-Za-z])(?:attention|attn)\s*\}?\s*(?:\\left)?\(\s*[^(),]+,[^(),]+,[^(),]+\)", r, re.I):
         return "output"  # Attention(Q, K, V)
     qk = _QK_RE.search(r)
@@ -1356,6 +1391,11 @@ class _Collector:
             step, strength, it.label = param[0], 3, param[2]
             if it.kind == "matrix":  # nn.Linear's (out, in); written as M.T, M itself multiplies X as written
                 it.layout = "row" if re.match(r"\s*\)?\s*\.\s*(?:T\b|t\(\s*\))", b.after or "") else "torch"
+        if step == "scaled" and times is None and b.depth == 2 and _RECIPROCAL_BEFORE.search(b.before):
+            # 'Scaled = \frac{QK^T}{\sqrt{4}} = \frac{1}{2} [M]': the scaled scores are ½ times M; M itself is
+            # the scores before scaling, as printed
+            step = "scores"
+            it.notes.append("the scaled scores written as 1/c times this matrix: the matrix is the scores")
         it.step, it.strength = step, strength
         it.head = head_of(it.label) or (head_of(ident) if ident else None) or self.heading_head(b.start)
         if param and param[1] is not None:
@@ -1606,6 +1646,8 @@ class _Collector:
                     it.step, it.strength, it.label = _header_symbol(header[1]), 2, header[1]
                 self.items.append(it)
                 return
+        if self.named_vector_columns(t, header, rows, width, vec_re):
+            return
         vec_cols = [j for j in range(1, width) if all(vec_re.match(r[j]) for r in rows)]
         if width >= 3 and label_col and header and len(vec_cols) >= 2:
             # Word | Embedding | Q | K | V: each column of bracketed vectors is a matrix its header names
@@ -1686,6 +1728,29 @@ class _Collector:
             it.strength = 1 if step else 0
             self.items.append(it)
 
+    def named_vector_columns(self, t: Table, header: list[str] | None, rows: list[list[str]], width: int,
+                             vec_re: re.Pattern) -> bool:
+        """| Q | K | V | over rows of bracketed vectors, no label column: each column is the matrix its
+        header names (``Decoder Query \\( Q \\)`` names Q), its rows the positions in order. Read only
+        when every header names a different one of X, Q, K, V (an ``Input | Weight 1 | Weight 2``
+        table of another layer is not); True when the table was read so."""
+        if header is None or width < 2 or len(rows) < 1 or \
+                not all(vec_re.match(r[j]) for r in rows for j in range(width)):
+            return False
+        names = [h.strip(" *`$") for h in header[:width]]
+        steps = [step_of_ident(n) or self.symbols.get(n) or (step_of_text(n) if n else None) for n in names]
+        if not all(st in ("X", "Q", "K", "V") for st in steps) or len(set(steps)) != width:
+            return False
+        made = []
+        for j, (name, st) in enumerate(zip(names, steps)):
+            vecs = [re.split(r"[,\s]+", vec_re.match(r[j]).group(1).strip()) for r in rows]  # type: ignore[union-attr]
+            if len({len(v) for v in vecs}) != 1:
+                return False
+            made.append(Item(rows=vecs, where=list(t.where), line=t.start, end=t.end, role=t.role, form="table",
+                             label=name, step=st, strength=2, notes=[COLUMN_NOTE]))
+        self.items.extend(made)
+        return True
+
     # -- a quiz's choices --
     def answer_options(self) -> None:
         """A quiz's choices, each a letter glued to a vector on a line of its own ('A[10, 0]',
@@ -1721,7 +1786,8 @@ class _Collector:
     def shared_names(self) -> None:
         """'W_Q1 = W_K1 = W_V1 = [[…]]': one printed matrix for several names. Each name after
         the first gets an item of its own with the same numbers."""
-        chain_re = re.compile(r"((?:self\.)?[A-Za-z][\w^{}]*(?:\s*=\s*(?:self\.)?[A-Za-z][\w^{}]*)+)\s*=")
+        # (Q' = K' = V' \approx [[…]]: primes mark the projected matrices, '≈' ends the chain as '=' does)
+        chain_re = re.compile(r"((?:self\.)?[A-Za-z][\w^{}]*'*(?:\s*=\s*(?:self\.)?[A-Za-z][\w^{}]*'*)+)\s*(?:=|\\approx|≈)")
         extra: list[Item] = []
         for it in self.items:
             named = INPUT_NAMES + ("Q", "K", "V")  # Q = K = [[…]]: one printing for two given inputs
@@ -2124,6 +2190,8 @@ class _Collector:
                       end=run[-1][0], kind="vector", label=heading or labels.strip(), step=step, strength=2,
                       role=lines[k - 1].role, form="lines")
             it.notes.append(f"{len(run)} lines dividing by {m.group(3)}: one row of {step}")
+            if step == "weights" and _UNSCALED_RE.search(near + " " + labels):
+                it.notes.append(UNSCALED_NOTE)  # 'Unscaled, softmax of (0,4,2) itself:' then its lines
             self.items.append(it)
 
 

@@ -150,15 +150,17 @@ def product_factors(formula: str) -> list[str] | None:
 
     >>> product_factors(r"QK^\top"), product_factors(r" A \cdot V "), product_factors(r"X W^{Q}")
     (['Q', 'K^\\top'], ['A', 'V'], ['X', 'W^{Q}'])
+    >>> product_factors("Q' K'^T")
+    ["Q'", "K'^T"]
     >>> product_factors(r"\text{softmax}(S)"), product_factors("Q"), product_factors(r"\frac{S}{2}")
     (None, None, None)
     """
     s = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathrm)\s*\{([A-Za-z])\}", r"\1", formula)
     s = re.sub(r"\\(?:cdot|times|,|;|!|quad)|[·×@*]", " ", s).strip()
-    m = re.fullmatch(r"(?:\s*[A-Za-z](?:_\{?\w{1,8}\}?|\^\{?(?:\\top|\\intercal|\w{1,8})\}?|ᵀ)*){2,3}\s*", s)
+    m = re.fullmatch(r"(?:\s*[A-Za-z]'*(?:_\{?\w{1,8}\}?|\^\{?(?:\\top|\\intercal|\w{1,8})\}?|ᵀ)*'*){2,3}\s*", s)
     if not m:
-        return None
-    return re.findall(r"[A-Za-z](?:_\{?\w{1,8}\}?|\^\{?(?:\\top|\\intercal|\w{1,8})\}?|ᵀ)*", s)
+        return None  # (a prime marks a projected matrix: Q'K'^T is Q' times K' transposed)
+    return re.findall(r"[A-Za-z]'*(?:_\{?\w{1,8}\}?|\^\{?(?:\\top|\\intercal|\w{1,8})\}?|ᵀ)*'*", s)
 
 
 def is_transposed(name: str) -> bool:

@@ -17,7 +17,7 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import query_evidence
-from .importer_items import OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, VECTOR_SUM, Item
+from .importer_items import OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, UNSCALED_NOTE, VECTOR_SUM, Item
 from .importer_names import step_of_ident, step_of_text
 from .importer_model import (CLAIM_ORDER, Choice, ClaimRow, Note, _close, _eq, _floats, _index, _num, _numeric,
                              _rows_float, _same_values, _ulp)
@@ -48,6 +48,17 @@ def _scalar_hits_named(hits: list, label: str) -> list:
         return hits
     named = [s for s in steps if re.search(rf"(?<![A-Za-z0-9_]){re.escape(s.split('.')[-1])}(?![A-Za-z0-9_])", label)]
     return [h for h in hits if h[0] == named[0]] if len(named) == 1 else hits
+
+
+def _sliced_input(step: str, inputs: set) -> bool:
+    """Whether a step is one head's columns of an input given outright (``head2.K`` with K an
+    input): the derivation slices it, the page need not print it.
+
+    >>> _sliced_input("head2.K", {"Q", "K", "V"}), _sliced_input("head2.K", {"X", "Wk"}), _sliced_input("K", {"K"})
+    (True, False, False)
+    """
+    head, _, base = step.rpartition(".")
+    return bool(head) and head.startswith("head") and base in ("Q", "K", "V") and base in inputs
 
 
 def _not_weights(rows: list[list[str]]) -> bool:
@@ -146,6 +157,10 @@ class _Placer:
             return
         if VECTOR_SUM in it.notes:
             self.place_vector_sum(it)
+            return
+        if UNSCALED_NOTE in it.notes and self.spec.convention.scale_text not in ("none", "1"):
+            self.unplaced(it, "the softmax of scores the page calls unscaled, beside an example that scales them "
+                              f"({self.spec.convention.scale_text}): a what-if, not this example's weights")
             return
         if SUM_TERM in it.notes:
             return  # placed with the sum it is a term of
@@ -640,6 +655,10 @@ class _Placer:
                 self.notes.append(Note("info", f"named like {primary} but its numbers are {best}'s", it.at()))
                 return best, fits[best], ""
             return primary, pfit, ""
+        if fits and it.step is None:
+            # an unnamed block whose numbers equal one head's columns of Q, K or V given outright is most
+            # likely another product's row ('[0,1,1,1] W = [1, 2]'): a head's slice of an input is no printed step
+            fits = {s: f for s, f in fits.items() if not _sliced_input(s, self.input_names)}
         if fits:
             scored = sorted(((self.match(s, f), s) for s, f in fits.items()), reverse=True)
             best = self.best_by_value(fits, None, 0.6)
