@@ -50,8 +50,9 @@ KNOWN_MISSES = {
     "t/hwconsole.txt": 87,      # 3-D console printouts of four examples (scaled, unscaled, large values, nan)
     "u/dhyan.md": 33,           # Hindi wiki: embeddings in backticks, products inside one sum line
     "u/nekosuki.ipynb": 36,     # row sums, the outputs (V never printed), restatements in prose
-    "u/zenn14.md": 65,          # Rust and Julia printouts (`3×4 Matrix{Float64}`)
-    "u/zicong.md": 30,          # ASCII box tables of raw scores, one query's weights
+    # zenn14 example 2: softmax([1, 2, -∞, 3]) = [0.0116, 0.0315, 0.0, 0.8569] in display math (a masked row
+    # as softmax's argument, its result the weights) is listed as restating the inputs above (8)
+    "u/zenn14.md": 8,
     "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
     "v/npvstorch.ipynb": 24,    # the PyTorch restatement of the context vectors and the keys
     "w/gymgrid.txt": 40,        # grids copied one number a line, with no brackets or shapes

@@ -1567,6 +1567,11 @@ class _Importer(_ClaimsOnlyReadings):
         never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
         the page (prose, a table) or as a literal in its code: they are then one more printed result."""
         s = given.get("scores")
+        if s is not None and s.role in ("table", "prose") and set(given) == {"scores"} and draws_at_random(
+                [ln.text for ln in self.page.lines if ln.role == "code"]):
+            # an illustrative table of scores on a page whose code makes its Q, K, V at random: what the
+            # page's attention printed, not inputs it gives (it gives none)
+            return True
         if s is None or s.role != "output":
             return False
         return not any(it is not s and it.role == "code" and _same_values(it.rows, s.rows) for it in self.items)

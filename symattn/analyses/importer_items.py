@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 
+from ..read.pages.formats import JULIA_HEADER_RE
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
@@ -177,7 +178,8 @@ def dot_phrase_step(name: str) -> tuple[str | None, str] | None:
 
 
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
-                        r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*)*$")
+                        r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .<>&:]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*|"
+                        r"(?:ndarray::)?(?:array|vec)!\s*|(?:ndarray::)?arr[123]\(\s*&?\s*)*$")  # Rust: array![…], arr2(&[…])
 _SEP_CHARS = " \t:=→->–—(),;$"
 
 
@@ -1006,6 +1008,9 @@ class _Collector:
                                               ln.where.cell == cell - 1):
                 break
             t = ln.text.strip()
+            if JULIA_HEADER_RE.fullmatch(t):  # '3×4 Matrix{Float64}:' under the label: the printout's type
+                k -= 1
+                continue
             if k in self.block_lines and not t.startswith(("#",)) and not re.fullmatch(r"\d{1,3}", t):
                 if ln.role != "code":
                     break
@@ -1259,7 +1264,7 @@ class _Collector:
         if not step:
             names = [ident, label] + ([self.printed_name(b)] if b.role == "output" else []) + [self.context_label(b.start)[0]]
             it.grad = next((g for g in (grad_of(n) for n in names if n) if g), None)
-        rowlab = re.fullmatch(r"\s*(?:row|query|position|token)\s*#?\s*(\d{1,3})\s*[:=]?\s*", b.before, re.I)
+        rowlab = re.fullmatch(r"\s*(?:row|query|position|token|word)\s*#?\s*(\d{1,3})\s*[:=]?\s*", b.before, re.I)
         if rowlab and it.kind == "vector":
             # "Row 2: [0.0, 4.0, 2.0]" then "exp: […]" and "softmax: […]": the worked rows of one query
             self.last_row = (b.start, int(rowlab.group(1)))
@@ -1626,6 +1631,10 @@ class _Collector:
                         it.step = "weights" if vals and all(0 <= v <= 1 for r in vals for v in r) and all(
                             abs(sum(r) - 1) <= 0.02 * len(r) for r in vals) else "scores"
                     it.strength = 1
+                if label_col and cols and _query_key_labels(first_col, cols) and it.step in (None, "X", "Q", "K", "V"):
+                    # q1 … qn down the side, k1 … km across: a query-by-key table, its rows the queries in order
+                    it.step = _scores_or_weights(body)
+                    it.strength, it.row_labels, it.col_labels = 1, None, None
                 if it.step is None and label_col and cols and corner.lower() in ("word", "words", "token", "tokens", "") \
                         and all(_DIM_RE.fullmatch(c.strip().lower()) for c in cols):
                     it.step, it.strength = "X", 1  # words down the side, dimensions across: embeddings
@@ -2670,6 +2679,38 @@ def collect(page: Page) -> Collected:
 
 def label_text(it: Item) -> str:
     return clean_label(it.label)
+
+
+_QK_LABEL_RE = re.compile(r"([qk]|query|key)[_ ]?\{?(\d{1,3})\}?", re.I)
+
+
+def _query_key_labels(rows: list[str], cols: list[str]) -> bool:
+    """Whether a table's rows are labelled q1, q2, … and its columns k1, k2, … (each counted from
+    the same start, in order): the labels of a query-by-key table, not tokens.
+
+    >>> _query_key_labels(["q1", "q2"], ["k1", "k2", "k3"]), _query_key_labels(["Q_1", "Q_2"], ["K_1", "K_2"])
+    (True, True)
+    >>> _query_key_labels(["q1", "q3"], ["k1", "k2"]), _query_key_labels(["k1", "k2"], ["q1", "q2"])
+    (False, False)
+    """
+    def run(labels: list[str], letter: str) -> bool:
+        ms = [_QK_LABEL_RE.fullmatch(c.strip(" *`$")) for c in labels]
+        if not labels or not all(m and m.group(1)[0].lower() == letter for m in ms):
+            return False
+        idx = [int(m.group(2)) for m in ms if m]
+        return idx[0] in (0, 1) and idx == list(range(idx[0], idx[0] + len(idx)))
+    return len(rows) >= 2 and run(rows, "q") and run(cols, "k")
+
+
+def _scores_or_weights(body: list[list[str]]) -> str:
+    """What a query-by-key table that no label names holds, by its numbers: rows of
+    probabilities summing to 1 are weights, anything else scores."""
+    try:
+        vals = [[float(c) for c in r] for r in body]
+    except ValueError:
+        return "scores"
+    ok = all(0 <= v <= 1 for r in vals for v in r) and all(abs(sum(r) - 1) <= 0.02 * len(r) for r in vals)
+    return "weights" if ok else "scores"
 
 
 def _header_symbol(cell: str) -> str | None:

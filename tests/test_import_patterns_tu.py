@@ -1,0 +1,160 @@
+"""Ways of writing numbers met on held-out batches t and u (tests/pages/heldout/t/, u/), as tables of
+(snippet, what it must yield). Each expected value was read off the snippet by hand; the printed results
+were computed with NumPy and rounded to the digits shown."""
+
+import pytest
+
+from import_snippets import claims, imported
+
+from symattn.read.pages import read_page
+from symattn.read.pages.formats import looks_like_output
+from symattn.analyses.importer_names import step_of_text
+
+# a fenced block of what a program printed: labels with an aside in parentheses, Julia's (and Rust
+# ndarray's Julia-style) type header over a matrix; code stays code
+OUTPUT_BLOCKS = [
+    (["Attention weights (each row = how much each word attends to all words):", "Word 1: [0.3, 0.7]"], True),
+    (["Output (context-aware representation):", "3×4 Matrix{Float64}:", " 0.5  0.6  0.533  0.267"], True),
+    (["2-element Vector{Float64}:", " 0.25", " 0.75"], True),
+    (["3×3 Adjoint{Float64, Matrix{Float64}}:", " 1.0  0.0  0.0"], True),
+    (["weights (rounded):", "[0.2 0.8]"], True),
+    (["def f(x):", "    return x"], False),
+    (["match(x):", "[1, 2]"], False),  # no space before '(': a call, not an aside
+    (["let w = softmax(x); // (rows)", "[0.2, 0.8]"], False),
+    (["Matrix{Float64}(undef, 3, 4)"], False),
+]
+
+
+@pytest.mark.parametrize("texts,want", OUTPUT_BLOCKS)
+def test_printed_output_blocks(texts, want):
+    assert looks_like_output(texts) is want
+
+
+# Rust with ndarray: `let x: Array2<f64> = array![[…], …];` with a token in a comment on each row; the
+# printed weights one word a line ("Word 1: [..]", Rust's Vec debug format), the output as a Julia-style
+# "3×2 Matrix{Float64}:" block. Q = K = V = x; weights = softmax(x·xᵀ/√2), output = weights·x:
+# x = [[1, 0], [0, 1], [1, 1]] gives x·xᵀ/√2 = [[.707, 0, .707], [0, .707, .707], [.707, .707, 1.414]]
+RUST = """## Self-attention in Rust
+
+```rust
+fn main() {
+    let x: Array2<f64> = array![
+        [1.0, 0.0],  // "red"
+        [0.0, 1.0],  // "green"
+        [1.0, 1.0],  // "blue"
+    ];
+    let scale = (x.ncols() as f64).sqrt();
+    let weights = softmax_rows(&(x.dot(&x.t()) / scale));
+    let out = weights.dot(&x);
+    println!("Attention weights (one row per word):");
+    println!("{:.4}", out);
+}
+```
+
+Output:
+```
+Attention weights (one row per word):
+Word 1: [0.401, 0.198, 0.401]
+Word 2: [0.198, 0.401, 0.401]
+Word 3: [0.248, 0.248, 0.503]
+
+Output (context-aware representation):
+3×2 Matrix{Float64}:
+ 0.802   0.599
+ 0.599   0.802
+ 0.752   0.752
+```
+"""
+
+
+def test_rust_array_literal_word_rows_and_julia_matrix():
+    (ex,) = imported(RUST)
+    assert ex.inputs["Q"].rows == [["1.0", "0.0"], ["0.0", "1.0"], ["1.0", "1.0"]]
+    assert ex.tokens == ["red", "green", "blue"]
+    got = claims(ex)
+    assert ("weights", "red", ("0.401", "0.198", "0.401")) in got
+    assert ("weights", "green", ("0.198", "0.401", "0.401")) in got  # Word 2: the second row
+    assert ("weights", "blue", ("0.248", "0.248", "0.503")) in got
+    assert ("output", "blue", ("0.752", "0.752")) in got
+    assert ("output", "red", ("0.802", "0.599")) in got
+
+
+# an ASCII box table with its row labels left of the box and its column labels above the top rule (rules
+# between the rows or not, an aside after a row): q1 … qn by k1 … km is a query-by-key table, of scores
+# when its rows are no probabilities
+BOX = """Scores of every query against every key:
+
+```
+              k1    k2    k3
+        +-----+-----+-----+
+   q1   | 2.0 | 1.0 | 0.0 |   <- q1 against each key
+        +-----+-----+-----+
+   q2   | 0.5 | 1.5 | 1.0 |
+        +-----+-----+-----+
+```
+"""
+
+BOX_PROBS = """```
+             k1     k2
+   q1   | 0.25 | 0.75 |
+   q2   | 0.60 | 0.40 |
+```
+"""
+
+
+def test_labelled_box_table_blocks():
+    (t,) = [b for b in read_page(BOX, "markdown").blocks if hasattr(b, "header")]
+    assert t.header == ["", "k1", "k2", "k3"]
+    assert t.rows == [["q1", "2.0", "1.0", "0.0"], ["q2", "0.5", "1.5", "1.0"]]
+
+
+BOX_NOT = [
+    # a single row is no table; a label with no number cells; cells that are words
+    "```\n   q1   | 2.0 | 1.0 |\n```\n",
+    "```\n   a  | b | c |\n   d  | e | f |\n```\n",
+]
+
+
+@pytest.mark.parametrize("page", BOX_NOT)
+def test_not_labelled_box_tables(page):
+    assert not [b for b in read_page(page, "markdown").blocks if hasattr(b, "header")]
+
+
+_Q1_WEIGHTS = "\nAttention weights of q1: [0.665, 0.245, 0.090]\n"  # softmax([2, 1, 0])
+_RANDOM_CODE = "\n```python\nrng = np.random.default_rng(0)\nX = rng.normal(0, 1, (3, 4))\n```\n"
+
+
+def test_labelled_box_table_is_the_scores():
+    (ex,) = imported(BOX + _Q1_WEIGHTS)
+    assert ex.inputs["scores"].rows == [["2.0", "1.0", "0.0"], ["0.5", "1.5", "1.0"]]
+    assert ("weights", "q1", ("0.665", "0.245", "0.090")) in claims(ex)
+
+
+def test_box_table_of_scores_on_a_page_that_draws_at_random_is_claims():
+    # the page's code makes its inputs at random: the table is what its attention gave, not inputs
+    (ex,) = imported(BOX + _Q1_WEIGHTS + _RANDOM_CODE)
+    assert not ex.inputs
+    assert ("scores", "q2", ("0.5", "1.5", "1.0")) in claims(ex)
+    assert ("weights", "q1", ("0.665", "0.245", "0.090")) in claims(ex)
+
+
+def test_labelled_box_table_of_probabilities_is_the_weights():
+    page = "Q = [[1, 0], [0, 1]]\n\nK = [[1, 0], [0, 1]]\n\nV = [[1, 2], [3, 4]]\n\n" + BOX_PROBS
+    (ex,) = imported(page)
+    got = claims(ex)
+    assert any(c[0] == "weights" and c[2] == ("0.25", "0.75") for c in got)
+    assert any(c[0] == "weights" and c[2] == ("0.60", "0.40") for c in got)
+
+
+# Chinese names of the steps
+NAMES = [
+    ("注意力权重：", "weights"),
+    ("q1 的原始分数：", "scores"),
+    ("缩放后的分数 = (Q @ K^T) / sqrt(dk)", "scaled"),
+    ("权重矩阵 Wq", "Wq"),  # a weight matrix, not the attention weights
+]
+
+
+@pytest.mark.parametrize("label,want", NAMES)
+def test_chinese_step_names(label, want):
+    assert step_of_text(label) == want
