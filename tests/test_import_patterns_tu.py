@@ -146,15 +146,49 @@ def test_labelled_box_table_of_probabilities_is_the_weights():
     assert any(c[0] == "weights" and c[2] == ("0.60", "0.40") for c in got)
 
 
-# Chinese names of the steps
+# names of the steps in Chinese and Hindi
 NAMES = [
     ("注意力权重：", "weights"),
     ("q1 的原始分数：", "scores"),
     ("缩放后的分数 = (Q @ K^T) / sqrt(dk)", "scaled"),
     ("权重矩阵 Wq", "Wq"),  # a weight matrix, not the attention weights
+    # Hindi
+    ("हर शब्द को 3-आयामी एम्बेडिंग दें:", "X"),
+    ("ध्यान वजन निकालना:", "weights"),
+    ("ध्यान स्कोर", "scores"),
+    ("संदर्भ वेक्टर", "output"),
 ]
 
 
 @pytest.mark.parametrize("label,want", NAMES)
-def test_chinese_step_names(label, want):
+def test_step_names_in_other_languages(label, want):
     assert step_of_text(label) == want
+
+
+
+# embeddings as backticked vectors in list items, under a sentence that calls them embeddings; one query's
+# context vector written in inline code as its per-coordinate sums of p_j·v_j ('`context vector=[a+b+c, …]=
+# […]`'), the query never named where the import reads it. No scaling: x_sun·[x_moon, x_star, x_sun] = [1, 2, 2],
+# softmax = [0.1554, 0.4223, 0.4223]; p·v: moon [0.1554, 0], star [0, 0.8446], sun [0.4223, 0.4223]; with 1/√2 the
+# output would be [0.5989, 1.2033]
+BACKTICKS = """Give every word a 2-dimensional embedding:
+
+- **moon**: `[1, 0]`
+- **star**: `[0, 2]`
+- **sun**: `[1, 1]`
+
+The weighted embeddings, summed:
+
+`context vector=[0.1554+0+0.4223, 0+0.8446+0.4223]=[0.5777,1.2669]`
+"""
+
+
+def test_backticked_embeddings_and_a_context_vector_of_sums():
+    (ex,) = imported(BACKTICKS)
+    assert ex.inputs["Q"].rows == [["1", "0"], ["0", "2"], ["1", "1"]]
+    assert ex.tokens == ["moon", "star", "sun"]
+    # the one printed row picks the scale and its query by its numbers
+    assert ex.data()["convention"]["scale"] == "none"
+    assert ("output", "sun", ("0.5777", "1.2669")) in claims(ex)
+    weighted = {(c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted" and c.row == "sun"}
+    assert weighted == {("moon", ("0.1554", "0")), ("star", ("0", "0.8446")), ("sun", ("0.4223", "0.4223"))}

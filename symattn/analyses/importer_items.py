@@ -330,6 +330,10 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
                 m = re.fullmatch(r"\\?([A-Za-z][\w^{}\\]*)", head.rsplit("$", 1)[-1].strip())
             return head, (m.group(1) if m else None), is_transposed(head)
         return "", None, False
+    words = re.fullmatch(r"\s*[`*_]*\s*([A-Za-z][A-Za-z]*(?:[ -][A-Za-z]+){1,4})\s*[=:]\s*", b)
+    if words and step_of_text(words.group(1)) and not step_of_ident(words.group(1).split()[-1]):
+        # '`context vector=[…]', 'attention weights = [..]': a phrase before '=' names it, not its last word
+        return words.group(1), None, False
     if role in ("code", "math") or re.search(r"=\s*(?:(?:np|numpy|torch)\.\w+\()?\s*$", b):
         m = _ASSIGN_RE.search(b)
         if m:

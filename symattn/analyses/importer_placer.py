@@ -1201,6 +1201,7 @@ class _Placer:
             except SymattnError:
                 continue
             good = total = 0
+            lone = _lone_rows(self.claims)
             for c in self.claims:
                 if c.step.split(".")[-1] not in ("weights", "scaled", "output") or c.group is not None or c.step not in d:
                     continue
@@ -1210,11 +1211,11 @@ class _Placer:
                 i = _index(c.row, d[c.step].row_labels)
                 if i is None:
                     continue
-                for j, t in enumerate(c.values):
-                    if _num(t) is None:
-                        continue
-                    total += 1
-                    good += _close(t, vals[i][j])
+                nums = [(j, t) for j, t in enumerate(c.values) if _num(t) is not None]
+                total += len(nums)
+                # the one row a page prints of a step may be any query's (its row may be a guess): the best
+                rows = range(len(vals)) if id(c) in lone else [i]
+                good += max(sum(_close(t, vals[r][j]) for j, t in nums if j < len(vals[r])) for r in rows)
             counts[scale] = (good, total)
         sc, un = counts.get("1/sqrt(d_k)", (0, 0)), counts.get("none", (0, 0))
         if un[1] and un[0] > sc[0] and un[0] >= 0.6 * un[1]:
@@ -1302,3 +1303,12 @@ def _looks_like_weights(rows: list[list[str]]) -> bool:
         if abs(sum(vals) - 1) > 0.05 * len(vals):  # type: ignore[arg-type]
             return False
     return True
+
+
+def _lone_rows(claims: list[ClaimRow]) -> set[int]:
+    """The ids of main claims that are the only row printed of their step (one query's vector)."""
+    steps: dict[str, list[ClaimRow]] = {}
+    for c in claims:
+        if c.group is None:
+            steps.setdefault(c.step, []).append(c)
+    return {id(v[0]) for v in steps.values() if len(v) == 1}
