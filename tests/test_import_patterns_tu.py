@@ -192,3 +192,78 @@ def test_backticked_embeddings_and_a_context_vector_of_sums():
     assert ("output", "sun", ("0.5777", "1.2669")) in claims(ex)
     weighted = {(c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted" and c.row == "sun"}
     assert weighted == {("moon", ("0.1554", "0")), ("star", ("0", "0.8446")), ("sun", ("0.4223", "0.4223"))}
+
+
+# a program's console output (batch of one: 3-D NumPy arrays): Q and K shown only by their shapes, so the
+# printed scores are claims; the softmax of the raw scores printed beside the scaled one (to show what the
+# scaling changes) is an example of its own, scale none; the outputs are claims with no V; then other raw
+# scores (a stability demo, ×1e11) worked again: a second example, its overflowed NaN block listed.
+# Scores [[1, 2], [0, 4]], d_k = 4 (scaled = scores / 2); softmax(raw) = [[0.2689, 0.7311], [0.018, 0.982]],
+# softmax(scaled) = [[0.3775, 0.6225], [0.1192, 0.8808]]; V = [[1, 0, 2], [0, 1, -1]] (never printed)
+CONSOLE = """=== Test 1 ===
+Q shape: (1, 2, 3), K shape: (1, 2, 3), V shape: (1, 2, 3)
+Raw scores (Q K^T):
+[[[1. 2.]
+  [0. 4.]]]
+
+Naive softmax over raw scores:
+[[[0.2689 0.7311]
+  [0.018  0.982 ]]]
+
+Scaled scores (raw / sqrt(d_k)):
+[[[0.5 1. ]
+  [0.  2. ]]]
+
+Stable softmax over scaled scores:
+[[[0.3775 0.6225]
+  [0.1192 0.8808]]]
+
+Attention output vectors:
+[[[ 0.3775  0.6225  0.1326]
+  [ 0.1192  0.8808 -0.6424]]]
+
+=== Large values ===
+Raw large scores (Q K^T):
+[[[ 1.e+11  2.e+11]
+  [ 3.e+11 -1.e+11]]]
+
+Manual unstable softmax on large scores:
+[[[nan nan]
+  [nan  0.]]]
+
+Scaled + stable softmax weights on large scores:
+[[[0. 1.]
+  [1. 0.]]]
+
+Attention output vectors for large inputs:
+[[[ 0.  1. -1.]
+  [ 1.  0.  2.]]]
+"""
+
+
+def _by_scale(examples):
+    return {(e.data()["convention"]["scale"], e.claims[0].values[0]): e for e in examples}
+
+
+def test_console_output_with_shapes_only_and_an_unscaled_softmax_beside():
+    exs = imported(CONSOLE, "text")
+    assert [e.inputs for e in exs] == [{}, {}, {}]  # Q, K, V only by their shapes: claims only
+    scaled = next(e for e in exs if e.data()["convention"]["scale"] == "1/sqrt(d_k)" and
+                  ("scores", "1", ("1.", "2.")) in claims(e))
+    assert scaled.data()["convention"]["d_k"] == 4
+    got = claims(scaled)
+    assert ("weights", "1", ("0.3775", "0.6225")) in got and ("scaled", "2", ("0.", "2.")) in got
+    assert ("output", "2", ("0.1192", "0.8808", "-0.6424")) in got
+    assert not any(c[0] == "weights" and c[2] == ("0.2689", "0.7311") for c in got)
+    plain = next(e for e in exs if e.data()["convention"]["scale"] == "none")
+    assert ("weights", "2", ("0.018", "0.982")) in claims(plain) and ("scores", "2", ("0.", "4.")) in claims(plain)
+    large = next(e for e in exs if ("scores", "1", ("1.e+11", "2.e+11")) in claims(e))
+    assert ("weights", "2", ("1.", "0.")) in claims(large)
+    assert ("output", "1", ("0.", "1.", "-1.")) in claims(large)
+    assert not any("nan" in c[2] for c in claims(large))
+    assert any("holds NaN" in n.text for n in large.notes)
+
+
+def test_an_unscaled_softmax_the_page_does_not_call_raw_is_no_example_of_its_own():
+    page = CONSOLE.replace("Naive softmax over raw scores:", "softmax(attn_scores):")
+    assert all(e.data()["convention"].get("scale") != "none" for e in imported(page, "text"))

@@ -115,6 +115,11 @@ class _Placer:
                 self.values[key] = _floats(dec) if dec is not None else None
         return self.values[key]
 
+    def finite(self, step: str) -> bool:
+        """Whether this example's ``step`` has values and every one is a finite number."""
+        vals = self.vals(step) if step in self.steps else None
+        return vals is not None and all(v is not None and math.isfinite(v) for r in vals for v in r)
+
     def labels(self, step: str) -> tuple[list[str], list[str]]:
         st = self.d[step]
         return st.row_labels, st.col_labels
@@ -143,6 +148,10 @@ class _Placer:
                               "off are not a rounded value `check` can judge, so the draft leaves it out")
             return
         if not _numeric(it.rows) and not it.exprs:
+            return
+        if any(x.strip().lower() in ("nan", "-nan", "+nan") for r in it.rows for x in r) and (self.finite("scores") or self.finite("scaled")):
+            self.unplaced(it, "holds NaN where this example's scores are all finite: an overflow in the page's own "
+                              "computation, not a value of any step (an undefined value gets no digits)")
             return
         if VECTOR_SUM in it.notes:
             self.place_vector_sum(it)
