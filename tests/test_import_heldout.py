@@ -56,9 +56,6 @@ KNOWN_MISSES = {
     # the output and the nine weighted terms miss (15) and Q's three rows and the output are extras (12)
     "u/dhyan.md": 15,
     "u/nekosuki.ipynb": 36,     # row sums, the outputs (V never printed), restatements in prose
-    # zenn14 example 2: softmax([1, 2, -∞, 3]) = [0.0116, 0.0315, 0.0, 0.8569] in display math (a masked row
-    # as softmax's argument, its result the weights) is listed as restating the inputs above (8)
-    "u/zenn14.md": 8,
     "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
     "v/npvstorch.ipynb": 16,    # the PyTorch restatement of the context vectors (rounded) and the keys
     "w/gymgrid.txt": 40,        # grids copied one number a line, with no brackets or shapes

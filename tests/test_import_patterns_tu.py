@@ -267,3 +267,32 @@ def test_console_output_with_shapes_only_and_an_unscaled_softmax_beside():
 def test_an_unscaled_softmax_the_page_does_not_call_raw_is_no_example_of_its_own():
     page = CONSOLE.replace("Naive softmax over raw scores:", "softmax(attn_scores):")
     assert all(e.data()["convention"].get("scale") != "none" for e in imported(page, "text"))
+
+
+# a row of masked scores and its softmax written on one line in display math, after a worked example of
+# other width: a one-query example of its own (the argument masked scores, the result weights, scale none).
+# softmax([1, 2, -∞, 3]) = [0.0900, 0.2447, 0, 0.6652]
+SOFTMAX_LINE = """## Example
+
+Q = [[1, 0], [0, 1]]
+
+K = [[1, 0], [0, 1]]
+
+V = [[1, 2], [3, 4]]
+
+Weights: [[0.6698, 0.3302], [0.3302, 0.6698]]
+
+## Masking
+
+$$
+\\text{softmax}([1, 2, -\\infty, 3]) = [0.0900, 0.2447, 0.0, 0.6652]
+$$
+"""
+
+
+def test_softmax_of_a_masked_row_on_one_line_is_an_example_of_its_own():
+    exs = imported(SOFTMAX_LINE)
+    assert len(exs) == 2
+    line = exs[1]
+    assert not line.inputs and line.data()["convention"]["scale"] == "none"
+    assert claims(line) == {("masked", "1", ("1", "2", "-inf", "3")), ("weights", "1", ("0.0900", "0.2447", "0.0", "0.6652"))}

@@ -1912,7 +1912,8 @@ class _Importer(_ClaimsOnlyReadings):
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
                                f"{LOOKED_FOR}")
-        outright = [e for e in (self.outright_example(seg) for seg, _ in skipped) if e is not None]
+        outright = [e for e in (self.outright_example(seg) or self.softmax_line_example(seg) for seg, _ in skipped)
+                    if e is not None]
         for seg, why in skipped:
             # what a part of the page that is not a worked example prints is listed, not dropped
             near = min(out + outright, key=lambda e: abs(e.first_index - seg.first))
@@ -1936,6 +1937,7 @@ class _Importer(_ClaimsOnlyReadings):
             out.append(ex)  # weights written one line a key, under each query: claims only
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
         out += self.indexed_entries(out)
+        outright += self.softmax_lines_unplaced(out)
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
