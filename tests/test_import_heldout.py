@@ -55,12 +55,12 @@ KNOWN_MISSES = {
     # places its output and the sum line's p·v terms in row "shiny", the second row: by position, Q's row,
     # the output and the nine weighted terms miss (15) and Q's three rows and the output are extras (12)
     "u/dhyan.md": 15,
-    "u/nekosuki.ipynb": 36,     # row sums, the outputs (V never printed), restatements in prose
+    "u/nekosuki.ipynb": 4,      # the row sums '[1. 1. 1. 1.]' under '各行の合計（すべて1.0になるはず）:' (listed)
     "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
     "v/npvstorch.ipynb": 16,    # the PyTorch restatement of the context vectors (rounded) and the keys
     "w/gymgrid.txt": 40,        # grids copied one number a line, with no brackets or shapes
     "w/ilike.html": 16,         # the steps written in prose bullets with <sup>/<sub> and exp(…)/(…)
-    "w/qkvchunk.ipynb": 88,     # a fused 12×4 nn.Linear weight split into q, k, v; per-head 4-D printouts
+    "w/qkvchunk.ipynb": 80,     # a fused 12×4 nn.Linear weight split into q, k, v; per-head 4-D printouts (Q now a claim)
     # batches x and y, measured at the very end of that session (x 60/759, y 185/210, the same with the importer
     # the session began with); x/datetrans was then read in part (numbered token columns, d_k from the weights)
     "x/cleannp.ipynb": 24,      # random weights never printed; the weights and context as NumPy arrays

@@ -4,7 +4,7 @@ were computed with NumPy and rounded to the digits shown."""
 
 import pytest
 
-from import_snippets import claims, imported
+from import_snippets import claims, imported, notebook
 
 from symattn.read.pages import read_page
 from symattn.read.pages.formats import looks_like_output
@@ -296,3 +296,28 @@ def test_softmax_of_a_masked_row_on_one_line_is_an_example_of_its_own():
     line = exs[1]
     assert not line.inputs and line.data()["convention"]["scale"] == "none"
     assert claims(line) == {("masked", "1", ("1", "2", "-inf", "3")), ("weights", "1", ("0.0900", "0.2447", "0.0", "0.6652"))}
+
+
+# a notebook on random projections that prints Q and each step whole (batch index [0] in the print calls,
+# the output cell printing a shape and a sentence around the one matrix) and never K or V: claims only, Q
+# and the output among them. Q = [[1, 0.5], [0, 2]], K = [[1, 1], [0, 1]] (never printed), d_k = 2,
+# V = [[1, 2, 0], [0, 1, 1]] (never printed)
+RANDOM_STEPS = notebook(
+    ("W_q = nn.Linear(2, 2, bias=False)\nQ = W_q(x)\nprint(Q[0].detach().numpy())", "[[1.  0.5]\n [0.  2. ]]\n"),
+    ("scores = Q @ K.transpose(-2, -1)\nprint('scores:')\nprint(scores[0].detach().numpy())",
+     "scores:\n[[1.5 0.5]\n [2.  2. ]]\n"),
+    ("attention_weights = F.softmax(scores / math.sqrt(2), dim=-1)\nprint(attention_weights[0].detach().numpy())",
+     "[[0.67 0.33]\n [0.5  0.5 ]]\n"),
+    ("output = attention_weights @ V\nprint(f'shape: {output.shape}')\nprint(output[0].detach().numpy())\n"
+     "print(f'each row is a weighted sum of the values')",
+     "shape: torch.Size([1, 2, 3])\n[[0.67 1.67 0.33]\n [0.5  1.5  0.5 ]]\neach row is a weighted sum of the values\n"),
+)
+
+
+def test_steps_printed_with_a_batch_index_and_q_as_claims():
+    (ex,) = imported(RANDOM_STEPS, "notebook")
+    assert not ex.inputs
+    got = claims(ex)
+    assert ("Q", "2", ("0.", "2.")) in got
+    assert ("output", "1", ("0.67", "1.67", "0.33")) in got and ("output", "2", ("0.5", "1.5", "0.5")) in got
+    assert ("weights", "2", ("0.5", "0.5")) in got and ("scores", "1", ("1.5", "0.5")) in got

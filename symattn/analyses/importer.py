@@ -177,26 +177,28 @@ def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes:
 
 def _output_matrices(queries: list[str], items: list[Item], notes: list[Note],
                      ordered: list[ClaimRow]) -> list[ClaimRow]:
-    """In a file of claims only, an output printed whole under its name, one row per query, that the
-    draft listed for want of V (no V is needed to claim it): its rows are claims of the output, the first
-    printing the claim, a later one with other numbers a restatement."""
+    """In a file of claims only, an output (or Q) printed whole under its name, one row per query, that the
+    draft listed for want of V (or of a step of Q's width; none is needed to claim it): its rows are claims
+    of that step, the first printing the claim, a later one with other numbers a restatement."""
     out = list(ordered)
-    first: list[list[str]] | None = None
+    first: dict[str, list[list[str]]] = {}
     for it in items:
-        if it.step != "output" or it.strength < 2 or it.kind != "matrix" or it.shape[0] != len(queries) \
+        if it.step not in ("Q", "output") or it.strength < 2 or it.kind != "matrix" or it.shape[0] != len(queries) \
                 or it.operand or it.products or it.batches > 1 or not _numeric(it.rows) or it.shape[1] < 2:
             continue
-        note = next((n for n in notes if n.kind == "unplaced" and n.where == it.at() and "prints no V" in n.text), None)
-        if note is None or (first is not None and len(first[0]) != it.shape[1]):
+        note = next((n for n in notes if n.kind == "unplaced" and n.where == it.at() and (
+            "prints no V" in n.text or n.text.endswith("no step of this example has its shape"))), None)
+        old = first.get(it.step)
+        if note is None or (old is not None and len(old[0]) != it.shape[1]):
             continue
-        if first is not None and _same_values(first, it.rows):
+        if old is not None and _same_values(old, it.rows):
             notes.remove(note)
-            notes.append(Note("repeat", "prints the output again, with the same numbers", it.at()))
+            notes.append(Note("repeat", f"prints {it.step} again, with the same numbers", it.at()))
             continue
-        group = None if first is None else it.at()
-        first = first or it.rows
+        group = None if old is None else it.at()
+        first.setdefault(it.step, it.rows)
         for q, r in zip(queries, it.rows):
-            out.append(ClaimRow("output", q, list(r), str(it.where[min(queries.index(q), len(it.where) - 1)]), group))
+            out.append(ClaimRow(it.step, q, list(r), str(it.where[min(queries.index(q), len(it.where) - 1)]), group))
         notes.remove(note)
     main = [c for c in out if c.group is None]
     return main + [c for c in out if c.group is not None]

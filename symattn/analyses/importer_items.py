@@ -1232,6 +1232,9 @@ class _Collector:
             name = self.printed_name(b)
             if name:
                 st, flipped, layout = expr_step(name)
+                if st is None and len(b.rows) > 1 and re.search(r"\w\[\s*0\s*\]", name):
+                    # print(output[0].detach().numpy()) under a matrix: the first (only) sample of a batch
+                    st, flipped, layout = expr_step(re.sub(r"(\w)\[\s*0\s*\]", r"\1", name, count=1))
                 if re.fullmatch(r"[A-Za-z_]\w*", name) and unpacked_output(self.code_before(b)[0], name):
                     st, flipped, layout = "output", False, None  # values, attention = scaled_dot_product(q, k, v)
                 if not st and attention_call(name):
@@ -1483,6 +1486,8 @@ class _Collector:
             return names[idx]
         if len(outs) == 1:
             return names[-1]
+        if len(names) == 1 and len(b.rows) > 1 and [x for x in outs if len(getattr(x, "rows", ())) > 1] == [b]:
+            return names[0]  # one variable printed, one matrix among scalars and shapes: that variable's
         return None
 
     def table(self, t: Table) -> None:

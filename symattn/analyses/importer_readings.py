@@ -43,6 +43,10 @@ class _ClaimsOnlyReadings:
         if len({it.shape[0] for it in named}) != 1 or len(square) > 1 or \
                 len({it.shape for it in named if it.step == "output"}) > 1:
             return None
+        # Q and K printed whole under their names, as tall as the steps (one row per query): claims too
+        named += [it for it in self.items if it.kind == "matrix" and it.strength >= 2 and it.batches == 1
+                  and it.step in ("Q", "K") and it.shape[0] == named[0].shape[0] and _numeric(it.rows)
+                  and not it.operand and not it.products]
         labels = next((list(it.row_labels) for it in named if it.row_labels and len(it.row_labels) == named[0].shape[0]
                        and len({x.lower() for x in it.row_labels}) == len(it.row_labels)), None)
         rows = labels or [str(i + 1) for i in range(named[0].shape[0])]
