@@ -321,3 +321,19 @@ def test_steps_printed_with_a_batch_index_and_q_as_claims():
     assert ("Q", "2", ("0.", "2.")) in got
     assert ("output", "1", ("0.67", "1.67", "0.33")) in got and ("output", "2", ("0.5", "1.5", "0.5")) in got
     assert ("weights", "2", ("0.5", "0.5")) in got and ("scores", "1", ("1.5", "0.5")) in got
+
+
+# the sum of each row of the weights printed one line a row, by its ordinal ('Sum of first row: 1.0000')
+ROW_SUM_LINES = notebook(
+    ("Q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])\nK = torch.tensor([[1.0, 0.0], [0.0, 1.0]])\n"
+     "V = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\nw = torch.softmax(Q @ K.T, dim=-1)\nprint(w)",
+     "tensor([[0.7311, 0.2689],\n        [0.2689, 0.7311]])\n"),
+    ("print(f'Sum of first row: {w[0].sum():.4f}')\nprint(f'Sum of second row: {w[1].sum():.4f}')",
+     "Sum of first row: 1.0000\nSum of second row: 1.0000\n"),
+)
+
+
+def test_row_sums_printed_one_line_a_row():
+    (ex,) = imported(ROW_SUM_LINES, "notebook")
+    sums = {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights_sum"}
+    assert sums == {("1", ("1.0000",)), ("2", ("1.0000",))}

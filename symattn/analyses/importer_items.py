@@ -937,6 +937,25 @@ def chain_step(before: str) -> str | None:
 _ROW_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 
 
+_ROW_SUM_LINE_RE = re.compile(r"\s*[-•*]?\s*(?:the\s+)?sum\s+(?:of|over)\s+(?:the\s+)?(?:(\d{1,3}(?:st|nd|rd|th)|first|second|"
+                              r"third|fourth|fifth|sixth|seventh|eighth)\s+row|row\s+#?(\d{1,3}))"
+                              r"(?:\s+of\s+(?:the\s+)?(?:attention\s+)?weights)?\s*[:=]\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*", re.I)
+
+
+def row_sum_line(text: str) -> tuple[int, str] | None:
+    """(1-based row, sum as printed) of a line that prints the sum of one row of the weights.
+
+    >>> row_sum_line("Sum of first row: 1.0000"), row_sum_line("sum of row 3 = 1.0"), row_sum_line("Sum: 1")
+    ((1, '1.0000'), (3, '1.0'), None)
+    """
+    m = _ROW_SUM_LINE_RE.fullmatch(text)
+    if not m:
+        return None
+    n = (m.group(1) or "").lower()
+    row = _ROW_ORDINALS.get(n) or int(re.sub(r"\D", "", n or m.group(2)))
+    return (row, m.group(3)) if row >= 1 else None
+
+
 def _row_of(before: str) -> tuple[str, int] | None:
     r"""(step, 1-based row) when the text just before a vector says which row of which matrix it
     is: 'row 2 of Q =', 'the 3rd row of K:', 'second row of \\(V\\) ='; None otherwise.
@@ -1914,6 +1933,13 @@ class _Collector:
                                   label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
                         it.either = (two[0], two[1])
                         self.items.append(it)
+            row_sum = row_sum_line(t) if k not in self.block_lines and ln.role in ("output", "prose", "comment") else None
+            if row_sum:  # 'Sum of first row: 1.0000': the sum of that row of the weights
+                it = Item(rows=[[row_sum[1]]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
+                          role=ln.role)
+                it.row_index = row_sum[0]
+                self.items.append(it)
+                continue
             m = sum_re.match(t)
             if m and k not in self.block_lines:
                 terms = [x.strip() for x in m.group(1).split("+")]

@@ -925,6 +925,12 @@ class _Placer:
 
     def choose_scalar(self, it: Item) -> tuple[str | None, list | None, str]:
         lab = it.label.lower()
+        if re.match(r"\s*[-•*]?\s*(?:the\s+)?sum\s+(?:of|over)\b", lab) and it.row_index and "weights" in self.d \
+                and 1 <= it.row_index <= len(self.d["weights"].row_labels):
+            row = self.d["weights"].row_labels[it.row_index - 1]  # 'Sum of first row: 1.0000'
+            self.claims.append(ClaimRow("weights_sum", row, [it.rows[0][0]], it.at()))
+            self.notes.append(Note("found", f"placed weights_sum[{row}]", it.at()))
+            return "", [], "__done__"
         if re.search(r"\bsum\b|total", lab) and self.claims:
             last = next((c for c in reversed(self.claims) if c.step == "weights" and c.group is None), None)
             if last is not None:
