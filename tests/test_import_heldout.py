@@ -54,7 +54,6 @@ KNOWN_MISSES = {
     # places its output and the sum line's p·v terms in row "shiny", the second row: by position, Q's row,
     # the output and the nine weighted terms miss (15) and Q's three rows and the output are extras (12)
     "u/dhyan.md": 15,
-    "u/nekosuki.ipynb": 4,      # the row sums '[1. 1. 1. 1.]' under '各行の合計（すべて1.0になるはず）:' (listed)
     "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
     "v/npvstorch.ipynb": 16,    # the PyTorch restatement of the context vectors (rounded) and the keys
     "w/gymgrid.txt": 40,        # grids copied one number a line, with no brackets or shapes

@@ -337,3 +337,21 @@ def test_row_sums_printed_one_line_a_row():
     (ex,) = imported(ROW_SUM_LINES, "notebook")
     sums = {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights_sum"}
     assert sums == {("1", ("1.0000",)), ("2", ("1.0000",))}
+
+
+# a page with no inputs printing the weights and the output whole, then the row sums of the weights under a
+# Japanese label ('各行の合計' = the sum of each row)
+NAMED_WITH_SUMS = notebook(
+    ("x = torch.randn(1, 2, 4)\nattention_weights, output = model(x)\nprint('Attention weights:')\n"
+     "print(attention_weights[0].detach().numpy())\nprint('各行の合計:')\n"
+     "print(attention_weights[0].sum(dim=-1).detach().numpy())\nprint('Output:')\nprint(output[0].detach().numpy())",
+     "Attention weights:\n[[0.25 0.75]\n [0.6  0.4 ]]\n各行の合計:\n[1. 1.]\nOutput:\n[[ 0.1 -0.2  0.3]\n [ 0.4  0.5 -0.6]]\n"),
+)
+
+
+def test_row_sums_of_named_steps_only():
+    (ex,) = imported(NAMED_WITH_SUMS, "notebook")
+    assert not ex.inputs
+    sums = {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights_sum"}
+    assert sums == {("1", ("1.",)), ("2", ("1.",))}
+    assert ("output", "2", ("0.4", "0.5", "-0.6")) in claims(ex)

@@ -137,9 +137,11 @@ def _fraction_text(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
-#: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes"
+#: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes", Japanese
+#: "各行の合計", Chinese "每行的和"
 ROW_SUMS_RE = re.compile(r"\brows?[\s-]*sums?\b|\bsums?\s+(?:of|over|along|across)\s+(?:the\s+|each\s+|every\s+)?rows?\b|"
-                         r"\bsommes?\s+(?:des|de\s+chaque|par|sur\s+les)\s+lignes?\b", re.I)
+                         r"\bsommes?\s+(?:des|de\s+chaque|par|sur\s+les)\s+lignes?\b|"
+                         r"各行の(?:合計|和)|行ごとの(?:合計|和)|每行的?(?:和|总和|之和)", re.I)
 _SHAPE_HEADER = re.compile(r"([A-Za-z][\w ().,-]{0,80}?)\s+shape\s*[:=]\s*\(\s*\d+(?:\s*,\s*\d+)*\s*,?\s*\)")
 
 

@@ -15,7 +15,7 @@ from ..read.pages.scan import entry_kind
 from .importer_conventions import Evidence, scale_evidence
 from .importer_claims_only import is_distribution, root_of_ratio
 from .importer_values import chains_by_values, softmax_scale
-from .importer_items import Item
+from .importer_items import ROW_SUMS_RE, Item
 from .importer_names import INPUT_NAMES, step_of_text
 from .importer_model import (Choice, CLAIM_ORDER, ClaimRow, _eq, ImportedExample, Note, _num, _numeric,
                              _same_values, _Segment, _ulp)
@@ -60,6 +60,14 @@ class _ClaimsOnlyReadings:
             for i, r in enumerate(it.rows):
                 claims.append(ClaimRow(it.step, rows[i], list(r), str(it.where[i] if i < len(it.where) else it.where[0]),
                                        group))
+        used_sums = set()
+        for it in self.items:  # '各行の合計:' / 'Row sums:' then [1. 1. 1. 1.]: one sum per row of the weights
+            above = self.page.lines[it.line - 1].text if it.line > 0 else ""
+            if "weights" in firsts and it.kind == "vector" and it.shape[1] == len(rows) and ROW_SUMS_RE.search(above) \
+                    and all(_num(v) is not None and abs(_num(v) - 1) <= 0.1 for v in it.rows[0]):  # type: ignore[operator]
+                claims += [ClaimRow("weights_sum", r, [v], it.at(), None) for r, v in zip(rows, it.rows[0])]
+                used_sums.add(id(it))
+                break
         claims.sort(key=lambda c: (c.group is not None, CLAIM_ORDER.index(c.step)))
         conv: dict[str, Choice] = {}
         if "scores" in firsts and "scaled" in firsts:
@@ -73,7 +81,7 @@ class _ClaimsOnlyReadings:
         last = max(it.end for it in named)
         notes = [Note("assumed", f"the page prints the {', '.join(steps)} whole and none of the inputs that make them: "
                                  "drafted as claims only", named[0].at())]
-        used = {id(it) for it in named}
+        used = {id(it) for it in named} | used_sums
         notes += _listed([it for it in self.items if id(it) not in used], "the page gives no inputs to place it with")
         return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
                                count=1, tokens=labels, key_tokens=None, inputs={}, convention=conv, claims=claims,
