@@ -149,7 +149,8 @@ class _Placer:
             return
         if not _numeric(it.rows) and not it.exprs:
             return
-        if any(x.strip().lower() in ("nan", "-nan", "+nan") for r in it.rows for x in r) and (self.finite("scores") or self.finite("scaled")):
+        if any(x.strip().lower() in ("nan", "-nan", "+nan") for r in it.rows for x in r) and "masked" not in self.steps \
+                and (self.finite("scores") or self.finite("scaled")):
             self.unplaced(it, "holds NaN where this example's scores are all finite: an overflow in the page's own "
                               "computation, not a value of any step (an undefined value gets no digits)")
             return
