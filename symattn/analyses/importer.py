@@ -202,6 +202,35 @@ def _rows_by_name(queries: list[str], keys: list[str], items: list[Item], notes:
     return main + [c for c in out if c.group is not None]
 
 
+def _output_matrices(queries: list[str], items: list[Item], notes: list[Note],
+                     ordered: list[ClaimRow]) -> list[ClaimRow]:
+    """In a file of claims only, an output (or Q) printed whole under its name, one row per query, that the
+    draft listed for want of V (or of a step of Q's width; none is needed to claim it): its rows are claims
+    of that step, the first printing the claim, a later one with other numbers a restatement."""
+    out = list(ordered)
+    first: dict[str, list[list[str]]] = {}
+    for it in items:
+        if it.step not in ("Q", "output") or it.strength < 2 or it.kind != "matrix" or it.shape[0] != len(queries) \
+                or it.operand or it.products or it.batches > 1 or not _numeric(it.rows) or it.shape[1] < 2:
+            continue
+        note = next((n for n in notes if n.kind == "unplaced" and n.where == it.at() and (
+            "prints no V" in n.text or n.text.endswith("no step of this example has its shape"))), None)
+        old = first.get(it.step)
+        if note is None or (old is not None and len(old[0]) != it.shape[1]):
+            continue
+        if old is not None and _same_values(old, it.rows):
+            notes.remove(note)
+            notes.append(Note("repeat", f"prints {it.step} again, with the same numbers", it.at()))
+            continue
+        group = None if old is None else it.at()
+        first.setdefault(it.step, it.rows)
+        for q, r in zip(queries, it.rows):
+            out.append(ClaimRow(it.step, q, list(r), str(it.where[min(queries.index(q), len(it.where) - 1)]), group))
+        notes.remove(note)
+    main = [c for c in out if c.group is None]
+    return main + [c for c in out if c.group is not None]
+
+
 def _visible_prefixes(items: list[Item], notes: list[Note], claims: list[ClaimRow]) -> list[ClaimRow]:
     """A row printed again only as far as the positions it can see ('Masked scores: [0.0007376003232866764,
     -0.004733186959169455] (only positions 0,1 are visible)'): a vector named like a step, shorter than its rows,
@@ -1009,6 +1038,11 @@ class _Importer(_ClaimsOnlyReadings):
                 if cur is None:
                     cur = _Segment(first=it.line)
                     segs.append(cur)
+                elif _fresh_scores(cur, it):
+                    # other raw scores, after the first were worked to weights, on a page that gives no inputs:
+                    # the page works another example from them (a stability demo's large scores)
+                    cur = _Segment(first=it.line)
+                    segs.append(cur)
                 else:
                     head = self.fresh_qkv(cur, it)
                     if head is not None:
@@ -1638,7 +1672,8 @@ class _Importer(_ClaimsOnlyReadings):
                     placer = place_all(spec, derive(spec.unfocused()))
                 except SymattnError:  # pragma: no cover - the same inputs derived a moment ago
                     pass
-        twin = self.mask_twin(seg, stage, ex_inputs, tokens, key_tokens, conv, given, inputs, spec, claims_items)
+        twin = self.mask_twin(seg, stage, ex_inputs, tokens, key_tokens, conv, given, inputs, spec, claims_items) or \
+            self.scale_twin(stage, ex_inputs, tokens, key_tokens, conv, given, inputs, spec, claims_items)
         if twin is not None:  # the page works these inputs with and without the mask: two examples
             claims_items = [it for it in claims_items if it not in twin[2]]
             placer = place_all(spec, derive(spec.unfocused()))
@@ -1679,6 +1714,8 @@ class _Importer(_ClaimsOnlyReadings):
                 tokens, key_tokens = list(key_tokens), None
             ordered = _rows_by_name(list(tokens) if tokens else spec.query_labels(),
                                     list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
+            ordered = _output_matrices(list(tokens) if tokens else spec.query_labels(), claims_items, placer.notes,
+                                       ordered)
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
@@ -1698,7 +1735,9 @@ class _Importer(_ClaimsOnlyReadings):
             tconv = twin[0]
             other = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index,
                                     count=0, inputs_rounded=conv_rounded, tokens=tokens, key_tokens=key_tokens,
-                                    inputs=ex_inputs, convention=tconv, claims=twin_placer.ordered(),
+                                    inputs=ex_inputs, convention=tconv,
+                                    claims=([c for c in ordered if c.step == "scores" and c.group is None]
+                                            if stage == "scores" and not ex_inputs else []) + twin_placer.ordered(),
                                     notes=[n for n in notes if n.kind in ("found", "assumed")] + twin_placer.notes,
                                     first_index=seg.first, first_line=ex.first_line, last_line=ex.last_line)
             for key, ch in tconv.items():
@@ -1713,6 +1752,14 @@ class _Importer(_ClaimsOnlyReadings):
         never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
         the page (prose, a table) or as a literal in its code: they are then one more printed result."""
         s = given.get("scores")
+        if s is not None and s.role in ("table", "prose") and set(given) == {"scores"} and draws_at_random(
+                [ln.text for ln in self.page.lines if ln.role == "code"]):
+            # an illustrative table of scores on a page whose code makes its Q, K, V at random: what the
+            # page's attention printed, not inputs it gives (it gives none)
+            return True
+        if s is not None and set(given) == {"scores"} and _shapes_only(self.page.lines, self.items):
+            # 'Q shape: (1, 3, 4), K shape: (1, 3, 4)': the program had Q and K and printed only their shapes
+            return True
         if s is None or s.role != "output":
             return False
         return not any(it is not s and it.role == "code" and _same_values(it.rows, s.rows) for it in self.items)
@@ -1763,6 +1810,17 @@ class _Importer(_ClaimsOnlyReadings):
         except SymattnError:
             return None
 
+        split = self.split_by_fit(spec, other, d_other, stage, tokens, key_tokens, given, inputs, items)
+        if split is None:
+            return None
+        alt.pop("mask_note", None)
+        return alt, other, split[0], split[1]
+
+    def split_by_fit(self, spec: Spec, other: Spec, d_other: Derivation, stage: str, tokens: list[str] | None,
+                     key_tokens: list[str] | None, given: dict[str, Item], inputs: dict[str, Item],
+                     items: list[Item]) -> tuple[list[Item], list[Item]] | None:
+        """(the blocks only ``other`` explains, those and the blocks both explain), or None when the blocks
+        only it explains hold fewer than four numbers."""
         def scorer(sp: Spec, d: Derivation):
             pl = _Placer(self, sp, d, tokens, key_tokens, stage, given, inputs, [])
 
@@ -1781,8 +1839,32 @@ class _Importer(_ClaimsOnlyReadings):
             return None
         both = [it for it, a, b in scores if a >= 0.9 and b >= 0.9]
         mine = sorted(only + both, key=lambda it: (it.line, it.where[0].line if hasattr(it.where[0], "line") else 0))
-        alt.pop("mask_note", None)
-        return alt, other, only, mine
+        return only, mine
+
+    def scale_twin(self, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
+                   key_tokens: list[str] | None, conv: dict[str, Choice], given: dict[str, Item],
+                   inputs: dict[str, Item], spec: Spec, items: list[Item]) -> tuple | None:
+        """The same scores worked with and without the 1/√d_k scaling on one page (the softmax of the raw
+        scores printed beside the scaled weights, to show what the scaling changes): like :meth:`mask_twin`,
+        ``(the unscaled convention, its spec, the blocks only it explains, its blocks)`` when some printed
+        weights follow only the unscaled scores, else None."""
+        if "mask" in conv or "scale" not in conv or conv["scale"].value != "1/sqrt(d_k)":
+            return None
+        alt = {k: v for k, v in conv.items() if k != "d_k"}
+        alt["scale"] = Choice("none", "the page also takes the softmax of these scores unscaled: the blocks only "
+                                      "that explains are this example's")
+        try:
+            other = from_dict(self.spec_data(ex_inputs, tokens, key_tokens, alt), self.page.source)
+            d_other = derive(other.unfocused())
+        except SymattnError:
+            return None
+        split = self.split_by_fit(spec, other, d_other, stage, tokens, key_tokens, given, inputs, items)
+        if split is None or any(it.step != "weights" or it.kind != "matrix" for it in split[0]) or not any(
+                it.step == "weights" and it.kind == "matrix" and it not in split[1] for it in items):
+            return None  # (printed weights the scaling makes stay with this example)
+        if not any(_UNSCALED_RE.search(it.label or "") for it in split[0]):
+            return None  # the page must say the softmax was taken of the raw scores, not only print it
+        return alt, other, split[0], split[1]
 
     def variants(self, seg: _Segment, stage: str, ex_inputs: dict[str, Given], tokens: list[str] | None,
                  key_tokens: list[str] | None, conv: dict[str, Choice], notes: list[Note]) -> None:
@@ -1984,7 +2066,8 @@ class _Importer(_ClaimsOnlyReadings):
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "
                                f"{LOOKED_FOR}")
-        outright = [e for e in (self.outright_example(seg) for seg, _ in skipped) if e is not None]
+        outright = [e for e in (self.outright_example(seg) or self.softmax_line_example(seg) for seg, _ in skipped)
+                    if e is not None]
         for seg, why in skipped:
             # what a part of the page that is not a worked example prints is listed, not dropped
             near = min(out + outright, key=lambda e: abs(e.first_index - seg.first))
@@ -2008,6 +2091,7 @@ class _Importer(_ClaimsOnlyReadings):
             out.append(ex)  # weights written one line a key, under each query: claims only
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
         out += self.indexed_entries(out)
+        outright += self.softmax_lines_unplaced(out)
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
@@ -2057,6 +2141,45 @@ def _heads_project_qkv(per_head: int, ws: dict[str, Item], q: Item) -> bool:
     MultiHead(Q, K, V)), so the printed Q is what the weights take, not the queries they make."""
     wq = ws.get("Wq")
     return bool(per_head) and wq is not None and wq.shape[0] == q.shape[1]
+
+
+_QK_SHAPE_RE = re.compile(r"(?<![\w.])(?:Q|K|q|k|queries|keys|query|key)(?:\.shape|\s+shape|\.size\(\))\s*[:=]?\s*"
+                          r"(?:\(|torch\.Size\(|\[)\s*\d")
+
+
+def _shapes_only(lines: list, items: list[Item]) -> bool:
+    """Whether a page prints the shapes of Q and K ('Q shape: (1, 3, 4), K shape: (1, 3, 4)') and none
+    of their values: its scores come from inputs it never prints.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> _shapes_only([Line("Q shape: (1, 3, 4), K shape: (1, 3, 4)", Where(2))], [])
+    True
+    >>> _shapes_only([Line("Q shape: (1, 3, 4)", Where(2))], []), _shapes_only([Line("Q = [[1, 2]]", Where(2))], [])
+    (False, False)
+    """
+    text = "\n".join(ln.text for ln in lines)
+    said = {m.group(0).lstrip()[0].lower() for m in _QK_SHAPE_RE.finditer(text)}
+    if said != {"q", "k"}:
+        return False
+    return not any(it.step in ("X", "Q", "K") and it.strength >= 2 and it.kind == "matrix" and _numeric(it.rows)
+                   for it in items)
+
+
+#: a label saying a softmax was taken of the scores as they are: 'softmax over raw scores', 'unscaled weights'
+_UNSCALED_RE = re.compile(r"\b(?:raw|unscaled|un-scaled|naive|without\s+(?:the\s+)?scal\w*|before\s+scal\w*|"
+                          r"no\s+scal\w*)\b", re.I)
+
+
+def _fresh_scores(cur: "_Segment", it: Item) -> bool:
+    """Whether ``it`` is a second matrix of raw scores, named as such, other numbers than the scores the
+    segment began with and worked to weights, in a segment with no inputs (it starts from its scores)."""
+    if cur.inputs or cur.hidden or it.step != "scores" or it.strength < 2 or it.kind != "matrix" or \
+            not _numeric(it.rows):
+        return False
+    first = next((c for c in cur.items if c.step == "scores" and c.strength >= 2 and c.kind == "matrix"), None)
+    if first is None or first.shape != it.shape or _same_values(first.rows, it.rows):
+        return False
+    return any(c.step in ("weights", "output") and c.line > first.line and c.kind == "matrix" for c in cur.items)
 
 
 def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:

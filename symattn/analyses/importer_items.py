@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 
+from ..read.pages.formats import JULIA_HEADER_RE
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
@@ -139,9 +140,11 @@ def _fraction_text(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
-#: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes"
+#: a line naming the sums of the rows: "row sums", "sum of each row", French "somme des lignes", Japanese
+#: "各行の合計", Chinese "每行的和"
 ROW_SUMS_RE = re.compile(r"\brows?[\s-]*sums?\b|\bsums?\s+(?:of|over|along|across)\s+(?:the\s+|each\s+|every\s+)?rows?\b|"
-                         r"\bsommes?\s+(?:des|de\s+chaque|par|sur\s+les)\s+lignes?\b", re.I)
+                         r"\bsommes?\s+(?:des|de\s+chaque|par|sur\s+les)\s+lignes?\b|"
+                         r"各行の(?:合計|和)|行ごとの(?:合計|和)|每行的?(?:和|总和|之和)", re.I)
 _SHAPE_HEADER = re.compile(r"([A-Za-z][\w ().,-]{0,80}?)\s+shape\s*[:=]\s*\(\s*\d+(?:\s*,\s*\d+)*\s*,?\s*\)")
 
 
@@ -180,7 +183,8 @@ def dot_phrase_step(name: str) -> tuple[str | None, str] | None:
 
 
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
-                        r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*)*$")
+                        r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .<>&:]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*|"
+                        r"(?:ndarray::)?(?:array|vec)!\s*|(?:ndarray::)?arr[123]\(\s*&?\s*)*$")  # Rust: array![…], arr2(&[…])
 _SEP_CHARS = " \t:=→->–—(),;$"
 
 
@@ -335,6 +339,10 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
                 m = re.fullmatch(r"\\?([A-Za-z][\w^{}\\]*)", head.rsplit("$", 1)[-1].strip())
             return head, (m.group(1) if m else None), is_transposed(head)
         return "", None, False
+    words = re.fullmatch(r"\s*[`*_]*\s*([A-Za-z][A-Za-z]*(?:[ -][A-Za-z]+){1,4})\s*[=:]\s*", b)
+    if words and step_of_text(words.group(1)) and not step_of_ident(words.group(1).split()[-1]):
+        # '`context vector=[…]', 'attention weights = [..]': a phrase before '=' names it, not its last word
+        return words.group(1), None, False
     if role in ("code", "math") or re.search(r"=\s*(?:(?:np|numpy|torch)\.\w+\()?\s*$", b):
         m = _ASSIGN_RE.search(b)
         if m:
@@ -995,6 +1003,25 @@ def chain_step(before: str) -> str | None:
 _ROW_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 
 
+_ROW_SUM_LINE_RE = re.compile(r"\s*[-•*]?\s*(?:the\s+)?sum\s+(?:of|over)\s+(?:the\s+)?(?:(\d{1,3}(?:st|nd|rd|th)|first|second|"
+                              r"third|fourth|fifth|sixth|seventh|eighth)\s+row|row\s+#?(\d{1,3}))"
+                              r"(?:\s+of\s+(?:the\s+)?(?:attention\s+)?weights)?\s*[:=]\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*", re.I)
+
+
+def row_sum_line(text: str) -> tuple[int, str] | None:
+    """(1-based row, sum as printed) of a line that prints the sum of one row of the weights.
+
+    >>> row_sum_line("Sum of first row: 1.0000"), row_sum_line("sum of row 3 = 1.0"), row_sum_line("Sum: 1")
+    ((1, '1.0000'), (3, '1.0'), None)
+    """
+    m = _ROW_SUM_LINE_RE.fullmatch(text)
+    if not m:
+        return None
+    n = (m.group(1) or "").lower()
+    row = _ROW_ORDINALS.get(n) or int(re.sub(r"\D", "", n or m.group(2)))
+    return (row, m.group(3)) if row >= 1 else None
+
+
 def _row_of(before: str) -> tuple[str, int] | None:
     r"""(step, 1-based row) when the text just before a vector says which row of which matrix it
     is: 'row 2 of Q =', 'the 3rd row of K:', 'second row of \\(V\\) ='; None otherwise.
@@ -1070,6 +1097,9 @@ class _Collector:
                                               ln.where.cell == cell - 1):
                 break
             t = ln.text.strip()
+            if JULIA_HEADER_RE.fullmatch(t):  # '3×4 Matrix{Float64}:' under the label: the printout's type
+                k -= 1
+                continue
             if k in self.block_lines and not t.startswith(("#",)) and not re.fullmatch(r"\d{1,3}", t):
                 if ln.role != "code":
                     break
@@ -1287,6 +1317,9 @@ class _Collector:
             name = self.printed_name(b)
             if name:
                 st, flipped, layout = expr_step(name)
+                if st is None and len(b.rows) > 1 and re.search(r"\w\[\s*0\s*\]", name):
+                    # print(output[0].detach().numpy()) under a matrix: the first (only) sample of a batch
+                    st, flipped, layout = expr_step(re.sub(r"(\w)\[\s*0\s*\]", r"\1", name, count=1))
                 if re.fullmatch(r"[A-Za-z_]\w*", name) and unpacked_output(self.code_before(b)[0], name):
                     st, flipped, layout = "output", False, None  # values, attention = scaled_dot_product(q, k, v)
                 if not st and attention_call(name):
@@ -1325,7 +1358,7 @@ class _Collector:
         if not step:
             names = [ident, label] + ([self.printed_name(b)] if b.role == "output" else []) + [self.context_label(b.start)[0]]
             it.grad = next((g for g in (grad_of(n) for n in names if n) if g), None)
-        rowlab = re.fullmatch(r"\s*(?:row|query|position|token)\s*#?\s*(\d{1,3})\s*[:=]?\s*", b.before, re.I)
+        rowlab = re.fullmatch(r"\s*(?:row|query|position|token|word)\s*#?\s*(\d{1,3})\s*[:=]?\s*", b.before, re.I)
         if rowlab and it.kind == "vector":
             # "Row 2: [0.0, 4.0, 2.0]" then "exp: […]" and "softmax: […]": the worked rows of one query
             self.last_row = (b.start, int(rowlab.group(1)))
@@ -1545,6 +1578,8 @@ class _Collector:
             return names[idx]
         if len(outs) == 1:
             return names[-1]
+        if len(names) == 1 and len(b.rows) > 1 and [x for x in outs if len(getattr(x, "rows", ())) > 1] == [b]:
+            return names[0]  # one variable printed, one matrix among scalars and shapes: that variable's
         return None
 
     def table(self, t: Table) -> None:
@@ -1707,6 +1742,10 @@ class _Collector:
                         it.step = "weights" if vals and all(0 <= v <= 1 for r in vals for v in r) and all(
                             abs(sum(r) - 1) <= 0.02 * len(r) for r in vals) else "scores"
                     it.strength = 1
+                if label_col and cols and _query_key_labels(first_col, cols) and it.step in (None, "X", "Q", "K", "V"):
+                    # q1 … qn down the side, k1 … km across: a query-by-key table, its rows the queries in order
+                    it.step = _scores_or_weights(body)
+                    it.strength, it.row_labels, it.col_labels = 1, None, None
                 if it.step is None and label_col and cols and corner.lower() in ("word", "words", "token", "tokens", "") \
                         and all(_DIM_RE.fullmatch(c.strip().lower()) for c in cols):
                     it.step, it.strength = "X", 1  # words down the side, dimensions across: embeddings
@@ -2001,6 +2040,13 @@ class _Collector:
                                   label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
                         it.either = (two[0], two[1])
                         self.items.append(it)
+            row_sum = row_sum_line(t) if k not in self.block_lines and ln.role in ("output", "prose", "comment") else None
+            if row_sum:  # 'Sum of first row: 1.0000': the sum of that row of the weights
+                it = Item(rows=[[row_sum[1]]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
+                          role=ln.role)
+                it.row_index = row_sum[0]
+                self.items.append(it)
+                continue
             m = sum_re.match(t)
             if m and k not in self.block_lines:
                 terms = [x.strip() for x in m.group(1).split("+")]
@@ -2827,6 +2873,38 @@ def collect(page: Page) -> Collected:
 
 def label_text(it: Item) -> str:
     return clean_label(it.label)
+
+
+_QK_LABEL_RE = re.compile(r"([qk]|query|key)[_ ]?\{?(\d{1,3})\}?", re.I)
+
+
+def _query_key_labels(rows: list[str], cols: list[str]) -> bool:
+    """Whether a table's rows are labelled q1, q2, … and its columns k1, k2, … (each counted from
+    the same start, in order): the labels of a query-by-key table, not tokens.
+
+    >>> _query_key_labels(["q1", "q2"], ["k1", "k2", "k3"]), _query_key_labels(["Q_1", "Q_2"], ["K_1", "K_2"])
+    (True, True)
+    >>> _query_key_labels(["q1", "q3"], ["k1", "k2"]), _query_key_labels(["k1", "k2"], ["q1", "q2"])
+    (False, False)
+    """
+    def run(labels: list[str], letter: str) -> bool:
+        ms = [_QK_LABEL_RE.fullmatch(c.strip(" *`$")) for c in labels]
+        if not labels or not all(m and m.group(1)[0].lower() == letter for m in ms):
+            return False
+        idx = [int(m.group(2)) for m in ms if m]
+        return idx[0] in (0, 1) and idx == list(range(idx[0], idx[0] + len(idx)))
+    return len(rows) >= 2 and run(rows, "q") and run(cols, "k")
+
+
+def _scores_or_weights(body: list[list[str]]) -> str:
+    """What a query-by-key table that no label names holds, by its numbers: rows of
+    probabilities summing to 1 are weights, anything else scores."""
+    try:
+        vals = [[float(c) for c in r] for r in body]
+    except ValueError:
+        return "scores"
+    ok = all(0 <= v <= 1 for r in vals for v in r) and all(abs(sum(r) - 1) <= 0.02 * len(r) for r in vals)
+    return "weights" if ok else "scores"
 
 
 def _header_symbol(cell: str) -> str | None:

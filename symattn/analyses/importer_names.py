@@ -120,6 +120,16 @@ _PHRASES = [
     (r"similarit(y|ies)(\s+scores?)?", "scores"),
     (r"logits?\b", "scores"),
     (r"compatibilit\w*", "scores"),
+    # Chinese: 注意力权重 (attention weights), 缩放后的分数 (scaled scores), 原始分数 (raw scores)
+    (r"注意力?(权重|權重)", "weights"),
+    (r"(缩放|縮放)(后|後)的?(分数|分數|得分)", "scaled"),
+    (r"(原始|注意力?)?(分数|分數|得分)", "scores"),
+    # Hindi: ध्यान वजन (attention weights), ध्यान स्कोर (attention scores), संदर्भ वेक्टर (context vector),
+    # एम्बेडिंग (embeddings)
+    (r"ध्यान\s+(वजन|भार)", "weights"),
+    (r"(ध्यान\s+)?स्कोर", "scores"),
+    (r"संदर्भ\s+(वेक्टर|सदिश)", "output"),
+    (r"एम्बेडिंग", "X"),
     (r"\bq\s+(vectors?|matrix)\b", "Q"),
     (r"\bk\s+(vectors?|matrix)\b", "K"),
     (r"\bv\s+(vectors?|matrix)\b", "V"),
@@ -218,7 +228,8 @@ def clean_label(text: str) -> str:
 _GENERIC = {r"outputs?\b", r"(query|queries|querys)(\s+(vectors?|matrix))?\b", r"keys?(\s+(vectors?|matrix))?\b",
             r"values?(\s+(vectors?|matrix))?\b", r"(word\s+|token\s+|input\s+)?embeddings?",
             r"inputs?(\s+(matrix|vectors?|sequence|tokens?))?\b", r"encod(ing|ed)\b", r"(attention\s+)?scores?\b",
-            r"similarit(y|ies)(\s+scores?)?", r"probabilit\w*", r"weights?\b"}
+            r"similarit(y|ies)(\s+scores?)?", r"probabilit\w*", r"weights?\b", r"(原始|注意力?)?(分数|分數|得分)",
+            r"(ध्यान\s+)?स्कोर", r"एम्बेडिंग"}
 _WEAK = {id(rx) for (p, _), (rx, _) in zip(_PHRASES, _PHRASE_RES) if p in _GENERIC}
 SHORT_LABEL = 60
 

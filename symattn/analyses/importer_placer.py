@@ -126,6 +126,11 @@ class _Placer:
                 self.values[key] = _floats(dec) if dec is not None else None
         return self.values[key]
 
+    def finite(self, step: str) -> bool:
+        """Whether this example's ``step`` has values and every one is a finite number."""
+        vals = self.vals(step) if step in self.steps else None
+        return vals is not None and all(v is not None and math.isfinite(v) for r in vals for v in r)
+
     def labels(self, step: str) -> tuple[list[str], list[str]]:
         st = self.d[step]
         return st.row_labels, st.col_labels
@@ -154,6 +159,11 @@ class _Placer:
                               "off are not a rounded value `check` can judge, so the draft leaves it out")
             return
         if not _numeric(it.rows) and not it.exprs:
+            return
+        if any(x.strip().lower() in ("nan", "-nan", "+nan") for r in it.rows for x in r) and "masked" not in self.steps \
+                and (self.finite("scores") or self.finite("scaled")):
+            self.unplaced(it, "holds NaN where this example's scores are all finite: an overflow in the page's own "
+                              "computation, not a value of any step (an undefined value gets no digits)")
             return
         if VECTOR_SUM in it.notes:
             self.place_vector_sum(it)
@@ -935,6 +945,12 @@ class _Placer:
 
     def choose_scalar(self, it: Item) -> tuple[str | None, list | None, str]:
         lab = it.label.lower()
+        if re.match(r"\s*[-•*]?\s*(?:the\s+)?sum\s+(?:of|over)\b", lab) and it.row_index and "weights" in self.d \
+                and 1 <= it.row_index <= len(self.d["weights"].row_labels):
+            row = self.d["weights"].row_labels[it.row_index - 1]  # 'Sum of first row: 1.0000'
+            self.claims.append(ClaimRow("weights_sum", row, [it.rows[0][0]], it.at()))
+            self.notes.append(Note("found", f"placed weights_sum[{row}]", it.at()))
+            return "", [], "__done__"
         if re.search(r"\bsum\b|total", lab) and self.claims:
             last = next((c for c in reversed(self.claims) if c.step == "weights" and c.group is None), None)
             if last is not None:
@@ -1220,6 +1236,7 @@ class _Placer:
             except SymattnError:
                 continue
             good = total = 0
+            lone = _lone_rows(self.claims)
             for c in self.claims:
                 if c.step.split(".")[-1] not in ("weights", "scaled", "output") or c.group is not None or c.step not in d:
                     continue
@@ -1229,11 +1246,11 @@ class _Placer:
                 i = _index(c.row, d[c.step].row_labels)
                 if i is None:
                     continue
-                for j, t in enumerate(c.values):
-                    if _num(t) is None:
-                        continue
-                    total += 1
-                    good += _close(t, vals[i][j])
+                nums = [(j, t) for j, t in enumerate(c.values) if _num(t) is not None]
+                total += len(nums)
+                # the one row a page prints of a step may be any query's (its row may be a guess): the best
+                rows = range(len(vals)) if id(c) in lone else [i]
+                good += max(sum(_close(t, vals[r][j]) for j, t in nums if j < len(vals[r])) for r in rows)
             counts[scale] = (good, total)
         sc, un = counts.get("1/sqrt(d_k)", (0, 0)), counts.get("none", (0, 0))
         if un[1] and un[0] > sc[0] and un[0] >= 0.6 * un[1]:
@@ -1321,3 +1338,12 @@ def _looks_like_weights(rows: list[list[str]]) -> bool:
         if abs(sum(vals) - 1) > 0.05 * len(vals):  # type: ignore[arg-type]
             return False
     return True
+
+
+def _lone_rows(claims: list[ClaimRow]) -> set[int]:
+    """The ids of main claims that are the only row printed of their step (one query's vector)."""
+    steps: dict[str, list[ClaimRow]] = {}
+    for c in claims:
+        if c.group is None:
+            steps.setdefault(c.step, []).append(c)
+    return {id(v[0]) for v in steps.values() if len(v) == 1}

@@ -15,7 +15,7 @@ from ..read.pages.scan import entry_kind
 from .importer_conventions import Evidence, scale_evidence
 from .importer_claims_only import is_distribution, root_of_ratio
 from .importer_values import chains_by_values, softmax_scale
-from .importer_items import Item
+from .importer_items import ROW_SUMS_RE, Item
 from .importer_names import INPUT_NAMES, step_of_text
 from .importer_model import (Choice, CLAIM_ORDER, ClaimRow, _eq, ImportedExample, Note, _num, _numeric,
                              _same_values, _Segment, _ulp)
@@ -43,6 +43,10 @@ class _ClaimsOnlyReadings:
         if len({it.shape[0] for it in named}) != 1 or len(square) > 1 or \
                 len({it.shape for it in named if it.step == "output"}) > 1:
             return None
+        # Q and K printed whole under their names, as tall as the steps (one row per query): claims too
+        named += [it for it in self.items if it.kind == "matrix" and it.strength >= 2 and it.batches == 1
+                  and it.step in ("Q", "K") and it.shape[0] == named[0].shape[0] and _numeric(it.rows)
+                  and not it.operand and not it.products]
         labels = next((list(it.row_labels) for it in named if it.row_labels and len(it.row_labels) == named[0].shape[0]
                        and len({x.lower() for x in it.row_labels}) == len(it.row_labels)), None)
         rows = labels or [str(i + 1) for i in range(named[0].shape[0])]
@@ -56,6 +60,14 @@ class _ClaimsOnlyReadings:
             for i, r in enumerate(it.rows):
                 claims.append(ClaimRow(it.step, rows[i], list(r), str(it.where[i] if i < len(it.where) else it.where[0]),
                                        group))
+        used_sums = set()
+        for it in self.items:  # '各行の合計:' / 'Row sums:' then [1. 1. 1. 1.]: one sum per row of the weights
+            above = self.page.lines[it.line - 1].text if it.line > 0 else ""
+            if "weights" in firsts and it.kind == "vector" and it.shape[1] == len(rows) and ROW_SUMS_RE.search(above) \
+                    and all(_num(v) is not None and abs(_num(v) - 1) <= 0.1 for v in it.rows[0]):  # type: ignore[operator]
+                claims += [ClaimRow("weights_sum", r, [v], it.at(), None) for r, v in zip(rows, it.rows[0])]
+                used_sums.add(id(it))
+                break
         claims.sort(key=lambda c: (c.group is not None, CLAIM_ORDER.index(c.step)))
         conv: dict[str, Choice] = {}
         if "scores" in firsts and "scaled" in firsts:
@@ -69,7 +81,7 @@ class _ClaimsOnlyReadings:
         last = max(it.end for it in named)
         notes = [Note("assumed", f"the page prints the {', '.join(steps)} whole and none of the inputs that make them: "
                                  "drafted as claims only", named[0].at())]
-        used = {id(it) for it in named}
+        used = {id(it) for it in named} | used_sums
         notes += _listed([it for it in self.items if id(it) not in used], "the page gives no inputs to place it with")
         return ImportedExample(title=self.title(1, first_line), source=self.page.source, format=self.page.format, index=1,
                                count=1, tokens=labels, key_tokens=None, inputs={}, convention=conv, claims=claims,
@@ -494,6 +506,50 @@ class _ClaimsOnlyReadings:
                                first_index=first, first_line=str(lines[first].where),
                                last_line=str(lines[max(w.end, o.end)].where))
 
+    def softmax_line_example(self, seg: _Segment) -> ImportedExample | None:
+        """A row of scores and its softmax written on one line, in a part of the page no worked example
+        holds (``softmax([1, 2, -∞, 3]) = [0.0116, 0.0315, 0.0, 0.8569]``, in prose or math): a one-query
+        claims-only example, the argument its scores (its masked scores when some entry is -∞) and the
+        result its weights, softmax taken of the row as written; the result is taken out of the part's
+        listed numbers."""
+        for w in seg.items:
+            arg = _softmax_line_argument(w.before) if w.kind == "vector" and _numeric(w.rows) else None
+            if arg is None or len(arg) != len(w.rows[0]) or len(arg) < 2:
+                continue
+            if not all(entry_kind(x) == "number" and 0 <= (_num(x) or 0) <= 1 for x in w.rows[0]):
+                continue
+            if any(c is not w and _numeric(c.rows) and c.shape[1] == len(arg) for c in seg.items):
+                return None  # other rows as wide in this part: one row of a worked matrix, not a line alone
+            masked = any(x == "-inf" for x in arg)
+            step = "masked" if masked else "scores"
+            seg.items = [c for c in seg.items if c is not w]
+            lines = self.page.lines
+            claims = [ClaimRow(step, "1", arg, w.at(), None), ClaimRow("weights", "1", list(w.rows[0]), w.at(), None)]
+            why = "the page writes the softmax of this row of scores as it is"
+            return ImportedExample(title=self.title(2, w.line), source=self.page.source, format=self.page.format,
+                                   index=0, count=0, tokens=None, key_tokens=None, inputs={},
+                                   convention={"scale": Choice("none", why, where=w.at())}, claims=claims,
+                                   notes=[Note("assumed", f"a row of {'masked ' if masked else ''}scores and its "
+                                                          "softmax written on one line, outside any worked example: "
+                                                          "drafted as claims only, one query", w.at())],
+                                   first_index=w.line, first_line=str(lines[w.line].where),
+                                   last_line=str(lines[w.end].where))
+        return None
+
+    def softmax_lines_unplaced(self, done: list[ImportedExample]) -> list[ImportedExample]:
+        """The softmax lines (see :meth:`softmax_line_example`) that a worked example listed as not placed
+        (no step of it has their width): each an example of its own, no longer listed."""
+        out = []
+        for ex in done:
+            for n in [n for n in ex.notes if n.kind == "unplaced" and n.text.endswith("no step of this example has its shape")]:
+                it = next((it for it in self.items if it.at() == n.where and it.kind == "vector"
+                           and it.rows and n.text.startswith(f"[{it.rows[0][0]}")), None)
+                made = self.softmax_line_example(_Segment(first=it.line, items=[it])) if it is not None else None
+                if made is not None:
+                    ex.notes.remove(n)
+                    out.append(made)
+        return out
+
     def attends_lists(self, done: list[ImportedExample]) -> list[ImportedExample]:
         """Weights written as lines, each query's under a line naming it ('Position 0 ("The"):') and one
         line a key ('  Attends to "cat": 0.2 (low - …)'), for every token of the sentence as query and
@@ -678,3 +734,31 @@ class _ClaimsOnlyReadings:
                         it.col_labels = list(words)
                         break
         del lines
+
+
+_SOFTMAX_LINE_RE = re.compile(r"(?:\\(?:text|mathrm|operatorname|textrm|mathsf)\s*\{\s*)?soft-?max\s*\}?\s*"
+                              r"(?:\\left\s*)?\(\s*\[([^\[\]]{1,400})\]\s*(?:\\right\s*)?\)\s*(?:=|≈|\\approx)\s*$", re.I)
+
+
+def _softmax_line_argument(before: str) -> list[str] | None:
+    """The entries of the row written as softmax's argument just before a vector, ``-∞`` (``-\\infty``,
+    ``-inf``) as ``-inf``; None when the text before is no such call or an entry is no number.
+
+    >>> _softmax_line_argument(r"\\text{softmax}([1, 2, -\\infty, 3]) = ")
+    ['1', '2', '-inf', '3']
+    >>> _softmax_line_argument("softmax([0.5, 1.5]) ≈ "), _softmax_line_argument("softmax(x) = ")
+    (['0.5', '1.5'], None)
+    """
+    m = _SOFTMAX_LINE_RE.search(before)
+    if not m:
+        return None
+    out = []
+    for x in m.group(1).split(","):
+        t = x.strip().replace("−", "-")
+        if re.fullmatch(r"-\s*(?:\\infty|∞|inf|Infinity)", t, re.I):
+            out.append("-inf")
+        elif entry_kind(t) == "number":
+            out.append(t)
+        else:
+            return None
+    return out

@@ -107,10 +107,29 @@ def looks_like_output(texts: list[str]) -> bool:
             continue
         if _KEYWORD_RE.match(t) or re.match(r"\s*[A-Za-z_][\w.]*(\[[^\]]*\])?\s*(,\s*[A-Za-z_]\w*\s*)*[+\-*/@]?=(?!=)", t):
             return False
-        if not (_PRINTOUT_RE.match(t) or _LABEL_RE.fullmatch(t)):
+        if not (_PRINTOUT_RE.match(t) or _LABEL_RE.fullmatch(t) or JULIA_HEADER_RE.fullmatch(t)
+                or _aside_label(t)):
             return False
         seen = seen or bool(re.search(r"\d", t))
     return seen
+
+
+#: Julia's (and Rust ndarray's Julia-style) printout header: '3×4 Matrix{Float64}:', '2-element Vector{Int64}:'
+JULIA_HEADER_RE = re.compile(r"\s*(?:\d+(?:\s*[×x]\s*\d+)+|\d+-element)\s+(?:[\w.]+\.)?"
+                            r"(?:Matrix|Vector|Array|Adjoint|Transpose|SubArray|[A-Z]\w*Array)"
+                            r"(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})?(?:\([^()]*\))?\s*:?\s*")
+
+
+def _aside_label(text: str) -> bool:
+    """A label whose words hold an aside in parentheses, ending with a colon: 'Attention weights
+    (each row = how much each word attends to all words):' (no code keeps a colon there)."""
+    t = text.strip()
+    if not t.endswith(":") or "(" not in t:
+        return False
+    bare = t
+    for _ in range(3):
+        bare = re.sub(r"\s+\([^()]{1,120}\)", "", bare)
+    return "(" not in bare and ")" not in bare and _LABEL_RE.fullmatch(bare) is not None
 
 
 def _outputs_of_fences(out: list[Line], fences: list[tuple[int, int]]) -> None:

@@ -735,6 +735,79 @@ def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     return out
 
 
+_BOX_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+#: a row of an ASCII box table whose row label stands outside the box, with an aside after it:
+#: '   q1   | 2.1 | 0.3 | 0.1 |   <- q1 against every key'
+_LABELLED_BOX_ROW_RE = re.compile(rf"\s*([^\s|+]{{1,24}})\s+\|((?:\s*{_BOX_NUM}\s*\|){{2,}})"
+                                  r"(?:\s+(?:<-+|←|#|//|--|<=).*)?\s*")
+
+
+def _labelled_box_tables(lines: list[Line], taken: set[int]) -> list[Table]:
+    """ASCII box tables whose row labels stand left of the box and whose column labels stand
+    above its top rule, in prose or in a plain code block::
+
+                  k1    k2    k3
+            +-----+-----+-----+
+       q1   | 2.1 | 0.3 | 0.1 |   <- q1's scores
+            +-----+-----+-----+
+       q2   | 0.4 | 1.9 | 0.7 |
+            +-----+-----+-----+
+
+    read as a table with the header ['', 'k1', 'k2', 'k3'] and rows ['q1', '2.1', …]. Rules
+    between the rows are optional; two rows at least."""
+    out: list[Table] = []
+    i, n = 0, len(lines)
+
+    def row(k: int) -> list[str] | None:
+        if k in taken or lines[k].role in ("heading", "math"):
+            return None
+        m = _LABELLED_BOX_ROW_RE.fullmatch(_normalise(lines[k].text))
+        if not m or entry_kind(m.group(1)) != "other":
+            return None
+        return [m.group(1)] + [c.strip() for c in m.group(2).strip().strip("|").split("|")]
+
+    def rule(k: int) -> bool:
+        return k not in taken and _ASCII_RULE_RE.fullmatch(lines[k].text) is not None
+
+    while i < n:
+        first = row(i)
+        if first is None:
+            i += 1
+            continue
+        rows, where, last = [first], [lines[i].where], i
+        j = i + 1
+        while j < n:
+            if rule(j):
+                j += 1
+                continue
+            nxt = row(j)
+            if nxt is None or len(nxt) != len(first) or lines[j].role != lines[i].role:
+                break
+            rows.append(nxt)
+            where.append(lines[j].where)
+            last = j
+            j += 1
+        if len(rows) < 2:
+            i += 1
+            continue
+        start = i
+        while start - 1 >= 0 and rule(start - 1):
+            start -= 1
+        header = None
+        if start - 1 >= 0 and start - 1 not in taken and lines[start - 1].role == lines[i].role:
+            words = _normalise(lines[start - 1].text).split()
+            if len(words) == len(first) - 1 and all(entry_kind(w) == "other" for w in words):
+                header = [""] + words
+                start -= 1
+        end = last
+        while end + 1 < n and rule(end + 1):
+            end += 1
+        out.append(Table(header=header, rows=rows, where=where, start=start, end=end))
+        taken.update(range(start, end + 1))
+        i = end + 1
+    return out
+
+
 def _bare_pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     """Pipe tables written without the outer pipes, or inside a plain code block, which GitHub's
     Markdown also draws as tables: a header line of cells split by '|', a rule of dashes under it
@@ -896,6 +969,7 @@ def scan(lines: list[Line]) -> list:
              if ln.role == "code" and re.match(r"\s*#", ln.text) else ln for ln in lines]
     blocks += _bar_matrices(lines, taken)
     blocks += _pipe_tables(lines, taken)
+    blocks += _labelled_box_tables(lines, taken)
     blocks += _bare_pipe_tables(lines, taken)
     # bracket groups, printouts and LaTeX matrices, per run of lines with one role
     i = 0
