@@ -441,13 +441,7 @@ class _Importer(_ClaimsOnlyReadings):
             if len(run) >= 2 and eq and eq[-1] == len(seps) - 1 and len(run) >= 3 or (len(run) == 2 and eq == [0]
                                                                                       and run[0].strength < 3):
                 result = run[-1]
-                first = run[0].line
-                top = first
-                while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
-                    top -= 1
-                head = plain_names(" ".join(lines[x].text for x in range(top, first + 1))).split("\\begin{")[0]
-                head = re.sub(r"\\(?:left|right)\s*[(\[]?|\\begin\{(?:align|equation|gather)\*?\}", " ", head)
-                head = head.replace("&", " ")  # an aligned display: 'Q &= X W_q = …'
+                head = _display_head(lines, run[0].line)
                 for op in run[:-1]:
                     op.operand = True
                     op.label, op.step, op.strength = "", None, 0
@@ -459,6 +453,14 @@ class _Importer(_ClaimsOnlyReadings):
                         result.label, result.step, result.strength = name.group(1), st, 3
                 result.chain_of = run[:-1]
                 self.name_factors(head, run[:-1])
+            elif len(run) >= 2 and not eq and all(_JUXTAPOSED.fullmatch(g) for g in seps):
+                # '\mathbf{Q} \mathbf{K}^T = [..] [..]' with no '=' after them in the display: each matrix is a
+                # factor of the product the left side names (its result is printed elsewhere, or not at all)
+                for op in run:
+                    op.operand = True
+                    op.label, op.step, op.strength = "", None, 0
+                    op.notes.append("a factor of a product written out on the page")
+                self.name_factors(_display_head(lines, run[0].line), run)
             k = j
         self.items.sort(key=lambda it: (it.line, it.where[0].line))
 
@@ -1865,6 +1867,21 @@ class _Importer(_ClaimsOnlyReadings):
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+
+#: what stands between two matrices written side by side as a product (no '=', no comma)
+_JUXTAPOSED = re.compile(r"(?:\\(?:cdot|times|left|right)|[\s×·*@()])*")
+
+
+def _display_head(lines: list, first: int) -> str:
+    """The text of a display before its first matrix (on the matrix's line and up to three math lines
+    above), with its names plain: 'Q &= X W_q = ' of an aligned display."""
+    top = first
+    while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
+        top -= 1
+    head = plain_names(" ".join(lines[x].text for x in range(top, first + 1))).split("\\begin{")[0]
+    head = re.sub(r"\\(?:left|right)\s*[(\[]?|\\begin\{(?:align|equation|gather)\*?\}", " ", head)
+    return head.replace("&", " ")  # an aligned display: 'Q &= X W_q = …'
 
 
 _SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")

@@ -22,7 +22,8 @@ from ..read.pages.scan import entry_kind
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_results import unpacked_output
-from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
+from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, product_step, quoted, step_of_ident,
+                             step_of_text)
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
            "OPTION_NOTE", "SUM_TERM_NOTE", "plain_names"]
@@ -328,6 +329,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
                 m = re.fullmatch(r"\\?([A-Za-z][\w^{}\\]*)", head.rsplit("$", 1)[-1].strip())
             return head, (m.group(1) if m else None), is_transposed(head)
         return "", None, False
+    prod = _product_lhs(b) if role == "math" else None
+    if prod:  # '\mathbf{Q} \mathbf{K}^T =', 'A \times V =': the product names the block, not its last factor
+        return prod, None, False
     if role in ("code", "math") or re.search(r"=\s*(?:(?:np|numpy|torch)\.\w+\()?\s*$", b):
         m = _ASSIGN_RE.search(b)
         if m:
@@ -344,6 +348,20 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     s = b.strip(" \t:=→->–—,;$`*")
     m = re.fullmatch(r"\$?\\?([A-Za-z][\w^{}\\.]*)(\[\s*-?\d+\s*\])?\$?", s)
     return s, (m.group(1) if m else None), is_transposed(s)
+
+
+def _product_lhs(before: str) -> str | None:
+    r"""The left side of a display's only '=' when it is a product of two symbols that makes a step
+    (``Q K^T =``, ``A_{\text{Row 3}} \times V =``), as written; None otherwise.
+
+    >>> _product_lhs(r"Q K^T = "), _product_lhs(r"$$ A \times V ="), _product_lhs("Q = "), _product_lhs("Q = X W_Q =")
+    ('Q K^T', 'A \\times V', None, None)
+    """
+    lhs = re.split(r"\$\$?|\\\[|\\\(", before)[-1].strip()
+    if not lhs.endswith("=") or lhs.count("=") != 1:
+        return None
+    head = lhs[:-1].strip()
+    return head if product_step(head) else None
 
 
 #: the note on a term of a sum written on one line (not placed on its own)
@@ -372,6 +390,17 @@ def _name_index(label: str) -> int | None:
     m = re.search(r"(?:_|\^\{?\()(\d{1,3})\)?\}?\s*[:=]?\s*$", label.strip()) or \
         re.fullmatch(r"\s*[A-Za-z_]+?_?(\d{1,3})\s*", label)
     return int(m.group(1)) if m and int(m.group(1)) >= 1 else None
+
+
+def _row_word(label: str) -> int | None:
+    r"""The query row a one-row block's label names with the word Row and its number, counted from 1:
+    ``\text{Softmax}(\text{Row 3})``, ``A_{\text{Row 3}} \times V``; None otherwise (and for 'rows 1 to 3').
+
+    >>> _row_word(r"\text{Softmax}(\text{Row 3})"), _row_word("row 2 of Q"), _row_word("rows 2"), _row_word("Row 0")
+    (3, 2, None, None)
+    """
+    m = re.findall(r"\brow\s*#?\s*(\d{1,3})\b", label or "", re.I)
+    return int(m[0]) if len(set(m)) == 1 and int(m[0]) >= 1 else None
 
 
 def _ident_step(name: str | None) -> str | None:
@@ -1149,6 +1178,8 @@ class _Collector:
             it.exprs = it.rows
             it.operand = True
         step = self.symbols.get(ident or "") or _ident_step(ident)
+        if not step and b.role == "math" and label and ident is None and _product_lhs(b.before):
+            step = product_step(label)  # Q K^T = [[…]]: the scores; A \times V = […]: the output
         if not step and ident and it.kind == "vector" and indexed_name(ident):
             step = indexed_name(ident)[0]  # type: ignore[index]  # K1 = [1, 0]: a row of K (row_index below)
         strength = 3 if step else 0
@@ -1335,6 +1366,8 @@ class _Collector:
             it.row_index = indexed[1]
         elif it.row_index is None:
             it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
+        if it.row_index is None and len(it.rows) == 1 and it.kind != "stack":
+            it.row_index = _row_word(it.label)  # Softmax(\text{Row 3}) = [[…]]: one row, the third query's
         sub = re.search(r"\[\s*(\d+)\s*\]\s*\)?\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0
