@@ -107,3 +107,73 @@ def test_products_factors_and_rows_named_in_displays():
     everything = {(c.step, c.row, tuple(c.values)) for c in ex.claims}
     assert not any(s in ("scores", "scaled") and v == ("1", "0") for s, _, v in everything)  # the factor Q
     assert not any(s in ("weights", "V") and r == "1" and v in (("0.5", "0.5"), ("2", "3")) for s, r, v in everything)
+
+
+# one query's steps printed as vectors under code names with its index, from random inputs never printed
+RUNS = [
+    ([("output", 2, ["1.0"]), ("scores", 2, ["3.0", "1.0"]), ("weights", 2, ["0.9", "0.1"]), ("output", 2, ["2.0"])],
+     [[0], [1, 2, 3]]),  # back to the scores: another example
+    ([("scores", 2, ["3.0"]), ("scores", 2, ["3.0"]), ("weights", 2, ["1.0"])], [[0, 1, 2]]),  # a restatement
+    ([("scores", 2, ["3.0"]), ("scores", 2, ["4.0"])], [[0], [1]]),  # the same row with other numbers
+    ([("weights", 1, ["1.0"]), ("weights", 2, ["1.0"]), ("output", 1, ["5"])], [[0, 1, 2]]),
+]
+
+
+@pytest.mark.parametrize("found,want", RUNS)
+def test_runs_of_one_query_steps(found, want):
+    from symattn.analyses.importer_one_query import runs_in_order
+    assert runs_in_order(found) == want
+
+
+def _one_query_nb(weights: str, second: bool = False, scores: bool = True):
+    from import_snippets import notebook
+    cells = [("torch.manual_seed(123)\nx = torch.rand(3, 4)", None)]
+    if second:
+        cells.append(("context_vec_2 = attention_weights[1] @ x\ncontext_vec_2", "tensor([ 0.2500, -1.5000])\n"))
+    if scores:
+        cells.append(("omega_2 = query_2 @ keys.T\nomega_2", "tensor([ 2.0000,  0.0000, -2.0000])\n"))
+    cells += [("attention_weights_2 = F.softmax(omega_2 / 4**0.5, dim=0)\nattention_weights_2",
+               f"tensor([{weights}])\n"),
+              ("context_vector_2 = attention_weights_2 @ values\ncontext_vector_2", "tensor([ 0.5000, -1.2500])\n")]
+    return notebook(*cells)
+
+
+def test_scores_from_random_inputs_named_by_index_are_that_row():
+    # softmax([2, 0, -2] / √4) = softmax([1, 0, -1]) = [0.6652, 0.2447, 0.0900]; the scores start a file of
+    # claims, all of the second query's row (omega_2), not the first's; the output has no V to be made from
+    (ex,) = imported(_one_query_nb("0.6652, 0.2447, 0.0900"), "notebook")
+    assert not ex.inputs
+    assert claims(ex) == {("scores", "2", ("2.0000", "0.0000", "-2.0000")),
+                          ("weights", "2", ("0.6652", "0.2447", "0.0900"))}
+    assert (ex.convention["scale"].value, ex.convention["d_k"].value) == ("1/sqrt(d_k)", 4)
+
+
+def test_one_query_steps_named_by_index():
+    # no scores printed: the weights and the output of the second query are claims of row 2
+    (ex,) = imported(_one_query_nb("0.6652, 0.2447, 0.0900", scores=False), "notebook")
+    assert not ex.inputs
+    assert claims(ex) == {("weights", "2", ("0.6652", "0.2447", "0.0900")), ("output", "2", ("0.5000", "-1.2500"))}
+
+
+def test_one_query_steps_two_examples():
+    # the second query's context vector printed alone (an example without projections), then the same
+    # query's weights and output of another example: going back to the weights starts a second draft
+    exs = imported(_one_query_nb("0.6652, 0.2447, 0.0900", second=True, scores=False), "notebook")
+    assert [claims(e) for e in exs] == [
+        {("output", "2", ("0.2500", "-1.5000"))},
+        {("weights", "2", ("0.6652", "0.2447", "0.0900")), ("output", "2", ("0.5000", "-1.2500"))}]
+
+
+@pytest.mark.parametrize("weights", [
+    "0.9000, 0.5000, 0.1000",  # no distribution
+    "0.9000, 0.5000",  # no distribution, and narrower than the scores
+])
+def test_one_query_steps_that_do_not_agree_are_not_placed(weights):
+    # (with the scores printed, the scores start the file and the weights are claims however wrong: check judges
+    # them; without, a block named weights that is no distribution is not taken for one query's weights)
+    import symattn as sa
+    try:
+        exs = imported(_one_query_nb(weights, scores=False), "notebook")
+    except sa.SymattnError:
+        exs = []
+    assert not any(c.step == "weights" for e in exs for c in e.claims)

@@ -40,6 +40,7 @@ from ..read.pages import read_page
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
+from .importer_one_query import one_query_steps
 from .importer_claims_only import draws_at_random, root_of_ratio
 from .importer_conventions import (Evidence, heads_evidence, identity_weights, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -1535,6 +1536,8 @@ class _Importer(_ClaimsOnlyReadings):
                 tokens, key_tokens = list(key_tokens), None
             ordered = _rows_by_name(list(tokens) if tokens else spec.query_labels(),
                                     list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
+            if not tokens:
+                ordered = _named_query_row(ordered, given["scores"])
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
@@ -1829,6 +1832,9 @@ class _Importer(_ClaimsOnlyReadings):
                 for k, ex in enumerate(pair, 1):
                     ex.index, ex.count, ex.title = k, 2, f"{ex.title} (example {k} of 2)"
                 return pair
+            one = one_query_steps(self)
+            if one:
+                return one  # one query's steps under names with its index (omega_2, context_vec_2): claims only
         if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
@@ -1887,6 +1893,16 @@ def _display_head(lines: list, first: int) -> str:
 _SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
 _MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_fill\(")
 _PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
+
+
+def _named_query_row(claims: list[ClaimRow], scores: Item) -> list[ClaimRow]:
+    """One query's scores from random inputs, named with the query's index (``omega_2``, ``attn_scores_2``)
+    and no tokens: every claim of the file is that query's row, not the first one's (when every claim is
+    row 1 and no block is named with another index)."""
+    r = scores.row_index
+    if r is None or r < 2 or scores.shape[0] != 1 or any(c.row != "1" for c in claims):
+        return claims
+    return [replace(c, row=str(r)) for c in claims]
 
 
 def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:
