@@ -177,3 +177,66 @@ def test_one_query_steps_that_do_not_agree_are_not_placed(weights):
     except sa.SymattnError:
         exs = []
     assert not any(c.step == "weights" for e in exs for c in e.claims)
+
+
+# the page writes Q = XW_Q, K = XW_K, V = XW_V and prints X but none of the weights: its QKᵀ block (not the dot
+# products of X) is a result, not an input, and X is not V; d_k stated in the text ("if d_k = 64, √64 = 8") when
+# the printed weights (made up: the softmax of the scores for no d) do not tell it
+PROJECTED = r"""
+| Word | Vector |
+|------|--------|
+| Ben | [0.2, 0.7, 0.1] |
+| Okula | [0.9, 0.1, 0.3] |
+
+\[
+Q = XW_Q,\quad K = XW_K,\quad V = XW_V
+\]
+
+\[
+QK^T =
+\begin{bmatrix}
+4 & 2 \\
+2 & 3
+\end{bmatrix}
+\]
+
+\[
+\text{Attention Weights} = softmax\left(\frac{QK^T}{\sqrt{d_k}}\right)
+\]
+
+For example if \( d_k = 64 \), √64 = 8.
+
+\[
+\text{Attention Weights} =
+\begin{bmatrix}
+0.3 & 0.7 \\
+0.5 & 0.5
+\end{bmatrix}
+\]
+"""
+
+
+def test_scores_of_projections_never_printed_are_claims():
+    (ex,) = imported(PROJECTED)
+    assert not ex.inputs
+    assert claims(ex) == {("scores", "1", ("4", "2")), ("scores", "2", ("2", "3")),
+                          ("weights", "1", ("0.3", "0.7")), ("weights", "2", ("0.5", "0.5"))}
+    assert (ex.convention["scale"].value, ex.convention["d_k"].value) == ("1/sqrt(d_k)", 64)
+
+
+def test_without_the_projections_written_the_embeddings_are_the_values():
+    # the same page with no 'V = XW_V': the draft starts from the printed scores with X as V (as before)
+    (ex,) = imported(PROJECTED.replace(r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V", "Q K^T"))
+    assert set(ex.inputs) == {"scores", "V"}
+    assert ex.inputs["V"].rows == [["0.2", "0.7", "0.1"], ["0.9", "0.1", "0.3"]]
+
+
+def test_a_printed_weight_is_no_projection_never_printed():
+    from symattn.analyses.importer import _projected_unprinted
+    from symattn.read.pages import read_page
+    from symattn.analyses.importer_items import collect
+    page = read_page(PROJECTED.replace("\\[\nQK^T", "\\[\nW_V = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}\n\\]\n\n\\[\nQK^T"),
+                     "markdown")
+    got = _projected_unprinted(page.lines, collect(page).items)
+    assert set(got) == {"Q", "K"}
+    assert got["Q"] == "Q = XW_Q"

@@ -1127,7 +1127,9 @@ class _Importer(_ClaimsOnlyReadings):
                 assert scores_item is not None
                 stage = "scores"
                 given["scores"] = scores_item
-                given["V"] = x
+                unprinted = _projected_unprinted(lines, self.items)
+                if "V" not in unprinted:  # (the page writes V = X W_V with a W_V it never prints: X is no V)
+                    given["V"] = x
                 claims_items.remove(scores_item)
                 q_labels = scores_item.row_labels
                 key_tokens = tokens
@@ -1145,8 +1147,10 @@ class _Importer(_ClaimsOnlyReadings):
                         example_text = (f" ({key_tokens[qrow]}·{key_tokens[0]} = {_fmt(v0)}, printed "
                                         f"{scores_item.rows[0][0]})")
                 notes.append(Note("assumed", "the printed scores are not the dot products of the embeddings"
-                                  + example_text + ", so this draft starts from the printed scores, with the "
-                                  "embeddings as the values V", scores_item.at()))
+                                  + example_text + ", so this draft starts from the printed scores, " +
+                                  ("with the embeddings as the values V" if "V" in given else
+                                   f"with no values (the page writes {unprinted['V']!r} and never prints the "
+                                   "weight)"), scores_item.at()))
         else:
             q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
             s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None) \
@@ -1300,7 +1304,7 @@ class _Importer(_ClaimsOnlyReadings):
         rows = _rows_float(scores.rows)
         weights = [c for c in items if c.step == "weights" and c.shape[1] == scores.shape[1] and _numeric(c.rows)]
         if rows is None or not weights:
-            return None
+            return _d_k_stated(lines)
         best: tuple[int, int] | None = None
         for d in range(1, 4097):
             good = total = 0
@@ -1318,7 +1322,7 @@ class _Importer(_ClaimsOnlyReadings):
             if total and good >= 0.9 * total and (best is None or good > best[1]):
                 best = (d, good)
         if best is None:
-            return None
+            return _d_k_stated(lines)
         return best[0], f"the page scales by 1/√d_k without printing d_k; d_k = {best[0]} makes its printed weights", True
 
     def printed_qkv(self, items: list[Item], literal: dict[str, Item]) -> dict[str, Item]:
@@ -1572,6 +1576,8 @@ class _Importer(_ClaimsOnlyReadings):
         never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
         the page (prose, a table) or as a literal in its code: they are then one more printed result."""
         s = given.get("scores")
+        if s is not None and s.role != "output" and {"Q", "K"} <= set(_projected_unprinted(self.page.lines, self.items)):
+            return True  # Q = X W_Q and K = X W_K with weights the page never prints: its QKᵀ is a result
         if s is None or s.role != "output":
             return False
         return not any(it is not s and it.role == "code" and _same_values(it.rows, s.rows) for it in self.items)
@@ -1590,7 +1596,12 @@ class _Importer(_ClaimsOnlyReadings):
         it = given["scores"]
         how = "numbers its code draws at random or loads" if draws_at_random(
             [ln.text for ln in self.page.lines if ln.role == "code"]) else "numbers"
-        notes.append(Note("assumed", f"the page's code computes these scores from {how} it never prints: they are "
+        made = "the page's code computes these scores"
+        if it.role != "output":  # Q = XW_Q, K = XW_K written, the weights never printed
+            proj = ", ".join(_projected_unprinted(self.page.lines, self.items).values())
+            made = f"the page makes these scores as QKᵀ with {proj}"
+            how = "weights"
+        notes.append(Note("assumed", f"{made} from {how} it never prints: they are "
                                      "claims, not inputs (check starts from them, each known only to its printed "
                                      "digits)", it.at()))
         return out + ordered
@@ -1893,6 +1904,44 @@ def _display_head(lines: list, first: int) -> str:
 _SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
 _MASKED_FROM_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\.masked_fill\(")
 _PRODUCT_RE = re.compile(r"@|\b(?:matmul|bmm|einsum|mm|dot)\(")
+
+
+_PROJECTED_RE = re.compile(r"(?<![\w\\])([QKV])\s*=\s*X\s*(?:\\cdot|\\times|[·×*@])?\s*W_?\^?\{?([QKVqkv])\}?(?![\w{])")
+
+
+def _projected_unprinted(lines: list, items: list[Item]) -> dict[str, str]:
+    """The projections the page writes as X times a weight (``Q = XW_Q``, ``V = X \\cdot W^V``) whose weight it
+    never prints (no block names it): {'Q': the text, …}. Those of Q, K, V are then made from numbers the page
+    does not give: X is not V, and QKᵀ printed is a result, not an input."""
+    printed = {it.step for it in items if it.step in ("Wq", "Wk", "Wv") and it.kind == "matrix"}
+    out: dict[str, str] = {}
+    for ln in lines:
+        for m in _PROJECTED_RE.finditer(plain_names(ln.text)):
+            if m.group(1) == m.group(2).upper() and f"W{m.group(1).lower()}" not in printed:
+                out.setdefault(m.group(1), m.group(0))
+    return out
+
+
+_D_K_STATED = re.compile(r"(?<![\w\\])d_\{?k\}?\s*=\s*(\d{1,5})(?![\d.,]\d)")
+
+
+def _d_k_stated(lines: list) -> tuple[int, str, bool] | None:
+    r"""d_k as the page's text states it ('if \\( d_k = 64 \\), √64 = 8'), when it states one value only (its
+    code is read elsewhere): (value, why, False), or None.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> _d_k_stated([Line("Örneğin \\( d_k = 64 \\) ise, √64 = 8 olur.", Where(3), "prose")])[0]
+    64
+    >>> _d_k_stated([Line("d_k = 4 here, d_k = 8 there", Where(3), "prose")]) is None
+    True
+    """
+    found = {(int(m.group(1)), ln.text.strip()) for ln in lines if ln.role != "code"
+             for m in _D_K_STATED.finditer(ln.text)}
+    values = {v for v, _ in found}
+    if len(values) != 1 or not 1 <= min(values) <= MAX_DIM:
+        return None
+    v, text = min(found)
+    return v, f"the page says so: {text[:80]!r}", False
 
 
 def _named_query_row(claims: list[ClaimRow], scores: Item) -> list[ClaimRow]:
