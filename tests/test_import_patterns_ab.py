@@ -240,3 +240,29 @@ def test_a_printed_weight_is_no_projection_never_printed():
     got = _projected_unprinted(page.lines, collect(page).items)
     assert set(got) == {"Q", "K"}
     assert got["Q"] == "Q = XW_Q"
+
+
+def _commented_nb():
+    from import_snippets import notebook
+    return notebook(
+        ("torch.manual_seed(123)\nx = torch.rand(3, 2)", None),
+        ("context_vec_2 = attention_weights[1] @ x\ncontext_vec_2", "tensor([ 0.2500, -1.5000])\n"),
+        ("# X = np.array([\n#     [1, 0],   # x1\n#     [0, 1],   # x2\n# ], dtype=float)\n"
+         "# scores = X @ X[0]\n# weights = softmax(scores)", None),
+        ("attention_weights_2 = F.softmax(omega_2 / 2**0.5, dim=0)\nattention_weights_2",
+         "tensor([0.6652, 0.2447, 0.0900])\n"),
+        ("context_vector_2 = attention_weights_2 @ values\ncontext_vector_2", "tensor([ 0.5000, -1.2500, 2.0000])\n"))
+
+
+def test_commented_out_inputs_and_one_query_steps_beside_them():
+    # X in a commented-out cell next to attention code: Q = K = V = X, a draft of inputs only (said so); the
+    # second query's printed steps on either side of it are drafts of their own, in page order
+    exs = imported(_commented_nb(), "notebook")
+    assert [claims(e) for e in exs] == [
+        {("output", "2", ("0.2500", "-1.5000"))},
+        set(),
+        {("weights", "2", ("0.6652", "0.2447", "0.0900")), ("output", "2", ("0.5000", "-1.2500", "2.0000"))}]
+    x = exs[1]
+    assert {k: g.rows for k, g in x.inputs.items()} == {k: [["1", "0"], ["0", "1"]] for k in ("Q", "K", "V")}
+    assert any("commented out" in n.text for n in x.assumptions)
+    assert not any("0.2500" in n.text or "0.6652" in n.text for e in exs for n in e.unplaced)

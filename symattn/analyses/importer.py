@@ -1524,11 +1524,14 @@ class _Importer(_ClaimsOnlyReadings):
         else:
             conv_rounded = False
         if not placer.claims and not (stage == "x" and not given) and not (
-                stage == "qkv" and given and all(g.role == "code" for g in given.values()) and any(ln.role == "code" and "softmax" in ln.text.lower()
+                stage == "qkv" and given and all(g.role in ("code", "comment") for g in given.values()) and any(ln.role == "code" and "softmax" in ln.text.lower()
                                                    for ln in self.page.lines)):
             # (Q, K and V written in code that computes attention are an example even when the page
             # prints none of its results: the draft has the inputs to derive from)
             return None, "nothing printed on the page could be placed in it"
+        if not placer.claims and given and all(g.role == "comment" for g in given.values()):
+            notes.append(Note("assumed", "the inputs are written in code that is commented out (never run, nothing "
+                                         "printed from it): a draft of inputs only", next(iter(given.values())).at()))
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index, seg.first)
         ordered = placer.ordered()
@@ -1769,6 +1772,17 @@ class _Importer(_ClaimsOnlyReadings):
         name = re.sub(r"\.[A-Za-z]+$", "", self.page.source.split("/")[-1])
         return name if name and name not in ("<page>", "-", "<stdin>") else "Imported worked example"
 
+    def one_query_beside(self, out: list[ImportedExample]) -> list[ImportedExample]:
+        """One query's steps named by its index (see :mod:`.importer_one_query`) that no example found on the
+        page holds: drafts of their own, no longer listed as not placed in the others."""
+        held = frozenset(part.split("–")[0].strip() for e in out for c in e.claims for part in str(c.where).split(";")) | \
+            frozenset(str(w) for e in out for g in e.inputs.values() for w in g.where)
+        more = one_query_steps(self, held, alone=False, before=out)
+        now = {c.where for e in more for c in e.claims}
+        for e in out if more else []:
+            e.notes = [n for n in e.notes if not (n.kind == "unplaced" and n.where.split("–")[0] in now)]
+        return more
+
     def run(self) -> list[ImportedExample]:
         self.twins: list[tuple[ImportedExample, ImportedExample]] = []
         self.vector_sums()
@@ -1875,6 +1889,9 @@ class _Importer(_ClaimsOnlyReadings):
             out.append(ex)  # weights written one line a key, under each query: claims only
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
         out += self.indexed_entries(out)
+        more = self.one_query_beside(out)
+        if more:
+            out = sorted(out + more, key=lambda e: e.first_index)
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):

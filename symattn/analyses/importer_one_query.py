@@ -41,16 +41,32 @@ def runs_in_order(found: list[tuple[str, int, list[str]]]) -> list[list[int]]:
 
 def _named_row(it: Item) -> bool:
     return (it.kind == "vector" and it.strength == 3 and it.batches == 1 and it.step in _ROW_STEPS
+            and it.role in ("output", "code")  # a code variable's name (omega_2) printed by the code
             and it.row_index is not None and it.token is None and not it.operand and not it.products
             and not it.aside and _numeric_or_inf(it.rows))
 
 
-def one_query_steps(imp) -> list[ImportedExample]:
+def _continues(ex: ImportedExample, its: list[Item]) -> bool:
+    """Whether one query's steps printed after an example's claims go on working it forward (the same row,
+    later steps): they belong to it, not to a draft of their own."""
+    own = [(c.step, c.row, list(c.values)) for c in ex.claims if c.group is None and c.step in _ROW_STEPS]
+    if not own or ex.first_index > its[0].line:
+        return False
+    return len(runs_in_order(own + [(it.step, str(it.row_index), it.rows[0]) for it in its])) == 1 and \
+        {c.row for c in ex.claims} == {str(it.row_index) for it in its}
+
+
+def one_query_steps(imp, skip: frozenset[str] = frozenset(), alone: bool = True,
+                    before: list[ImportedExample] | None = None) -> list[ImportedExample]:
     """The claims-only examples of a page whose only steps are one query's rows, printed as vectors under
     code names with the query's index (see the module). Each run must be consistent: the scores and weights
     as wide as each other, the weights a distribution, the outputs as wide as each other; when the run has
-    both the scores and the weights, the weights must be their softmax (scaled by √d for some d)."""
-    named = [it for it in imp.items if _named_row(it)]
+    both the scores and the weights, the weights must be their softmax (scaled by √d for some d). ``skip``: where
+    the blocks are that examples found on the page already hold; ``alone``: no other example on the page (the
+    drafts are then numbered and titled here, and the page's other blocks listed with them); ``before``: those
+    examples (a run that goes on working one of them forward is left to it)."""
+    named = [it for it in imp.items if _named_row(it) and str(it.where[0]) not in skip]
+    before = before or []
     if not named:
         return []
     runs = runs_in_order([(it.step, it.row_index, it.rows[0]) for it in named])
@@ -59,6 +75,8 @@ def one_query_steps(imp) -> list[ImportedExample]:
     lines = imp.page.lines
     for run in runs:
         its = [named[k] for k in run]
+        if any(_continues(e, its) for e in before):
+            continue  # the rest of an example found on the page (its output after its weights): not a draft
         firsts: dict[tuple[str, int], Item] = {}
         for it in its:
             firsts.setdefault((it.step, it.row_index), it)
@@ -99,6 +117,8 @@ def one_query_steps(imp) -> list[ImportedExample]:
                                        key_tokens=None, inputs={}, convention=conv, claims=claims, notes=notes,
                                        first_index=first, first_line=str(lines[first].where),
                                        last_line=str(lines[min(last, len(lines) - 1)].where)))
+    if not alone:
+        return out
     for ex in out:
         ex.count = len(out)
         if len(out) > 1:
