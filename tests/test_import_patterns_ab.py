@@ -266,3 +266,22 @@ def test_commented_out_inputs_and_one_query_steps_beside_them():
     assert {k: g.rows for k, g in x.inputs.items()} == {k: [["1", "0"], ["0", "1"]] for k in ("Q", "K", "V")}
     assert any("commented out" in n.text for n in x.assumptions)
     assert not any("0.2500" in n.text or "0.6652" in n.text for e in exs for n in e.unplaced)
+
+
+# a product written with an operator names no factor of it: a block under '\text{Scores} \times V =' is neither
+# the scores nor V; under '\text{Attention Weights} \times V =' it is the output
+NAMED_PRODUCTS = [
+    (r"\text{Attention Weights} \times V", "output"),
+    (r"\text{Scores} \times V", None),
+    (r"\mathbf{Q} \mathbf{K}^T", "scores"),
+    (r"\mathbf{X} \mathbf{W}_Q", "Q"),
+]
+
+
+@pytest.mark.parametrize("lhs,want", NAMED_PRODUCTS)
+def test_a_block_under_a_written_product(lhs, want):
+    page = ("$$\n" + lhs + " =\n\\begin{bmatrix}\n1 & 2 \\\\\n3 & 4\n\\end{bmatrix}\n$$\n")
+    from symattn.analyses.importer_items import collect
+    from symattn.read.pages import read_page
+    (it,) = collect(read_page(page, "markdown")).items
+    assert it.step == want

@@ -352,16 +352,21 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
 
 def _product_lhs(before: str) -> str | None:
     r"""The left side of a display's only '=' when it is a product of two symbols that makes a step
-    (``Q K^T =``, ``A_{\text{Row 3}} \times V =``), as written; None otherwise.
+    (``Q K^T =``, ``A_{\text{Row 3}} \times V =``), or any product written with an operator (its last factor is
+    not what it names), as written; None otherwise.
 
     >>> _product_lhs(r"Q K^T = "), _product_lhs(r"$$ A \times V ="), _product_lhs("Q = "), _product_lhs("Q = X W_Q =")
     ('Q K^T', 'A \\times V', None, None)
+    >>> _product_lhs(r"\text{Scores} \times V = "), _product_lhs(r"W_{\text{times}} = ")
+    ('\\text{Scores} \\times V', None)
     """
     lhs = re.split(r"\$\$?|\\\[|\\\(", before)[-1].strip()
     if not lhs.endswith("=") or lhs.count("=") != 1:
         return None
     head = lhs[:-1].strip()
-    return head if product_step(head) else None
+    if product_step(head) or re.search(r"\\times(?![A-Za-z])|\\cdot(?![A-Za-z])|[×·]", head):
+        return head  # (a product whose step is not read names no factor of it: '\text{Scores} \times V =')
+    return None
 
 
 #: the note on a term of a sum written on one line (not placed on its own)
@@ -1178,7 +1183,8 @@ class _Collector:
             it.exprs = it.rows
             it.operand = True
         step = self.symbols.get(ident or "") or _ident_step(ident)
-        if not step and b.role == "math" and label and ident is None and _product_lhs(b.before):
+        product = b.role == "math" and bool(label) and ident is None and _product_lhs(b.before) is not None
+        if not step and product:
             step = product_step(label)  # Q K^T = [[…]]: the scores; A \times V = […]: the output
         if not step and ident and it.kind == "vector" and indexed_name(ident):
             step = indexed_name(ident)[0]  # type: ignore[index]  # K1 = [1, 0]: a row of K (row_index below)
@@ -1211,7 +1217,7 @@ class _Collector:
             st = (step_of_ident(lhs) or step_of_text(lhs)) if lhs else None
             if st:  # Final Output = Combined @ W^O = [[(a+b)/2 …]] = [[0.50 …]]: the equation's left side names it
                 step, strength, label = st, 2, lhs
-        if not step and label and not aside:
+        if not step and label and not aside and not product:  # (a product's words name a factor, not it)
             step = step_of_text(label)
             strength = 2 if step else 0
         gridded = False
@@ -1271,7 +1277,7 @@ class _Collector:
                         step, strength, it.label = st, 2, own
                         it.transposed = it.transposed or is_transposed(own)
         it.aside = aside
-        if not step and not compare and not aside:
+        if not step and not compare and not aside and not product:
             ctx, s = self.context_label(b.start)
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label

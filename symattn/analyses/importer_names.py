@@ -165,9 +165,14 @@ def product_step(formula: str) -> str | None:
 
     >>> product_step(r"Q K^T"), product_step(r"A_{\text{Row 3}} \times V"), product_step(r"X W_Q")
     ('scores', 'output', 'Q')
+    >>> product_step(r"\text{Attention Weights} \times V"), product_step(r"\text{Scores} \times V")
+    ('output', None)
     >>> product_step(r"A B"), product_step(r"Q K"), product_step("Q")
     (None, None, None)
     """
+    parts = re.split(r"\\times|\\cdot|[×·*@]", formula)
+    if len(parts) == 2 and step_of_ident(parts[1].strip()) == "V" and step_of_text(parts[0]) == "weights":
+        return "output"  # \text{Attention Weights} \times V: the weights, in words, times V
     s = re.sub(r"\\(?:text|mathrm|textrm)\s*\{([^{}]*)\}", lambda m: re.sub(r"\s+", "", m.group(1)), formula)
     factors = product_factors(s)
     if not factors or len(factors) != 2:
