@@ -285,3 +285,13 @@ def test_a_block_under_a_written_product(lhs, want):
     from symattn.read.pages import read_page
     (it,) = collect(read_page(page, "markdown")).items
     assert it.step == want
+
+
+def test_scores_written_as_a_code_literal_stay_inputs():
+    # the same projections written, but the scores given as a literal in code: the page's own inputs
+    page = PROJECTED.split(r"\[" + "\nQK^T")[0] + (
+        "```python\nscores = np.array([[4, 2], [2, 3]])\nweights = softmax(scores)\nprint(weights)\n```\n\n"
+        "```\n[[0.881 0.119]\n [0.269 0.731]]\n```\n")
+    (ex,) = imported(page)
+    assert ex.inputs["scores"].rows == [["4", "2"], ["2", "3"]]
+    assert claims(ex) == {("weights", "1", ("0.881", "0.119")), ("weights", "2", ("0.269", "0.731"))}

@@ -1579,7 +1579,8 @@ class _Importer(_ClaimsOnlyReadings):
         never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
         the page (prose, a table) or as a literal in its code: they are then one more printed result."""
         s = given.get("scores")
-        if s is not None and s.role != "output" and {"Q", "K"} <= set(_projected_unprinted(self.page.lines, self.items)):
+        if s is not None and s.role not in ("output", "code") and \
+                {"Q", "K"} <= set(_projected_unprinted(self.page.lines, self.items)):
             return True  # Q = X W_Q and K = X W_K with weights the page never prints: its QKᵀ is a result
         if s is None or s.role != "output":
             return False
