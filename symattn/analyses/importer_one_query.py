@@ -61,7 +61,7 @@ def one_query_steps(imp, skip: frozenset[str] = frozenset(), alone: bool = True,
     """The claims-only examples of a page whose only steps are one query's rows, printed as vectors under
     code names with the query's index (see the module). Each run must be consistent: the scores and weights
     as wide as each other, the weights a distribution, the outputs as wide as each other; when the run has
-    both the scores and the weights, the weights must be their softmax (scaled by √d for some d). ``skip``: where
+    both the scores and the weights, the scale is the one that makes the weights their softmax. ``skip``: where
     the blocks are that examples found on the page already hold; ``alone``: no other example on the page (the
     drafts are then numbered and titled here, and the page's other blocks listed with them); ``before``: those
     examples (a run that goes on working one of them forward is left to it)."""
@@ -86,7 +86,6 @@ def one_query_steps(imp, skip: frozenset[str] = frozenset(), alone: bool = True,
                                                  for it in its):
             continue
         conv: dict[str, Choice] = {}
-        told = True
         for (step, row), w in firsts.items():
             raw = firsts.get(("scores", row))
             if step != "weights" or raw is None:
@@ -98,25 +97,25 @@ def one_query_steps(imp, skip: frozenset[str] = frozenset(), alone: bool = True,
             elif _softmax_as_is(raw.rows[0], w.rows[0]):
                 conv = {"scale": Choice("none", "the printed weights are the softmax of the printed scores as "
                                                 "they are", where=w.at())}
-            else:
-                told = False  # weights that are no softmax of the scores beside them: not one query's steps
-        if told:
-            claims = [ClaimRow(it.step, str(it.row_index), list(it.rows[0]), it.at()) for it in firsts.values()]
-            claims.sort(key=lambda c: CLAIM_ORDER.index(c.step))
-            first = min(it.line for it in its)
-            last = max(it.end for it in its)
-            steps = ", ".join(dict.fromkeys(c.step for c in claims))
-            notes = [Note("assumed", f"the page prints one query's {steps} (row {claims[0].row}, by the index in "
-                                     "its names) and none of the inputs that make them: drafted as claims only",
-                          its[0].at())]
-            notes += [Note("repeat", "prints the same numbers again", it.at()) for it in its if it not in
-                      firsts.values() and _same_values(it.rows, firsts[(it.step, it.row_index)].rows)]
-            used |= {id(it) for it in its}
-            out.append(ImportedExample(title=imp.title(len(out) + 1, first), source=imp.page.source,
-                                       format=imp.page.format, index=len(out) + 1, count=1, tokens=None,
-                                       key_tokens=None, inputs={}, convention=conv, claims=claims, notes=notes,
-                                       first_index=first, first_line=str(lines[first].where),
-                                       last_line=str(lines[min(last, len(lines) - 1)].where)))
+            else:  # the page's names say what they are; check tells which numbers are wrong
+                conv = {"scale": Choice("none", "the printed weights are the softmax of the printed scores at no "
+                                                "scale; this draft applies softmax to them as they are", assumed=True)}
+        claims = [ClaimRow(it.step, str(it.row_index), list(it.rows[0]), it.at()) for it in firsts.values()]
+        claims.sort(key=lambda c: CLAIM_ORDER.index(c.step))
+        first = min(it.line for it in its)
+        last = max(it.end for it in its)
+        steps = ", ".join(dict.fromkeys(c.step for c in claims))
+        notes = [Note("assumed", f"the page prints one query's {steps} (row {claims[0].row}, by the index in "
+                                 "its names) and none of the inputs that make them: drafted as claims only",
+                      its[0].at())]
+        notes += [Note("repeat", "prints the same numbers again", it.at()) for it in its if it not in
+                  firsts.values() and _same_values(it.rows, firsts[(it.step, it.row_index)].rows)]
+        used |= {id(it) for it in its}
+        out.append(ImportedExample(title=imp.title(len(out) + 1, first), source=imp.page.source,
+                                   format=imp.page.format, index=len(out) + 1, count=1, tokens=None,
+                                   key_tokens=None, inputs={}, convention=conv, claims=claims, notes=notes,
+                                   first_index=first, first_line=str(lines[first].where),
+                                   last_line=str(lines[min(last, len(lines) - 1)].where)))
     if not alone:
         return out
     for ex in out:
@@ -140,5 +139,7 @@ def _softmax_as_is(scores: list[str], weights: list[str]) -> bool:
     except ValueError:
         return False
     m = max(s)
+    if not math.isfinite(m):
+        return False
     e = [math.exp(v - m) for v in s]
     return len(s) == len(w) and all(abs(a / sum(e) - b) <= 0.005 for a, b in zip(e, w))
