@@ -295,3 +295,39 @@ def test_scores_written_as_a_code_literal_stay_inputs():
     (ex,) = imported(page)
     assert ex.inputs["scores"].rows == [["4", "2"], ["2", "3"]]
     assert claims(ex) == {("weights", "1", ("0.881", "0.119")), ("weights", "2", ("0.269", "0.731"))}
+
+
+# TeX comments inside a bmatrix ('0.1 & 0.2 \\  % 어제'): not part of the next row (before, the display was read as a
+# table with '% 어제 0.0' in a cell); a one-word comment after each row names the row's token, in any script
+COMMENTED = r"""
+$$
+\mathbf{X} =
+\begin{bmatrix}
+0.1 & 0.2 \\  % 어제
+0.0 & 0.1 \\  % 밤에
+0.5 & 0.3     % 배
+\end{bmatrix}
+$$
+"""
+
+BODIES = [
+    ("1 & 2 \\\\  % I\n3 & 4     % love\n", ("1 & 2 \\\\  \n3 & 4     \n", ["I", "love"])),
+    ("1 & 2 \\\\ % first\n3 & 4 \\\\\n", ("1 & 2 \\\\ \n3 & 4 \\\\\n", ["first", ""])),
+    ("1 & 2 % one\n\\\\ 3 & 4", ("1 & 2 \n\\\\ 3 & 4", ["one", ""])),  # the comment before the break: row 1's
+    (r"50\% & 2 \\ 3 & 4", (r"50\% & 2 \\ 3 & 4", [])),  # an escaped percent sign is no comment
+]
+
+
+@pytest.mark.parametrize("body,want", BODIES)
+def test_tex_comments_in_a_matrix_body(body, want):
+    from symattn.read.pages.latex_cells import body_comments
+    assert body_comments(body) == want
+
+
+def test_a_matrix_with_tex_comments_after_its_rows():
+    from symattn.analyses.importer_items import collect
+    from symattn.read.pages import read_page
+    (it,) = collect(read_page(COMMENTED, "markdown")).items
+    assert it.step == "X"
+    assert it.rows == [["0.1", "0.2"], ["0.0", "0.1"], ["0.5", "0.3"]]
+    assert it.row_labels == ["어제", "밤에", "배"]

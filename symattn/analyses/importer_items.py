@@ -609,6 +609,8 @@ def _note_token(note: str) -> str | None:
     q = quoted(note)
     if q:
         return q[0]
+    if re.fullmatch(r"[^\W\d_][\w'-]*", note.strip()) and not note.strip().isascii():
+        return note.strip()  # '% 어제', '# 単語': a comment that is one word in any script names the row's token
     m = re.match(r"([A-Za-z<>][\w<>'-]*)(\s*\d)?", note.strip())
     if m and not m.group(2) and m.group(1).lower() not in ("word", "token", "row", "query", "key", "value",
                                                             "weights", "shape", "input", "dim", "e.g"):
