@@ -63,9 +63,6 @@ KNOWN_MISSES = {
     "x/tomjerry.md": 3,         # "Self-Correction" asides with other weights
     # batches z, ab and ac, measured before any change made for them (z 339/339, ab 281/502, ac 126/320); ab and
     # ac are being worked on, z placed every number untouched
-    "ab/bae.md": 128,
-    "ab/okula.ipynb": 9,
-    "ab/sentence16.ipynb": 84,
     # batch ac after its fixes: examnotes' row 3 of the weights restated as (1/3, 1/3, 1/3) in prose (fractions in a
     # parenthesized tuple are not read: the sentence before it names the scaled scores, so reading it would place it
     # there)
@@ -88,7 +85,6 @@ KNOWN_EXTRAS = {
     # their own (29)
     "x/tomjerry.md": 29,
     "z/simplex2.ipynb": 1,     # the printed sum of the weights ("1.") its reader does not count
-    "ab/bae.md": 74,
     "ac/examnotes.md": 3,      # the printed row sums ("row sums = [1. 1. 1.]") its reader does not count
 }
 

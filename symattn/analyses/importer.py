@@ -40,6 +40,7 @@ from ..read.pages import read_page
 from ..read.pages.model import Page
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
+from .importer_one_query import one_query_steps
 from .importer_claims_only import draws_at_random, root_of_ratio
 from .importer_conventions import (Evidence, heads_evidence, identity_weights, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -523,13 +524,7 @@ class _Importer(_ClaimsOnlyReadings):
             if len(run) >= 2 and eq and eq[-1] == len(seps) - 1 and len(run) >= 3 or (len(run) == 2 and eq == [0]
                                                                                       and run[0].strength < 3):
                 result = run[-1]
-                first = run[0].line
-                top = first
-                while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
-                    top -= 1
-                head = plain_names(" ".join(lines[x].text for x in range(top, first + 1))).split("\\begin{")[0]
-                head = re.sub(r"\\(?:left|right)\s*[(\[]?|\\begin\{(?:align|equation|gather)\*?\}", " ", head)
-                head = head.replace("&", " ")  # an aligned display: 'Q &= X W_q = …'
+                head = _display_head(lines, run[0].line)
                 for op in run[:-1]:
                     op.operand = True
                     op.label, op.step, op.strength = "", None, 0
@@ -567,6 +562,15 @@ class _Importer(_ClaimsOnlyReadings):
                 # "Q'K'^T = [Q'] \times [K'^T]" and the display ends: the product is written, not worked out;
                 # each matrix is an operand (what the name before the display names is not printed)
                 self.product_operands(run, lines)
+            elif len(run) >= 2 and not eq and len({(m.line, m.before) for m in run}) == len(run) \
+                    and all(_JUXTAPOSED.fullmatch(g) for g in seps):
+                # '\mathbf{Q} \mathbf{K}^T = [..] [..]' with no '=' after them in the display: each matrix is a
+                # factor of the product the left side names (its result is printed elsewhere, or not at all)
+                for op in run:
+                    op.operand = True
+                    op.label, op.step, op.strength = "", None, 0
+                    op.notes.append("a factor of a product written out on the page")
+                self.name_factors(_display_head(lines, run[0].line), run)
             k = j
         self.items.sort(key=lambda it: (it.line, it.where[0].line))
 
@@ -1279,7 +1283,9 @@ class _Importer(_ClaimsOnlyReadings):
                 assert scores_item is not None
                 stage = "scores"
                 given["scores"] = scores_item
-                given["V"] = x
+                unprinted = _projected_unprinted(lines, self.items)
+                if "V" not in unprinted:  # (the page writes V = X W_V with a W_V it never prints: X is no V)
+                    given["V"] = x
                 claims_items.remove(scores_item)
                 q_labels = scores_item.row_labels
                 key_tokens = tokens
@@ -1297,8 +1303,10 @@ class _Importer(_ClaimsOnlyReadings):
                         example_text = (f" ({key_tokens[qrow]}·{key_tokens[0]} = {_fmt(v0)}, printed "
                                         f"{scores_item.rows[0][0]})")
                 notes.append(Note("assumed", "the printed scores are not the dot products of the embeddings"
-                                  + example_text + ", so this draft starts from the printed scores, with the "
-                                  "embeddings as the values V", scores_item.at()))
+                                  + example_text + ", so this draft starts from the printed scores, " +
+                                  ("with the embeddings as the values V" if "V" in given else
+                                   f"with no values (the page writes {unprinted['V']!r} and never prints the "
+                                   "weight)"), scores_item.at()))
         else:
             q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
             s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None) \
@@ -1473,7 +1481,7 @@ class _Importer(_ClaimsOnlyReadings):
         rows = _rows_float(scores.rows)
         weights = [c for c in items if c.step == "weights" and c.shape[1] == scores.shape[1] and _numeric(c.rows)]
         if rows is None or not weights:
-            return None
+            return _d_k_stated(lines)
         best: tuple[int, int] | None = None
         for d in range(1, 4097):
             good = total = 0
@@ -1491,7 +1499,7 @@ class _Importer(_ClaimsOnlyReadings):
             if total and good >= 0.9 * total and (best is None or good > best[1]):
                 best = (d, good)
         if best is None:
-            return None
+            return _d_k_stated(lines)
         return best[0], f"the page scales by 1/√d_k without printing d_k; d_k = {best[0]} makes its printed weights", True
 
     def printed_qkv(self, items: list[Item], literal: dict[str, Item]) -> dict[str, Item]:
@@ -1698,11 +1706,14 @@ class _Importer(_ClaimsOnlyReadings):
         else:
             conv_rounded = False
         if not placer.claims and not (stage == "x" and not given) and not (
-                stage == "qkv" and given and all(g.role == "code" for g in given.values()) and any(ln.role == "code" and "softmax" in ln.text.lower()
+                stage == "qkv" and given and all(g.role in ("code", "comment") for g in given.values()) and any(ln.role == "code" and "softmax" in ln.text.lower()
                                                    for ln in self.page.lines)):
             # (Q, K and V written in code that computes attention are an example even when the page
             # prints none of its results: the draft has the inputs to derive from)
             return None, "nothing printed on the page could be placed in it"
+        if not placer.claims and given and all(g.role == "comment" for g in given.values()):
+            notes.append(Note("assumed", "the inputs are written in code that is commented out (never run, nothing "
+                                         "printed from it): a draft of inputs only", next(iter(given.values())).at()))
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index, seg.first)
         ordered = placer.ordered()
@@ -1716,6 +1727,8 @@ class _Importer(_ClaimsOnlyReadings):
                                     list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
             ordered = _output_matrices(list(tokens) if tokens else spec.query_labels(), claims_items, placer.notes,
                                        ordered)
+            if not tokens:
+                ordered = _named_query_row(ordered, given["scores"])
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
@@ -1760,6 +1773,9 @@ class _Importer(_ClaimsOnlyReadings):
         if s is not None and set(given) == {"scores"} and _shapes_only(self.page.lines, self.items):
             # 'Q shape: (1, 3, 4), K shape: (1, 3, 4)': the program had Q and K and printed only their shapes
             return True
+        if s is not None and s.role not in ("output", "code") and \
+                {"Q", "K"} <= set(_projected_unprinted(self.page.lines, self.items)):
+            return True  # Q = X W_Q and K = X W_K with weights the page never prints: its QKᵀ is a result
         if s is None or s.role != "output":
             return False
         return not any(it is not s and it.role == "code" and _same_values(it.rows, s.rows) for it in self.items)
@@ -1778,7 +1794,12 @@ class _Importer(_ClaimsOnlyReadings):
         it = given["scores"]
         how = "numbers its code draws at random or loads" if draws_at_random(
             [ln.text for ln in self.page.lines if ln.role == "code"]) else "numbers"
-        notes.append(Note("assumed", f"the page's code computes these scores from {how} it never prints: they are "
+        made = "the page's code computes these scores"
+        if it.role != "output":  # Q = XW_Q, K = XW_K written, the weights never printed
+            proj = ", ".join(_projected_unprinted(self.page.lines, self.items).values())
+            made = f"the page makes these scores as QKᵀ with {proj}"
+            how = "weights"
+        notes.append(Note("assumed", f"{made} from {how} it never prints: they are "
                                      "claims, not inputs (check starts from them, each known only to its printed "
                                      "digits)", it.at()))
         return out + ordered
@@ -1981,6 +2002,17 @@ class _Importer(_ClaimsOnlyReadings):
         name = re.sub(r"\.[A-Za-z]+$", "", self.page.source.split("/")[-1])
         return name if name and name not in ("<page>", "-", "<stdin>") else "Imported worked example"
 
+    def one_query_beside(self, out: list[ImportedExample]) -> list[ImportedExample]:
+        """One query's steps named by its index (see :mod:`.importer_one_query`) that no example found on the
+        page holds: drafts of their own, no longer listed as not placed in the others."""
+        held = frozenset(part.split("–")[0].strip() for e in out for c in e.claims for part in str(c.where).split(";")) | \
+            frozenset(str(w) for e in out for g in e.inputs.values() for w in g.where)
+        more = one_query_steps(self, held, alone=False, before=out)
+        now = {c.where for e in more for c in e.claims}
+        for e in out if more else []:
+            e.notes = [n for n in e.notes if not (n.kind == "unplaced" and n.where.split("–")[0] in now)]
+        return more
+
     def run(self) -> list[ImportedExample]:
         self.twins: list[tuple[ImportedExample, ImportedExample]] = []
         self.vector_sums()
@@ -2061,6 +2093,9 @@ class _Importer(_ClaimsOnlyReadings):
                 for k, ex in enumerate(pair, 1):
                     ex.index, ex.count, ex.title = k, 2, f"{ex.title} (example {k} of 2)"
                 return pair
+            one = one_query_steps(self)
+            if one:
+                return one  # one query's steps under names with its index (omega_2, context_vec_2): claims only
         if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
@@ -2092,6 +2127,9 @@ class _Importer(_ClaimsOnlyReadings):
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
         out += self.indexed_entries(out)
         outright += self.softmax_lines_unplaced(out)
+        more = self.one_query_beside(out)
+        if more:
+            out = sorted(out + more, key=lambda e: e.first_index)
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
@@ -2101,6 +2139,21 @@ class _Importer(_ClaimsOnlyReadings):
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+
+#: what stands between two matrices written side by side as a product (no '=', no comma)
+_JUXTAPOSED = re.compile(r"(?:\\(?:cdot|times|left|right)|[\s×·*@()])*")
+
+
+def _display_head(lines: list, first: int) -> str:
+    """The text of a display before its first matrix (on the matrix's line and up to three math lines
+    above), with its names plain: 'Q &= X W_q = ' of an aligned display."""
+    top = first
+    while top > 0 and first - top < 3 and lines[top - 1].role == "math" and "\\end" not in lines[top - 1].text:
+        top -= 1
+    head = plain_names(" ".join(lines[x].text for x in range(top, first + 1))).split("\\begin{")[0]
+    head = re.sub(r"\\(?:left|right)\s*[(\[]?|\\begin\{(?:align|equation|gather)\*?\}", " ", head)
+    return head.replace("&", " ")  # an aligned display: 'Q &= X W_q = …'
 
 
 _SOFTMAX_ARG_RE = re.compile(r"softmax\(\s*([A-Za-z_]\w*)\b(?!\s*[(\[.@*/+-])")
@@ -2180,6 +2233,54 @@ def _fresh_scores(cur: "_Segment", it: Item) -> bool:
     if first is None or first.shape != it.shape or _same_values(first.rows, it.rows):
         return False
     return any(c.step in ("weights", "output") and c.line > first.line and c.kind == "matrix" for c in cur.items)
+
+
+_PROJECTED_RE = re.compile(r"(?<![\w\\])([QKV])\s*=\s*X\s*(?:\\cdot|\\times|[·×*@])?\s*W_?\^?\{?([QKVqkv])\}?(?![\w{])")
+
+
+def _projected_unprinted(lines: list, items: list[Item]) -> dict[str, str]:
+    """The projections the page writes as X times a weight (``Q = XW_Q``, ``V = X \\cdot W^V``) whose weight it
+    never prints (no block names it): {'Q': the text, …}. Those of Q, K, V are then made from numbers the page
+    does not give: X is not V, and QKᵀ printed is a result, not an input."""
+    printed = {it.step for it in items if it.step in ("Wq", "Wk", "Wv") and it.kind == "matrix"}
+    out: dict[str, str] = {}
+    for ln in lines:
+        for m in _PROJECTED_RE.finditer(plain_names(ln.text)):
+            if m.group(1) == m.group(2).upper() and f"W{m.group(1).lower()}" not in printed:
+                out.setdefault(m.group(1), m.group(0))
+    return out
+
+
+_D_K_STATED = re.compile(r"(?<![\w\\])d_\{?k\}?\s*=\s*(\d{1,5})(?![\d.,]\d)")
+
+
+def _d_k_stated(lines: list) -> tuple[int, str, bool] | None:
+    r"""d_k as the page's text states it ('if \\( d_k = 64 \\), √64 = 8'), when it states one value only (its
+    code is read elsewhere): (value, why, False), or None.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> _d_k_stated([Line("Örneğin \\( d_k = 64 \\) ise, √64 = 8 olur.", Where(3), "prose")])[0]
+    64
+    >>> _d_k_stated([Line("d_k = 4 here, d_k = 8 there", Where(3), "prose")]) is None
+    True
+    """
+    found = {(int(m.group(1)), ln.text.strip()) for ln in lines if ln.role != "code"
+             for m in _D_K_STATED.finditer(ln.text)}
+    values = {v for v, _ in found}
+    if len(values) != 1 or not 1 <= min(values) <= MAX_DIM:
+        return None
+    v, text = min(found)
+    return v, f"the page says so: {text[:80]!r}", False
+
+
+def _named_query_row(claims: list[ClaimRow], scores: Item) -> list[ClaimRow]:
+    """One query's scores from random inputs, named with the query's index (``omega_2``, ``attn_scores_2``)
+    and no tokens: every claim of the file is that query's row, not the first one's (when every claim is
+    row 1 and no block is named with another index)."""
+    r = scores.row_index
+    if r is None or r < 2 or scores.shape[0] != 1 or any(c.row != "1" for c in claims):
+        return claims
+    return [replace(c, row=str(r)) for c in claims]
 
 
 def _qkv_after_worked_x(cur: "_Segment", name: str, it: Item) -> bool:

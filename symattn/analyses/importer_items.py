@@ -24,7 +24,8 @@ from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_results import unpacked_output
-from .importer_names import INPUT_NAMES, clean_label, grad_of, is_transposed, quoted, step_of_ident, step_of_text
+from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, product_step, quoted, step_of_ident,
+                             step_of_text)
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
            "OPTION_NOTE", "SUM_TERM_NOTE", "plain_names"]
@@ -339,6 +340,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
                 m = re.fullmatch(r"\\?([A-Za-z][\w^{}\\]*)", head.rsplit("$", 1)[-1].strip())
             return head, (m.group(1) if m else None), is_transposed(head)
         return "", None, False
+    prod = _product_lhs(b) if role == "math" else None
+    if prod:  # '\mathbf{Q} \mathbf{K}^T =', 'A \times V =': the product names the block, not its last factor
+        return prod, None, False
     words = re.fullmatch(r"\s*[`*_]*\s*([A-Za-z][A-Za-z]*(?:[ -][A-Za-z]+){1,4})\s*[=:]\s*", b)
     if words and step_of_text(words.group(1)) and not step_of_ident(words.group(1).split()[-1]):
         # '`context vector=[…]', 'attention weights = [..]': a phrase before '=' names it, not its last word
@@ -410,6 +414,27 @@ UNSCALED_NOTE = "the softmax of scores the page calls unscaled"
 _UNSCALED_RE = re.compile(r"\bunscaled\b|\bwithout\s+(?:the\s+)?scaling\b|\bno\s+scaling\b", re.I)
 #: the note on a column of a table its header names (| Q | K | V |, no label column): one matrix
 COLUMN_NOTE = "a column of a table of bracketed vectors, the matrix its header names"
+
+
+def _product_lhs(before: str) -> str | None:
+    r"""The left side of a display's only '=' when it is a product of two symbols that makes a step
+    (``Q K^T =``, ``A_{\text{Row 3}} \times V =``), or any product written with an operator (its last factor is
+    not what it names), as written; None otherwise.
+
+    >>> _product_lhs(r"Q K^T = "), _product_lhs(r"$$ A \times V ="), _product_lhs("Q = "), _product_lhs("Q = X W_Q =")
+    ('Q K^T', 'A \\times V', None, None)
+    >>> _product_lhs(r"\text{Scores} \times V = "), _product_lhs(r"W_{\text{times}} = ")
+    ('\\text{Scores} \\times V', None)
+    """
+    lhs = re.split(r"\$\$?|\\\[|\\\(", before)[-1].strip()
+    if not lhs.endswith("=") or lhs.count("=") != 1:
+        return None
+    head = lhs[:-1].strip()
+    if product_step(head) or re.search(r"\\times(?![A-Za-z])|\\cdot(?![A-Za-z])|[×·]", head):
+        return head  # (a product whose step is not read names no factor of it: '\text{Scores} \times V =')
+    return None
+
+
 #: the note on a term of a sum written on one line (not placed on its own)
 SUM_TERM_NOTE = "a term of a sum (or a number times a vector) written on one line, not a result"
 #: the note on a quiz's answer option (not placed)
@@ -436,6 +461,17 @@ def _name_index(label: str) -> int | None:
     m = re.search(r"(?:_|\^\{?\()(\d{1,3})\)?\}?\s*[:=]?\s*$", label.strip()) or \
         re.fullmatch(r"\s*[A-Za-z_]+?_?(\d{1,3})\s*", label)
     return int(m.group(1)) if m and int(m.group(1)) >= 1 else None
+
+
+def _row_word(label: str) -> int | None:
+    r"""The query row a one-row block's label names with the word Row and its number, counted from 1:
+    ``\text{Softmax}(\text{Row 3})``, ``A_{\text{Row 3}} \times V``; None otherwise (and for 'rows 1 to 3').
+
+    >>> _row_word(r"\text{Softmax}(\text{Row 3})"), _row_word("row 2 of Q"), _row_word("rows 2"), _row_word("Row 0")
+    (3, 2, None, None)
+    """
+    m = re.findall(r"\brow\s*#?\s*(\d{1,3})\b", label or "", re.I)
+    return int(m[0]) if len(set(m)) == 1 and int(m[0]) >= 1 else None
 
 
 def _ident_step(name: str | None) -> str | None:
@@ -642,6 +678,8 @@ def _note_token(note: str) -> str | None:
     q = quoted(note)
     if q:
         return q[0]
+    if re.fullmatch(r"[^\W\d_][\w'-]*", note.strip()) and not note.strip().isascii():
+        return note.strip()  # '% 어제', '# 単語': a comment that is one word in any script names the row's token
     m = re.match(r"([A-Za-z<>][\w<>'-]*)(\s*\d)?", note.strip())
     if m and not m.group(2) and m.group(1).lower() not in ("word", "token", "row", "query", "key", "value",
                                                             "weights", "shape", "input", "dim", "e.g"):
@@ -1243,6 +1281,9 @@ class _Collector:
             it.exprs = it.rows
             it.operand = True
         step = self.symbols.get(ident or "") or _ident_step(ident)
+        product = b.role == "math" and bool(label) and ident is None and _product_lhs(b.before) is not None
+        if not step and product:
+            step = product_step(label)  # Q K^T = [[…]]: the scores; A \times V = […]: the output
         if not step and ident and it.kind == "vector" and indexed_name(ident):
             step = indexed_name(ident)[0]  # type: ignore[index]  # K1 = [1, 0]: a row of K (row_index below)
         strength = 3 if step else 0
@@ -1274,7 +1315,7 @@ class _Collector:
             st = (step_of_ident(lhs) or step_of_text(lhs)) if lhs else None
             if st:  # Final Output = Combined @ W^O = [[(a+b)/2 …]] = [[0.50 …]]: the equation's left side names it
                 step, strength, label = st, 2, lhs
-        if not step and label and not aside:
+        if not step and label and not aside and not product:  # (a product's words name a factor, not it)
             step = step_of_text(label)
             strength = 2 if step else 0
         gridded = False
@@ -1339,7 +1380,7 @@ class _Collector:
                         step, strength, it.label = st, 2, own
                         it.transposed = it.transposed or is_transposed(own)
         it.aside = aside
-        if not step and not compare and not aside:
+        if not step and not compare and not aside and not product:
             ctx, s = self.context_label(b.start)
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label
@@ -1439,6 +1480,8 @@ class _Collector:
             it.row_index = indexed[1]
         elif it.row_index is None:
             it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
+        if it.row_index is None and len(it.rows) == 1 and it.kind != "stack":
+            it.row_index = _row_word(it.label)  # Softmax(\text{Row 3}) = [[…]]: one row, the third query's
         sub = re.search(r"\[\s*(\d+)\s*\]\s*\)?\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0

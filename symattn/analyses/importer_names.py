@@ -173,9 +173,42 @@ def product_factors(formula: str) -> list[str] | None:
     return re.findall(r"[A-Za-z]'*(?:_\{?\w{1,8}\}?|\^\{?(?:\\top|\\intercal|\w{1,8})\}?|ᵀ)*'*", s)
 
 
+def product_step(formula: str) -> str | None:
+    r"""The step a product of two symbols makes when it is written alone before '=' (the left side names
+    the product, not its last factor): Q Kᵀ the scores, weights times V the output, X times a projection
+    weight that projection; None for any other product or formula.
+
+    >>> product_step(r"Q K^T"), product_step(r"A_{\text{Row 3}} \times V"), product_step(r"X W_Q")
+    ('scores', 'output', 'Q')
+    >>> product_step(r"\text{Attention Weights} \times V"), product_step(r"\text{Scores} \times V")
+    ('output', None)
+    >>> product_step(r"A B"), product_step(r"Q K"), product_step("Q")
+    (None, None, None)
+    """
+    parts = re.split(r"\\times|\\cdot|[×·*@]", formula)
+    if len(parts) == 2 and step_of_ident(parts[1].strip()) == "V" and step_of_text(parts[0]) == "weights":
+        return "output"  # \text{Attention Weights} \times V: the weights, in words, times V
+    s = re.sub(r"\\(?:text|mathrm|textrm)\s*\{([^{}]*)\}", lambda m: re.sub(r"\s+", "", m.group(1)), formula)
+    factors = product_factors(s)
+    if not factors or len(factors) != 2:
+        return None
+    a, b = (step_of_ident(f) or step_of_ident(re.sub(r"_\{?\w+\}?$", "", f)) for f in factors)
+    if a == "Q" and b == "K" and is_transposed(factors[1]):
+        return "scores"
+    if a == "weights" and b == "V":
+        return "output"
+    if a == "X" and b in ("Wq", "Wk", "Wv"):
+        return {"Wq": "Q", "Wk": "K", "Wv": "V"}[b]
+    return None
+
+
 def is_transposed(name: str) -> bool:
     """Whether a name is written transposed: ``K.T``, ``K^T``, ``K^\\top``, ``Kᵀ``."""
     return re.search(r"\.T\b|\.t\(\)|\.transpose\(|\^\{?(T|\\top|\\intercal|⊤)\}?(?![a-z])|ᵀ", name) is not None
+
+
+#: a subscript that says a matrix of scores is scaled: ``QK^T_{\text{scaled}}``, ``S_{scaled}``
+_SCALED_TAG_RE = re.compile(r"_\{?\s*(?:\\(?:text|mathrm|textrm|mathit)\s*\{)?\s*scaled\s*\}?\s*\}?\s*$", re.I)
 
 
 def step_of_ident(name: str) -> str | None:
@@ -184,6 +217,9 @@ def step_of_ident(name: str) -> str | None:
     ident = normalise_ident(name)
     if not ident or re.search(r"grad", ident) or re.match(r"d[A-Z]|d_[A-Za-z]", name.split(".")[-1]):
         return None  # dQ, dW_q, grads_auto[…]: gradients, not forward steps
+    tagged = _SCALED_TAG_RE.search(name)
+    if tagged and tagged.start() > 0 and step_of_ident(name[:tagged.start()]) == "scores":
+        return "scaled"  # QK^T_{\text{scaled}}, S_{scaled}: the scores with a subscript saying they are scaled
     parts = re.sub(r"\.T\b|\^.*$", "", name.split(".")[-1] if "." in name and not name.endswith(".T") else name)
     parts_l = [p for p in parts.split("_") if p]
     if len(parts_l) > 1 and parts_l[-1].lower() in ("softmax", "softmaxed", "softmaxes") and \

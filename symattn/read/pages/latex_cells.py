@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ENVIRONMENTS", "cell", "split_body", "find_environment", "is_number", "NUMBER_RE"]
+__all__ = ["ENVIRONMENTS", "cell", "split_body", "find_environment", "is_number", "NUMBER_RE", "body_comments"]
 
 #: LaTeX environments read as matrices or tables
 ENVIRONMENTS = ("bmatrix", "pmatrix", "matrix", "vmatrix", "Vmatrix", "Bmatrix", "smallmatrix", "array", "tabular")
@@ -29,6 +29,35 @@ _UNWRAP = ("mathbf", "textbf", "boldsymbol", "bm", "mathrm", "text", "textrm", "
 _DROP = ("hline", "left", "right", "displaystyle", "textstyle", "scriptstyle", "small", "footnotesize", "quad",
          "qquad", "big", "Big", "bigg", "Bigg", "toprule", "midrule", "bottomrule", "cline", "noalign",
          "centering", "hfill", "phantom")
+
+
+_COMMENT_RE = re.compile(r"(?<!\\)%([^\n]*)")
+
+
+def body_comments(body: str) -> tuple[str, list[str]]:
+    r"""A matrix body without its TeX comments (``%`` to the end of the line, not ``\%``), and the comment
+    of each row (what follows its ``\\`` on its line, or the last row's own line; "" for none).
+
+    >>> body_comments("1 & 2 \\\\  % I\n3 & 4     % love\n")
+    ('1 & 2 \\\\  \n3 & 4     \n', ['I', 'love'])
+    >>> body_comments(r"1 & 2 \\ 3 & 4")
+    ('1 & 2 \\\\ 3 & 4', [])
+    """
+    if "%" not in body:
+        return body, []
+    notes: dict[int, str] = {}
+    for m in _COMMENT_RE.finditer(body):
+        head = body[: m.start()]
+        row = head.count("\\\\")
+        line_head = head[head.rfind("\n") + 1:]
+        if row and re.search(r"\\\\\s*$", line_head):
+            row -= 1  # '… \\\\  % I': the comment of the row the break ends
+        notes.setdefault(row, m.group(1).strip())
+    if not notes:
+        return body, []
+    clean = _COMMENT_RE.sub("", body)
+    n = clean.count("\\\\") + (0 if re.search(r"\\\\\s*$", clean) else 1)
+    return clean, [notes.get(k, "") for k in range(n)]
 
 
 def is_number(text: str) -> bool:

@@ -25,7 +25,7 @@ from bisect import bisect_right
 
 from ...errors import LimitError
 from ...limits import MAX_PAGE_SCAN
-from .latex_cells import cell, find_environment, is_number, split_body
+from .latex_cells import body_comments, cell, find_environment, is_number, split_body
 from .model import Line, Numbers, Page, Table, Where, Words
 
 __all__ = ["scan", "entry_kind", "MAX_GROUP_CHARS", "PLACEHOLDERS"]
@@ -535,7 +535,8 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
     budget.spend(len(body))
     if re.search(r"\\begin\s*\{[bpvBV]?matrix\}", body):
         return None, i + 1  # an array that lays out matrices (and their labels): read the matrices inside
-    raw = split_body(body)
+    clean, comments = body_comments(body)  # '0.1 & 0.2 \\\\  % 어제': a TeX comment, a row's note
+    raw = split_body(clean)
     if not raw:
         return None, end
     cells = [[cell(c) for c in r] for r in raw]
@@ -564,6 +565,8 @@ def _latex_block(seg: _Segment, i: int, budget: _Budget):
         labels = _label_column(seg.text, end, len(cells))
         if labels is not None:  # \begin{matrix} \leftarrow \text{I} \\ … \end{matrix} beside the matrix
             blk.row_notes = labels
+        elif len(comments) == len(cells) and any(comments):
+            blk.row_notes = comments
         return blk, end
     # a table: a header row of words, and/or a label column
     cells = [r + [""] * (width - len(r)) for r in cells]
