@@ -67,6 +67,27 @@ KNOWN_MISSES = {
     # parenthesized tuple are not read: the sentence before it names the scaled scores, so reading it would place it
     # there)
     "ac/examnotes.md": 3,
+    # batches aa, ad, ae, af, ag and ah, measured before any change made for them (aa 268/322, ad 123/180, ae 527/754, af 0/1047, ag 321/544, ah 182/405)
+    "aa/cards.md": 21,
+    "aa/janeparis.md": 29,
+    "aa/speedrun.md": 4,
+    "ad/comicpages.html": 18,
+    "ad/homework3.md": 7,
+    "ad/practiceproblem.txt": 32,
+    "ae/catsatrs.txt": 60,
+    "ae/foxnp.ipynb": 9,
+    "ae/onehead.ipynb": 30,
+    "ae/tfwords.ipynb": 128,
+    "af/mhabatch.ipynb": 541,
+    "af/mhatorch.ipynb": 192,
+    "af/tiaoshi.txt": 72,
+    "af/xattn.ipynb": 242,
+    "ag/catatemouse.md": 9,
+    "ag/chienbiscuit.md": 76,
+    "ag/maytheforce.md": 138,
+    "ah/ift6390.md": 76,
+    "ah/mlnotes.md": 6,
+    "ah/rusttests.rs": 141,
 }
 
 #: numbers a page's import places that the reader did not (a reading as right as the reader's), and why
@@ -86,6 +107,17 @@ KNOWN_EXTRAS = {
     "x/tomjerry.md": 29,
     "z/simplex2.ipynb": 1,     # the printed sum of the weights ("1.") its reader does not count
     "ac/examnotes.md": 3,      # the printed row sums ("row sums = [1. 1. 1.]") its reader does not count
+    # batches aa–ah as measured (see KNOWN_MISSES)
+    "aa/cards.md": 7,
+    "aa/iloveai.md": 13,
+    "aa/janeparis.md": 21,
+    "ae/foxnp.ipynb": 108,
+    "ae/tfwords.ipynb": 4,
+    "af/mhabatch.ipynb": 109,
+    "ag/catatemouse.md": 10,
+    "ag/suhakjeok.md": 6,
+    "ah/mlnotes.md": 4,
+    "ah/rusttests.rs": 18,
 }
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import symattn as sa
 from symattn.errors import SymattnError
 
-SUFFIXES = {".md", ".html", ".tex", ".ipynb", ".txt"}
+SUFFIXES = {".md", ".html", ".tex", ".ipynb", ".txt", ".rs", ".py", ".jl", ".r"}  # pages as met; source files are read as text
 
 
 def _val(x):
