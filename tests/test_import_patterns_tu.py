@@ -355,3 +355,9 @@ def test_row_sums_of_named_steps_only():
     sums = {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights_sum"}
     assert sums == {("1", ("1.",)), ("2", ("1.",))}
     assert ("output", "2", ("0.4", "0.5", "-0.6")) in claims(ex)
+
+
+def test_softmax_of_a_row_on_one_line_alone_on_a_page():
+    (ex,) = imported("Masking: softmax([1, 2, -inf, 3]) = [0.0900, 0.2447, 0.0, 0.6652]\n")
+    assert claims(ex) == {("masked", "1", ("1", "2", "-inf", "3")), ("weights", "1", ("0.0900", "0.2447", "0.0", "0.6652"))}
+    assert not ex.unplaced
