@@ -398,3 +398,19 @@ NOT_LITERALS = ["if (x) { return; }", "struct point p = { .x = 1 };", "for (i = 
 def test_code_that_is_no_array_literal_is_left_as_it_is(code):
     from symattn.read.pages.scan import foreign_literals
     assert foreign_literals(code) == code
+
+
+BOX_UNICODE = """```
+            k1     k2
+        ┌──────┬──────┐
+   q1   │ 0.25 │ 0.75 │
+        ├──────┼──────┤
+   q2   │ 0.60 │ 0.40 │
+        └──────┴──────┘
+```
+"""
+
+
+def test_labelled_box_table_drawn_with_box_characters():
+    (t,) = [b for b in read_page(BOX_UNICODE, "markdown").blocks if hasattr(b, "header")]
+    assert t.header == ["", "k1", "k2"] and t.rows == [["q1", "0.25", "0.75"], ["q2", "0.60", "0.40"]]

@@ -761,13 +761,14 @@ def _labelled_box_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     def row(k: int) -> list[str] | None:
         if k in taken or lines[k].role in ("heading", "math"):
             return None
-        m = _LABELLED_BOX_ROW_RE.fullmatch(_normalise(lines[k].text))
+        m = _LABELLED_BOX_ROW_RE.fullmatch(_normalise(lines[k].text).replace("│", "|").replace("┃", "|"))
         if not m or entry_kind(m.group(1)) != "other":
             return None
         return [m.group(1)] + [c.strip() for c in m.group(2).strip().strip("|").split("|")]
 
-    def rule(k: int) -> bool:
-        return k not in taken and _ASCII_RULE_RE.fullmatch(lines[k].text) is not None
+    def rule(k: int) -> bool:  # +-----+-----+, or drawn with box characters (┌──┬──┐, ├──┼──┤, └──┴──┘)
+        return k not in taken and (_ASCII_RULE_RE.fullmatch(lines[k].text) is not None or (
+            bool(lines[k].text.strip()) and _BOX_RULE_RE.fullmatch(lines[k].text) is not None))
 
     while i < n:
         first = row(i)
