@@ -414,3 +414,33 @@ BOX_UNICODE = """```
 def test_labelled_box_table_drawn_with_box_characters():
     (t,) = [b for b in read_page(BOX_UNICODE, "markdown").blocks if hasattr(b, "header")]
     assert t.header == ["", "k1", "k2"] and t.rows == [["q1", "0.25", "0.75"], ["q2", "0.60", "0.40"]]
+
+
+# R: matrices given with matrix(c(…), nrow = …) and the weights printed in R's matrix format (a header of
+# column indices, one row a line under '[i,]'); softmax(Q·Kᵀ/√2) for Q = K = I
+R_PAGE = """```r
+Q <- matrix(c(1, 0, 0, 1), nrow = 2, byrow = TRUE)
+K <- matrix(c(1, 0, 0, 1), nrow = 2)
+V <- matrix(c(1, 3, 2, 4), nrow = 2)
+weights <- softmax(Q %*% t(K) / sqrt(2))
+print(weights)
+```
+
+```
+          [,1]      [,2]
+[1,] 0.6697615 0.3302385
+[2,] 0.3302385 0.6697615
+```
+"""
+
+
+def test_r_matrices_and_r_printout():
+    (ex,) = imported(R_PAGE)
+    assert ex.inputs["V"].rows == [["1", "2"], ["3", "4"]]
+    assert claims(ex) == {("weights", "1", ("0.6697615", "0.3302385")), ("weights", "2", ("0.3302385", "0.6697615"))}
+
+
+def test_r_printout_of_a_wide_matrix_continues_under_a_second_header():
+    page = "```\n     [,1] [,2]\n[1,]  1.5  2.5\n[2,]  3.5  4.5\n     [,3]\n[1,]  5.5\n[2,]  6.5\n```\n"
+    (b,) = [b for b in read_page(page, "markdown").blocks if hasattr(b, "rows")]
+    assert b.rows == [["1.5", "2.5", "5.5"], ["3.5", "4.5", "6.5"]]

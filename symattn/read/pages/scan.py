@@ -938,6 +938,51 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
     return out
 
 
+_R_HEAD_RE = re.compile(r"\s*(?:\[,\s*\d{1,4}\]\s*)+")
+_R_ROW_RE = re.compile(rf"\s*\[\s*(\d{{1,4}}),\]((?:\s+(?:{_BAR_NUM}|NaN|NA|-?Inf))+)\s*")
+
+
+def _r_printouts(lines: list[Line], taken: set[int]) -> list:
+    """R's printout of a matrix: a header of column indices, then one row a line under its index::
+
+                  [,1]      [,2]
+        [1,] 0.6697615 0.3302385
+        [2,] 0.3302385 0.6697615
+
+    (wide matrices continue under a second header: its columns join the rows of the first)."""
+    out: list = []
+    i, n = 0, len(lines)
+    while i < n:
+        if i in taken or lines[i].role not in ("output", "prose", "code") or not _R_HEAD_RE.fullmatch(lines[i].text):
+            i += 1
+            continue
+        rows: list[list[str]] = []
+        where: list[Where] = []
+        j, part = i, 0
+        while j < n and j not in taken and _R_HEAD_RE.fullmatch(lines[j].text):
+            k, r = j + 1, 0
+            while k < n and k not in taken and (m := _R_ROW_RE.fullmatch(lines[k].text)) and int(m.group(1)) == r + 1:
+                cells = m.group(2).split()
+                if part == 0:
+                    rows.append(cells)
+                    where.append(lines[k].where)
+                elif r < len(rows):
+                    rows[r] += cells
+                r, k = r + 1, k + 1
+            if r == 0 or (part and r != len(rows)):
+                break
+            part, j = part + 1, k
+        if not rows or len({len(r) for r in rows}) != 1:
+            i += 1
+            continue
+        blk = Numbers(rows=rows, where=where, form="rows", start=i, end=j - 1, depth=2, role=lines[i].role)
+        blk.alone = True
+        out.append(blk)
+        taken.update(range(i, j))
+        i = j
+    return out
+
+
 def _merge_vectors(blocks: list, lines: list[Line]) -> list:
     """Consecutive lines that each hold one bare vector of the same length form a matrix
     (``[0.1, 0.3]`` / ``[0.2, 0.4]`` / ``[0.5, 0.6]`` under "Query Weight Matrix")."""
@@ -1003,6 +1048,8 @@ def foreign_literals(text: str) -> str:
     t = text
     if "matrix(" in t:
         t = _R_MATRIX_RE.sub(_r_matrix, t)
+    if "<-" in t:  # R's assignment: 'V <- c(…)' names what follows as 'V = …' does
+        t = re.sub(r"^(\s*[A-Za-z][\w.]*)\s*<-\s*(?=\S)", r"\1 = ", t)
     if "vec!" in t:
         t = re.sub(r"\bvec!\s*\[", "[", t)
     if "{" in t:
@@ -1060,6 +1107,7 @@ def scan(lines: list[Line]) -> list:
     blocks += _bar_matrices(lines, taken)
     blocks += _pipe_tables(lines, taken)
     blocks += _labelled_box_tables(lines, taken)
+    blocks += _r_printouts(lines, taken)
     blocks += _bare_pipe_tables(lines, taken)
     # bracket groups, printouts and LaTeX matrices, per run of lines with one role
     i = 0
