@@ -355,3 +355,92 @@ def test_row_sums_of_named_steps_only():
     sums = {(c.row, tuple(c.values)) for c in ex.claims if c.step == "weights_sum"}
     assert sums == {("1", ("1.",)), ("2", ("1.",))}
     assert ("output", "2", ("0.4", "0.5", "-0.6")) in claims(ex)
+
+
+def test_softmax_of_a_row_on_one_line_alone_on_a_page():
+    (ex,) = imported("Masking: softmax([1, 2, -inf, 3]) = [0.0900, 0.2447, 0.0, 0.6652]\n")
+    assert claims(ex) == {("masked", "1", ("1", "2", "-inf", "3")), ("weights", "1", ("0.0900", "0.2447", "0.0", "0.6652"))}
+    assert not ex.unplaced
+
+
+# array literals of other languages in code: Q, K, V given (the weights printed below them are the softmax
+# of Q·Kᵀ/√2 for Q = K = I: [[0.6698, 0.3302], [0.3302, 0.6698]])
+_I2 = [["1", "0"], ["0", "1"]]
+LITERALS = [
+    ("julia", "Q = [1 0; 0 1]\nK = [1 0; 0 1]\nV = [1 2; 3 4]\n"),
+    ("matlab", "Q = [1 0; 0 1];\nK = [1 0; 0 1];\nV = [1 2; 3 4];\n"),
+    ("c", "double Q[2][2] = {{1, 0}, {0, 1}};\ndouble K[2][2] = {{1, 0}, {0, 1}};\n"
+          "double V[2][2] = {\n    {1, 2},\n    {3, 4}\n};\n"),
+    ("java", "double[][] Q = {{1, 0}, {0, 1}};\ndouble[][] K = new double[][]{{1, 0}, {0, 1}};\n"
+             "double[][] V = {{1, 2}, {3, 4}};\n"),
+    ("go", "Q := [][]float64{{1, 0}, {0, 1}}\nK := [][]float64{{1, 0}, {0, 1}}\nV := [][]float64{{1, 2}, {3, 4}}\n"),
+    ("rust", "let q = vec![vec![1, 0], vec![0, 1]];\nlet k = vec![vec![1, 0], vec![0, 1]];\n"
+             "let v = vec![vec![1, 2], vec![3, 4]];\n"),
+    ("r", "Q <- matrix(c(1, 0, 0, 1), nrow = 2, byrow = TRUE)\nK <- matrix(c(1, 0, 0, 1), nrow = 2)\n"
+          "V <- matrix(c(1, 3, 2, 4), nrow = 2)\n"),  # R fills by columns unless byrow
+]
+
+
+@pytest.mark.parametrize("lang,code", LITERALS, ids=[x[0] for x in LITERALS])
+def test_array_literals_of_other_languages(lang, code):
+    page = f"```{lang}\n{code}```\n\nAttention weights: [[0.6698, 0.3302], [0.3302, 0.6698]]\n"
+    (ex,) = imported(page)
+    assert ex.inputs["Q"].rows == _I2 and ex.inputs["K"].rows == _I2
+    assert ex.inputs["V"].rows == [["1", "2"], ["3", "4"]]
+    assert ("weights", "1", ("0.6698", "0.3302")) in claims(ex)
+
+
+NOT_LITERALS = ["if (x) { return; }", "struct point p = { .x = 1 };", "for (i = 0; i < 3; i++) { a[i] = 0; }",
+                "x = [a b; c d]", "m = {'a': 1, 'b': 2}"]
+
+
+@pytest.mark.parametrize("code", NOT_LITERALS)
+def test_code_that_is_no_array_literal_is_left_as_it_is(code):
+    from symattn.read.pages.scan import foreign_literals
+    assert foreign_literals(code) == code
+
+
+BOX_UNICODE = """```
+            k1     k2
+        ┌──────┬──────┐
+   q1   │ 0.25 │ 0.75 │
+        ├──────┼──────┤
+   q2   │ 0.60 │ 0.40 │
+        └──────┴──────┘
+```
+"""
+
+
+def test_labelled_box_table_drawn_with_box_characters():
+    (t,) = [b for b in read_page(BOX_UNICODE, "markdown").blocks if hasattr(b, "header")]
+    assert t.header == ["", "k1", "k2"] and t.rows == [["q1", "0.25", "0.75"], ["q2", "0.60", "0.40"]]
+
+
+# R: matrices given with matrix(c(…), nrow = …) and the weights printed in R's matrix format (a header of
+# column indices, one row a line under '[i,]'); softmax(Q·Kᵀ/√2) for Q = K = I
+R_PAGE = """```r
+Q <- matrix(c(1, 0, 0, 1), nrow = 2, byrow = TRUE)
+K <- matrix(c(1, 0, 0, 1), nrow = 2)
+V <- matrix(c(1, 3, 2, 4), nrow = 2)
+weights <- softmax(Q %*% t(K) / sqrt(2))
+print(weights)
+```
+
+```
+          [,1]      [,2]
+[1,] 0.6697615 0.3302385
+[2,] 0.3302385 0.6697615
+```
+"""
+
+
+def test_r_matrices_and_r_printout():
+    (ex,) = imported(R_PAGE)
+    assert ex.inputs["V"].rows == [["1", "2"], ["3", "4"]]
+    assert claims(ex) == {("weights", "1", ("0.6697615", "0.3302385")), ("weights", "2", ("0.3302385", "0.6697615"))}
+
+
+def test_r_printout_of_a_wide_matrix_continues_under_a_second_header():
+    page = "```\n     [,1] [,2]\n[1,]  1.5  2.5\n[2,]  3.5  4.5\n     [,3]\n[1,]  5.5\n[2,]  6.5\n```\n"
+    (b,) = [b for b in read_page(page, "markdown").blocks if hasattr(b, "rows")]
+    assert b.rows == [["1.5", "2.5", "5.5"], ["3.5", "4.5", "6.5"]]

@@ -2097,6 +2097,11 @@ class _Importer(_ClaimsOnlyReadings):
             if one:
                 return one  # one query's steps under names with its index (omega_2, context_vec_2): claims only
         if not out:
+            lines_alone = [e for e in (self.softmax_line_example(seg) for seg, _ in skipped) if e is not None]
+            for n, ex in enumerate(lines_alone, 1):  # 'softmax([1, 2, -inf]) = [..]' is all the page works
+                ex.index, ex.count = n, len(lines_alone)
+            if lines_alone:
+                return lines_alone
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
             raise SymattnError(f"{self.page.source}: no worked example of attention found{extra}; looked for "

@@ -184,7 +184,7 @@ def dot_phrase_step(name: str) -> tuple[str | None, str] | None:
 
 
 _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?|_\{\w+\})?(?:\s*\.T)?)\s*"
-                        r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .<>&:]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*|"
+                        r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .<>&:]+)?:?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*|"
                         r"(?:ndarray::)?(?:array|vec)!\s*|(?:ndarray::)?arr[123]\(\s*&?\s*)*$")  # Rust: array![…], arr2(&[…])
 _SEP_CHARS = " \t:=→->–—(),;$"
 

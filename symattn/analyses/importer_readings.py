@@ -518,11 +518,13 @@ class _ClaimsOnlyReadings:
                 continue
             if not all(entry_kind(x) == "number" and 0 <= (_num(x) or 0) <= 1 for x in w.rows[0]):
                 continue
-            if any(c is not w and _numeric(c.rows) and c.shape[1] == len(arg) for c in seg.items):
+            if any(c is not w and c.line != w.line and _numeric(c.rows) and c.shape[1] == len(arg) for c in seg.items):
                 return None  # other rows as wide in this part: one row of a worked matrix, not a line alone
             masked = any(x == "-inf" for x in arg)
             step = "masked" if masked else "scores"
-            seg.items = [c for c in seg.items if c is not w]
+            # (the argument, when read as a list of its own on the line, is placed with it)
+            seg.items = [c for c in seg.items if c is not w and not (c.line == w.line and len(c.rows) == 1
+                                                                       and len(c.rows[0]) == len(arg))]
             lines = self.page.lines
             claims = [ClaimRow(step, "1", arg, w.at(), None), ClaimRow("weights", "1", list(w.rows[0]), w.at(), None)]
             why = "the page writes the softmax of this row of scores as it is"

@@ -764,13 +764,14 @@ def _labelled_box_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     def row(k: int) -> list[str] | None:
         if k in taken or lines[k].role in ("heading", "math"):
             return None
-        m = _LABELLED_BOX_ROW_RE.fullmatch(_normalise(lines[k].text))
+        m = _LABELLED_BOX_ROW_RE.fullmatch(_normalise(lines[k].text).replace("│", "|").replace("┃", "|"))
         if not m or entry_kind(m.group(1)) != "other":
             return None
         return [m.group(1)] + [c.strip() for c in m.group(2).strip().strip("|").split("|")]
 
-    def rule(k: int) -> bool:
-        return k not in taken and _ASCII_RULE_RE.fullmatch(lines[k].text) is not None
+    def rule(k: int) -> bool:  # +-----+-----+, or drawn with box characters (┌──┬──┐, ├──┼──┤, └──┴──┘)
+        return k not in taken and (_ASCII_RULE_RE.fullmatch(lines[k].text) is not None or (
+            bool(lines[k].text.strip()) and _BOX_RULE_RE.fullmatch(lines[k].text) is not None))
 
     while i < n:
         first = row(i)
@@ -940,6 +941,51 @@ def _number_rows(lines: list[Line], taken: set[int]) -> list:
     return out
 
 
+_R_HEAD_RE = re.compile(r"\s*(?:\[,\s*\d{1,4}\]\s*)+")
+_R_ROW_RE = re.compile(rf"\s*\[\s*(\d{{1,4}}),\]((?:\s+(?:{_BAR_NUM}|NaN|NA|-?Inf))+)\s*")
+
+
+def _r_printouts(lines: list[Line], taken: set[int]) -> list:
+    """R's printout of a matrix: a header of column indices, then one row a line under its index::
+
+                  [,1]      [,2]
+        [1,] 0.6697615 0.3302385
+        [2,] 0.3302385 0.6697615
+
+    (wide matrices continue under a second header: its columns join the rows of the first)."""
+    out: list = []
+    i, n = 0, len(lines)
+    while i < n:
+        if i in taken or lines[i].role not in ("output", "prose", "code") or not _R_HEAD_RE.fullmatch(lines[i].text):
+            i += 1
+            continue
+        rows: list[list[str]] = []
+        where: list[Where] = []
+        j, part = i, 0
+        while j < n and j not in taken and _R_HEAD_RE.fullmatch(lines[j].text):
+            k, r = j + 1, 0
+            while k < n and k not in taken and (m := _R_ROW_RE.fullmatch(lines[k].text)) and int(m.group(1)) == r + 1:
+                cells = m.group(2).split()
+                if part == 0:
+                    rows.append(cells)
+                    where.append(lines[k].where)
+                elif r < len(rows):
+                    rows[r] += cells
+                r, k = r + 1, k + 1
+            if r == 0 or (part and r != len(rows)):
+                break
+            part, j = part + 1, k
+        if not rows or len({len(r) for r in rows}) != 1:
+            i += 1
+            continue
+        blk = Numbers(rows=rows, where=where, form="rows", start=i, end=j - 1, depth=2, role=lines[i].role)
+        blk.alone = True
+        out.append(blk)
+        taken.update(range(i, j))
+        i = j
+    return out
+
+
 def _merge_vectors(blocks: list, lines: list[Line]) -> list:
     """Consecutive lines that each hold one bare vector of the same length form a matrix
     (``[0.1, 0.3]`` / ``[0.2, 0.4]`` / ``[0.5, 0.6]`` under "Query Weight Matrix")."""
@@ -962,6 +1008,95 @@ def _merge_vectors(blocks: list, lines: list[Line]) -> list:
     return out
 
 
+_NUM_RE = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdDlL]?"
+_SEMI_MATRIX_RE = re.compile(rf"\[\s*({_NUM_RE}(?:[ \t]+{_NUM_RE})*(?:\s*;\s*{_NUM_RE}(?:[ \t]+{_NUM_RE})*)+)\s*;?\s*\]")
+_C_DIMS_RE = re.compile(r"(?<=\w)\s*(?:\[\s*\d*\s*\])+(?=\s*=)")  # double Q[2][2] = …
+_TYPE_PREFIX_RE = re.compile(r"(?:\bnew\s+)?(?:\[\s*\d*\s*\])*\s*\b(?:float|double|int|long|f32|f64|float32|float64|int32|"
+                             r"int64|Float32|Float64)\b(?:\s*\[\s*\d*\s*\])*\s*(?=\[)")  # [][]float64{…}, new double[][]{…}
+#: a brace group of numbers (or of groups already written as brackets): {1.0, 0.5f}, {[1, 0], [0, 1]}
+_BRACE_NUMS_RE = re.compile(r"\{([\s\d.eE+\-fFdD,\[\]]*\d[\s\d.eE+\-fFdD,\[\]]*)\}")
+
+
+_R_MATRIX_RE = re.compile(rf"(?:<-|=)\s*matrix\(\s*c\(\s*({_NUM_RE}(?:\s*,\s*{_NUM_RE})*)\s*\)\s*,\s*"
+                          r"(nrow|ncol)\s*=\s*(\d{1,3})\s*(?:,\s*byrow\s*=\s*(TRUE|T|FALSE|F)\s*)?\)")
+
+
+def _r_matrix(m: re.Match) -> str:
+    """R's ``<- matrix(c(…), nrow = n, byrow = TRUE)`` as ``= [[…], …]`` (R fills by columns unless byrow)."""
+    vals = [v.strip() for v in m.group(1).split(",")]
+    k = int(m.group(3))
+    if k < 1 or len(vals) % k:
+        return m.group(0)
+    nrow = k if m.group(2) == "nrow" else len(vals) // k
+    ncol = len(vals) // nrow
+    byrow = (m.group(4) or "FALSE") in ("TRUE", "T")
+    rows = [[vals[i * ncol + j] if byrow else vals[j * nrow + i] for j in range(ncol)] for i in range(nrow)]
+    return "= [" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
+
+
+def foreign_literals(text: str) -> str:
+    """A line of code with another language's array literal written as bracketed rows: C, Java and Go
+    brace initialisers (``{{1.0, 0.5}, {0.3, 1.0}}``, their type prefixes and C's dimensions dropped), Rust's
+    ``vec![…]``, MATLAB's and Julia's ``[1 0; 0 1]`` (rows split by ';'), R's ``matrix(c(…), nrow = 2)``.
+
+    >>> foreign_literals("double Q[2][2] = {{1.0, 0.5}, {0.3, 1.0}};"), foreign_literals("float k[] = {1.0f, 0.5f};")
+    ('double Q = [[1.0, 0.5], [0.3, 1.0]];', 'float k = [1.0, 0.5];')
+    >>> foreign_literals("K := [][]float64{{1, 0}, {0, 1}}"), foreign_literals("let v = vec![vec![1.0, 2.0]];")
+    ('K := [[1, 0], [0, 1]]', 'let v = [[1.0, 2.0]];')
+    >>> foreign_literals("Q = [1 0; 0 1];"), foreign_literals("if (x) { return; }")
+    ('Q = [[1, 0], [0, 1]];', 'if (x) { return; }')
+    >>> foreign_literals("V <- matrix(c(1, 2, 3, 4), nrow = 2, byrow = TRUE)"), foreign_literals("V <- matrix(c(1, 2, 3, 4), nrow = 2)")
+    ('V = [[1, 2], [3, 4]]', 'V = [[1, 3], [2, 4]]')
+    """
+    t = text
+    if "matrix(" in t:
+        t = _R_MATRIX_RE.sub(_r_matrix, t)
+    if "<-" in t:  # R's assignment: 'V <- c(…)' names what follows as 'V = …' does
+        t = re.sub(r"^(\s*[A-Za-z][\w.]*)\s*<-\s*(?=\S)", r"\1 = ", t)
+    if "vec!" in t:
+        t = re.sub(r"\bvec!\s*\[", "[", t)
+    if "{" in t:
+        before = t
+        for _ in range(4):  # innermost groups first: {1, 0} → [1, 0], then {[1, 0], [0, 1]} → [[1, 0], [0, 1]]
+            t = _BRACE_NUMS_RE.sub(lambda m: "[" + m.group(1).strip() + "]", t)
+        if t != before:
+            t = _C_DIMS_RE.sub("", _TYPE_PREFIX_RE.sub("", t))
+            t = re.sub(r"(?<=\d)[fFdD](?=\s*[,\]])", "", t)  # C's and Java's 1.0f, 2.5d
+    if ";" in t and "[" in t:
+        t = _SEMI_MATRIX_RE.sub(lambda m: "[" + ", ".join("[" + ", ".join(r.split()) + "]"
+                                                         for r in m.group(1).split(";") if r.strip()) + "]", t)
+    return t
+
+
+def _foreign_block(lines: list[Line]) -> list[Line]:
+    """:func:`foreign_literals` on every line of code, and a brace initialiser written one row a line::
+
+        double V[2][3] = {
+            {1.0, 2.0, 0.0},
+            {0.0, 1.0, 1.0}
+        };
+
+    (its opening brace at the end of the first line and its closing brace alone on the last) as brackets."""
+    out = [Line(foreign_literals(ln.text), ln.where, ln.role) if ln.role == "code" else ln for ln in lines]
+    open_at: int | None = None
+    for k, ln in enumerate(out):
+        if ln.role != "code":
+            open_at = None
+            continue
+        if open_at is not None and re.fullmatch(r"\s*\}\s*[;,]?\s*", ln.text):
+            out[k] = Line(ln.text.replace("}", "]", 1), ln.where, ln.role)
+            open_at = None
+            continue
+        if open_at is not None and not re.match(r"\s*\[", ln.text):
+            open_at = None
+        nxt = out[k + 1].text if k + 1 < len(out) and out[k + 1].role == "code" else ""
+        if re.search(r"=\s*\{\s*$", ln.text) and re.match(r"\s*\[\s*[+-]?[\d.]", nxt):
+            t = re.sub(r"\{\s*$", "[", ln.text)
+            out[k] = Line(_C_DIMS_RE.sub("", _TYPE_PREFIX_RE.sub("", t)), ln.where, ln.role)
+            open_at = k
+    return out
+
+
 def scan(lines: list[Line]) -> list:
     """The blocks found in ``lines``, in page order."""
     budget = _Budget()
@@ -970,9 +1105,12 @@ def scan(lines: list[Line]) -> list:
     # comment lines in code are read like text (numbers written there: "# [[2 0 1]" …)
     lines = [Line(re.sub(r"^(\s*)#", r"\1 ", ln.text), ln.where, "comment")
              if ln.role == "code" and re.match(r"\s*#", ln.text) else ln for ln in lines]
+    # array literals of other languages in code, written as the bracketed rows they are
+    lines = _foreign_block(lines)
     blocks += _bar_matrices(lines, taken)
     blocks += _pipe_tables(lines, taken)
     blocks += _labelled_box_tables(lines, taken)
+    blocks += _r_printouts(lines, taken)
     blocks += _bare_pipe_tables(lines, taken)
     # bracket groups, printouts and LaTeX matrices, per run of lines with one role
     i = 0
