@@ -56,7 +56,7 @@ from .importer_readings import _ClaimsOnlyReadings
 from .importer_code_dims import root_divisor
 from .importer_fused import split_fused
 from .importer_grids import grid_examples
-from .importer_sections import drop_outside_attention, scores_defined_scaled
+from .importer_sections import drop_exercises, drop_outside_attention, exercise_lines, scores_defined_scaled
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
 from .importer_tuples import componentwise_terms
@@ -2015,6 +2015,12 @@ class _Importer(_ClaimsOnlyReadings):
 
     def run(self) -> list[ImportedExample]:
         self.twins: list[tuple[ImportedExample, ImportedExample]] = []
+        inside = exercise_lines(self.page.lines)
+        if inside:
+            # an exercise's numbers are listed, not placed, and its words say nothing of the example
+            drop_exercises(self.items, inside)
+            self.page = replace(self.page, lines=[replace(ln, text="") if k in inside else ln
+                                                  for k, ln in enumerate(self.page.lines)])
         self.vector_sums()
         self.componentwise_sums()
         self.same_line_chains()

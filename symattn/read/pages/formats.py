@@ -260,7 +260,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
             continue
         h = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", s)
         if h:
-            out.append(Line(h.group(2), where, "heading"))
+            out.append(Line(h.group(2), where, "heading", len(h.group(1))))
             continue
         li = re.match(r"^(\s*)(\d{1,3}[.)])(?=\s|$)", raw)
         if li:  # an ordered list's marker ("2. Compute …") is no number of the page

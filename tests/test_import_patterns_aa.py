@@ -1,0 +1,165 @@
+"""Ways of writing numbers met on held-out batches aa and ad (tests/pages/heldout/aa/, ad/), as tables of
+(snippet, what it must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+from import_snippets import claims, imported
+
+from symattn.analyses.importer_placer import _probability_rows
+from symattn.read.pages import read_page
+
+INPUTS = r"""
+$$ X = \begin{bmatrix} 1 & 0 \\ 1 & 1 \end{bmatrix} $$
+
+$$ W_Q = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad W_K = \begin{bmatrix} 1 & 2 \\ 0 & 1 \end{bmatrix},
+\quad W_V = \begin{bmatrix} 1 & 0 \\ 0 & 2 \end{bmatrix} $$
+
+"""
+
+
+# a square matrix named transposed ("K^T = [...]") prints K's columns as its rows: K = X W_K = [[1, 2], [1, 3]]
+def test_square_matrix_named_transposed():
+    (ex,) = imported(INPUTS + "$$ K^T = \\begin{bmatrix} 1 & 1 \\\\ 2 & 3 \\end{bmatrix} $$\n")
+    assert claims(ex) == {("K", "1", ("1", "2")), ("K", "2", ("1", "3"))}
+    assert not [c for c in ex.claims if c.group is not None]
+
+
+# "Attention scores" for two matrices: Q K^T, then the softmax results the page takes (rows summing to 1)
+# are the weights, not scores printed again differently
+SCORES_THEN_SOFTMAX = INPUTS + r"""
+$$ \text{Attention scores} = Q K^T = \begin{bmatrix} 1 & 1 \\ 1 & 1 \end{bmatrix} $$
+
+To keep it simple, take the softmax results to be:
+
+$$ \text{Attention scores} = \begin{bmatrix} 0.7 & 0.3 \\ 0.4 & 0.6 \end{bmatrix} $$
+"""
+
+
+def test_scores_named_matrix_of_distributions_is_the_weights():
+    (ex,) = imported(SCORES_THEN_SOFTMAX)
+    assert claims(ex) == {("scores", "1", ("1", "1")), ("scores", "2", ("1", "1")),
+                          ("weights", "1", ("0.7", "0.3")), ("weights", "2", ("0.4", "0.6"))}
+    assert not [c for c in ex.claims if c.group is not None]
+
+
+# rows that are distributions up to the rounding printed; a whole number is exact
+ROWS = [
+    ([["0.6", "0.1", "0.3"]], True),
+    ([["0.045", "0.768", "0.187"]], True),
+    ([["0.33", "0.33", "0.33"]], True),   # 0.99, within 3 × 0.005
+    ([["0.3", "0.3", "0.3"]], True),      # 0.9, within 3 × 0.05
+    ([["0.2", "0.2", "0.2"]], False),
+    ([["1", "0", "1", "0"]], False),      # whole numbers: exactly 2
+    ([["1", "0"]], True),
+    ([["1.5", "-0.5"]], False),           # outside [0, 1]
+    ([["1.0"]], False),                   # one number is no distribution
+    ([], False),
+]
+
+
+@pytest.mark.parametrize("rows,want", ROWS)
+def test_probability_rows(rows, want):
+    assert _probability_rows(rows) is want
+
+
+# a fenced div that opens an exercise (Pandoc/Quarto/MyST): its numbers are a what-if, listed and not placed,
+# and its words ("the softmax of the raw, unscaled scores") say nothing of the example's scale
+EXERCISE = INPUTS + r"""
+::: card
+Scores, divided by $\sqrt{d_k} = \sqrt{2}$:
+
+$$ Q K^T = \begin{bmatrix} 1 & 1 \\ 1 & 1 \end{bmatrix} $$
+:::
+
+::: exercise unscaled
+If you skip the division, what are the weights?
+
+::: answer
+$[0.5, 0.5]$: the softmax of the raw, unscaled scores.
+:::
+
+$$ \mathbf{V} = \begin{bmatrix} 9 & 9 \\ 9 & 9 \end{bmatrix} $$
+:::
+"""
+
+
+@pytest.mark.parametrize("opener", ["::: exercise unscaled", "::: {.exercise}", ":::{exercise}", "::: quiz",
+                                    "::: problem"])
+def test_numbers_in_an_exercise_div(opener):
+    (ex,) = imported(EXERCISE.replace("::: exercise unscaled", opener))
+    assert ex.spec.convention.scale_text == "1/sqrt(d_k)"
+    assert claims(ex) == {("scores", "1", ("1", "1")), ("scores", "2", ("1", "1"))}
+    asides = [n for n in ex.notes if n.kind == "unplaced" and "in an exercise" in n.text]
+    assert len(asides) == 2
+
+
+# the same div named otherwise ("card", "note") is part of the example
+def test_numbers_in_another_div_are_read():
+    (ex,) = imported(EXERCISE.replace("::: exercise unscaled", "::: note"))
+    assert ex.spec.convention.scale_text == "none"
+
+
+# LaTeX's control space between entries ([0.045,\ 0.768]) separates them like \, and \;
+SPACES = [
+    (r"$$ \operatorname{softmax}([0, 2.83]) \approx [0.045,\ 0.955] $$", [["0.045", "0.955"]]),
+    (r"$$ w \approx [0.045,\;0.955] $$", [["0.045", "0.955"]]),
+    (r"$$ w \approx [0.045,\,0.955] $$", [["0.045", "0.955"]]),
+]
+
+
+@pytest.mark.parametrize("text,rows", SPACES)
+def test_latex_spaces_between_entries(text, rows):
+    page = read_page(text, "markdown")
+    assert [b.rows for b in page.blocks][-1] == rows
+
+
+def _dots(text):
+    from symattn.analyses.importer_items import collect
+    return [(it.dot, it.rows[0][0]) for it in collect(read_page(text, "markdown")).items if it.dot is not None]
+
+
+# a dot product of two vectors in inline code, its result after '=' (or after the products' sum written out)
+DOTS = [
+    ('- Score to "Jane" = `[1, 0]` · `[1, 1]` = 1', [((["1", "0"], ["1", "1"]), "1")]),
+    ('- Score to "Jane" = `[1.35, 0.8]` · `[1.35, 0.8]` = 1.8225 + 0.64 = 2.4625',
+     [((["1.35", "0.8"], ["1.35", "0.8"]), "2.4625")]),
+    ("[1, 0] · [0, 1] = 0, [0, 1] · [0, 1] = 1", [((["1", "0"], ["0", "1"]), "0"), ((["0", "1"], ["0", "1"]), "1")]),
+    ("`[1, 2]` · `[3, 4]` = 3 + 8", []),  # a sum with no result: nothing read
+]
+
+
+@pytest.mark.parametrize("text,want", DOTS)
+def test_vector_dot_in_inline_code(text, want):
+    assert _dots(text) == want
+
+
+# a subsection under a heading on the feed-forward layer is in that layer, whatever its own title says
+FFN = INPUTS + r"""
+#### Attention
+
+$$ Q K^T = \begin{bmatrix} 1 & 1 \\ 1 & 1 \end{bmatrix} $$
+
+#### Feed-Forward Network 1 (FFNN1):
+##### Transformation of Attention Outputs:
+- Output for "Jane": `[1.35, 0.8]` once scaling and bias are applied.
+"""
+
+
+def test_subsection_of_a_feed_forward_section():
+    (ex,) = imported(FFN)
+    assert claims(ex) == {("scores", "1", ("1", "1")), ("scores", "2", ("1", "1"))}
+    assert any("Feed-Forward Network 1" in n.text for n in ex.notes if n.kind == "unplaced")
+
+
+# a vector written as a LaTeX tuple after '≈' (or \approx), its entries spaced with \,
+TUPLES = [
+    (r"$$ \text{weights}_0 \approx (0.39,\, 0.14,\, 0.235,\, 0.235) $$", [["0.39", "0.14", "0.235", "0.235"]]),
+    (r"$$ w ≈ (0.5, 0.5) $$", [["0.5", "0.5"]]),
+    (r"$$ w = (0.5, 0.5) $$", [["0.5", "0.5"]]),
+]
+
+
+@pytest.mark.parametrize("text,rows", TUPLES)
+def test_tuple_after_approx(text, rows):
+    page = read_page(text, "markdown")
+    assert [b.rows for b in page.blocks] == [rows]
