@@ -70,8 +70,6 @@ KNOWN_MISSES = {
     # batches aa, ad, ae, af, ag and ah, measured before any change made for them (aa 268/322, ad 123/180, ae 527/754, af 0/1047, ag 321/544, ah 182/405)
     "aa/janeparis.md": 26,
     "ad/comicpages.html": 18,
-    "ad/homework3.md": 7,
-    "ad/practiceproblem.txt": 32,
     "ae/catsatrs.txt": 60,
     "ae/foxnp.ipynb": 9,
     "ae/onehead.ipynb": 30,

@@ -163,3 +163,59 @@ TUPLES = [
 def test_tuple_after_approx(text, rows):
     page = read_page(text, "markdown")
     assert [b.rows for b in page.blocks] == [rows]
+
+
+# a practice page's test-case boxes copied as text: "Input:" then the call's three arguments with no names
+# (Q, K, V in order) and "Expected:" glued after them, the output on the next line; each test case an example
+TEST_CASES = """Write a scaled dot-product attention function. Given the input [[1,0],[0,1]] and [[1,1],[0,1]], \
+return the weighted sum of the values.
+Test Case 1
+Input:
+[[1,0],[0,1]] [[1,1],[0,1]] [[1,2],[3,4]]Expected:
+[[2.5,3.5],[6.5,7.5]]Test Case 2
+Input:
+[[1,1],[1,1]] [[1,1],[1,1]] [[1,1],[1,1]]Expected:
+[[1.0,1.0],[1.0,1.0]]+ 3 hidden test cases
+"""
+
+
+def test_test_case_boxes():
+    one, two = imported(TEST_CASES, "text")
+    assert {k: [list(r) for r in g.rows] for k, g in one.inputs.items()} == {
+        "Q": [["1", "0"], ["0", "1"]], "K": [["1", "1"], ["0", "1"]], "V": [["1", "2"], ["3", "4"]]}
+    assert claims(one) == {("output", "1", ("2.5", "3.5")), ("output", "2", ("6.5", "7.5"))}
+    assert {k: [list(r) for r in g.rows] for k, g in two.inputs.items()} == {
+        k: [["1", "1"], ["1", "1"]] for k in "QKV"}
+    assert claims(two) == {("output", "1", ("1.0", "1.0")), ("output", "2", ("1.0", "1.0"))}
+
+
+# three matrices whose shapes cannot be Q, K and V (K not as wide as Q) are not read as a test case
+def test_test_case_shapes_must_fit():
+    from symattn.analyses.importer_testcases import read_test_cases
+    from symattn.analyses.importer_items import collect
+    page = read_page(TEST_CASES.replace("[[1,1],[0,1]] [[1,2]", "[[1,1,1],[0,1,1]] [[1,2]"), "text")
+    items = collect(page).items
+    assert read_test_cases(items, page.lines) == 1  # only test case 2
+
+
+# a README's raw HTML <pre> block: its tags are no part of the names on the lines they open and close
+PRE = """- Inputs:
+<pre>Q = np.array([[1, 0, 1, 0], [0, 1, 0, 1]])
+K = np.array([[1, 0, 1, 0], [0, 1, 0, 1]])
+V = np.array([[1, 2, 3, 4], [5, 6, 7, 8]])
+</pre>
+- Output:
+<pre>Attention Weights:
+ [[0.73105858 0.26894142]
+ [0.26894142 0.73105858]]</pre>
+"""
+
+
+@pytest.mark.parametrize("tag", ["<pre>", "<pre class=\"out\">", "<pre><code>"])
+def test_raw_pre_block_in_markdown(tag):
+    page = PRE.replace("<pre>Q", tag + "Q").replace("]])\n</pre>", "]])\n" + ("</code></pre>" if "code" in tag else "</pre>"))
+    (ex,) = imported(page)
+    assert {k: [list(r) for r in g.rows] for k, g in ex.inputs.items()} == {
+        "Q": [["1", "0", "1", "0"], ["0", "1", "0", "1"]], "K": [["1", "0", "1", "0"], ["0", "1", "0", "1"]],
+        "V": [["1", "2", "3", "4"], ["5", "6", "7", "8"]]}
+    assert claims(ex) == {("weights", "1", ("0.73105858", "0.26894142")), ("weights", "2", ("0.26894142", "0.73105858"))}
