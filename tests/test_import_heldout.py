@@ -104,7 +104,6 @@ KNOWN_EXTRAS = {
     "z/simplex2.ipynb": 1,     # the printed sum of the weights ("1.") its reader does not count
     "ac/examnotes.md": 3,      # the printed row sums ("row sums = [1. 1. 1.]") its reader does not count
     # batches aa–ah as measured (see KNOWN_MISSES)
-    "aa/janeparis.md": 11,
     "ae/foxnp.ipynb": 108,
     "ae/tfwords.ipynb": 4,
     "af/mhabatch.ipynb": 109,

@@ -219,3 +219,31 @@ def test_raw_pre_block_in_markdown(tag):
         "Q": [["1", "0", "1", "0"], ["0", "1", "0", "1"]], "K": [["1", "0", "1", "0"], ["0", "1", "0", "1"]],
         "V": [["1", "2", "3", "4"], ["5", "6", "7", "8"]]}
     assert claims(ex) == {("weights", "1", ("0.73105858", "0.26894142")), ("weights", "2", ("0.26894142", "0.73105858"))}
+
+
+# a page that works attention through two layers and names no input in the second layer's section: the
+# second layer's numbers are listed, not placed as restatements of the first layer's
+LAYERS = "### Layer 1 Processing:\n" + INPUTS + r"""
+#### Scores
+
+$$ Q K^T = \begin{bmatrix} 1 & 1 \\ 1 & 1 \end{bmatrix} $$
+
+### Layer 2 Processing:
+#### Scores again
+
+$$ Q K^T = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix} $$
+"""
+
+
+def test_second_layer_without_named_inputs():
+    (ex,) = imported(LAYERS)
+    assert claims(ex) == {("scores", "1", ("1", "1")), ("scores", "2", ("1", "1"))}
+    assert not [c for c in ex.claims if c.group is not None]
+    assert any("the next layer's attention" in n.text for n in ex.notes if n.kind == "unplaced")
+
+
+# the second layer naming its own inputs is left to the segmenter (a new example), nothing set aside
+def test_second_layer_with_named_inputs():
+    page = LAYERS.replace("#### Scores again", "#### Scores again\n\n$$ Q = \\begin{bmatrix} 1 & 1 \\\\ 0 & 1 \\end{bmatrix} $$")
+    exs = imported(page)
+    assert not any("the next layer's attention" in n.text for ex in exs for n in ex.notes)

@@ -57,7 +57,7 @@ from .importer_code_dims import root_divisor
 from .importer_fused import split_fused
 from .importer_grids import grid_examples
 from .importer_testcases import TEST_CASE_NOTE, read_test_cases
-from .importer_sections import drop_exercises, drop_outside_attention, exercise_lines, scores_defined_scaled
+from .importer_sections import drop_exercises, drop_later_layers, drop_outside_attention, exercise_lines, scores_defined_scaled
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
 from .importer_tuples import componentwise_terms
@@ -2042,6 +2042,7 @@ class _Importer(_ClaimsOnlyReadings):
         sc = scale_evidence(self.page.lines)
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
         drop_outside_attention(self.items, self.page.lines)
+        drop_later_layers(self.items, self.page.lines)
         scores_defined_scaled(self.items, self.page.lines)
         read_test_cases(self.items, self.page.lines)
         self.matvec_roles()

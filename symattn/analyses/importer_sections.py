@@ -21,7 +21,7 @@ import re
 from ..read.pages.model import Line
 from .importer_items import Item
 
-__all__ = ["outside_attention", "drop_outside_attention", "scores_defined_scaled", "exercise_lines", "drop_exercises"]
+__all__ = ["outside_attention", "drop_outside_attention", "scores_defined_scaled", "exercise_lines", "drop_exercises", "drop_later_layers"]
 
 #: a heading about a part of a transformer block that is not attention: the feed-forward
 #: network (FFN, MLP), the residual connection and layer normalisation (Add & Norm), the loss,
@@ -149,3 +149,39 @@ def drop_exercises(items: list[Item], inside: dict[int, str]) -> None:
             it.step, it.strength = None, 0
             it.aside = it.aside or f"in an exercise ({inside[it.line][:60]!r}): a what-if beside the worked " \
                                    "example, not its numbers"
+
+
+#: a heading that numbers a layer of the model: "Layer 2 Processing", "### Layer 1"
+_LAYER_RE = re.compile(r"\blayer\s+(\d{1,2})\b", re.I)
+_INPUT_STEPS = ("X", "Wq", "Wk", "Wv", "Q", "K", "V")
+
+
+def drop_later_layers(items: list[Item], lines: list[Line]) -> None:
+    """A page that works attention through two layers ("### Layer 1 Processing", "### Layer 2 Processing")
+    and names no input in the later layer's section (its queries come from the layer before, printed as
+    'New vectors' or 'K2, Q2, V2 for …'): the later layer's numbers are listed with that reason, not placed
+    as restatements of the first layer's steps. Only Markdown headings with levels are read (a section
+    ends at the next heading of the same or a higher level); a layer heading on the feed-forward part
+    ("FFN Layer 2") is not a layer of attention."""
+    at: list[tuple[int, str] | None] = []
+    cur: tuple[int, str, int] | None = None
+    for ln in lines:
+        if ln.role == "heading" and ln.level:
+            t = ln.text.strip()
+            m = _LAYER_RE.search(t)
+            if m and not _OTHER_PART_RE.search(t) and (cur is None or ln.level <= cur[2]):
+                cur = (int(m.group(1)), t, ln.level)
+            elif cur is not None and ln.level <= cur[2]:
+                cur = None
+        at.append((cur[0], cur[1]) if cur is not None else None)
+    placed = [(at[it.line], it) for it in items if 0 <= it.line < len(at)]
+    first = next((lay for lay, _ in placed if lay is not None), None)
+    if first is None:
+        return
+    later = [(lay, it) for lay, it in placed if lay is not None and lay[0] != first[0]]
+    if not later or any(it.step in _INPUT_STEPS and it.strength >= 2 for _, it in later):
+        return
+    for lay, it in later:
+        it.step, it.strength = None, 0
+        it.aside = it.aside or (f"under {lay[1][:40]!r}, after the example was worked under {first[1][:40]!r}: "
+                                "the next layer's attention, whose inputs the page does not name")
