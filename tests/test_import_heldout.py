@@ -68,7 +68,12 @@ KNOWN_MISSES = {
     # there)
     "ac/examnotes.md": 3,
     # batches aa, ad, ae, af, ag and ah, measured before any change made for them (aa 268/322, ad 123/180, ae 527/754, af 0/1047, ag 321/544, ah 182/405)
+    # batch aa after its fixes: janeparis' second layer (Q = K = V = the FFN outputs under "New vectors", its
+    # scores, weights and output) is a second example the importer does not separate: listed, not placed (26)
     "aa/janeparis.md": 26,
+    # batch ad after its fixes: comicpages prints no inputs (64-d V rows elided) and its numbers are one query's
+    # dots in MathJax list items, a scaled matrix in a code comment and a 64-d elided output: no claims-only
+    # reading takes them yet (18)
     "ad/comicpages.html": 18,
     "ae/catsatrs.txt": 60,
     "ae/foxnp.ipynb": 9,
