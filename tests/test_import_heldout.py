@@ -68,12 +68,13 @@ KNOWN_MISSES = {
     # there)
     "ac/examnotes.md": 3,
     # batches aa, ad, ae, af, ag and ah, measured before any change made for them (aa 268/322, ad 123/180, ae 527/754, af 0/1047, ag 321/544, ah 182/405)
-    "aa/cards.md": 21,
-    "aa/janeparis.md": 29,
-    "aa/speedrun.md": 4,
+    # batch aa after its fixes: janeparis' second layer (Q = K = V = the FFN outputs under "New vectors", its
+    # scores, weights and output) is a second example the importer does not separate: listed, not placed (26)
+    "aa/janeparis.md": 26,
+    # batch ad after its fixes: comicpages prints no inputs (64-d V rows elided) and its numbers are one query's
+    # dots in MathJax list items, a scaled matrix in a code comment and a 64-d elided output: no claims-only
+    # reading takes them yet (18)
     "ad/comicpages.html": 18,
-    "ad/homework3.md": 7,
-    "ad/practiceproblem.txt": 32,
     "ae/catsatrs.txt": 60,
     "ae/foxnp.ipynb": 9,
     "ae/onehead.ipynb": 30,
@@ -108,9 +109,6 @@ KNOWN_EXTRAS = {
     "z/simplex2.ipynb": 1,     # the printed sum of the weights ("1.") its reader does not count
     "ac/examnotes.md": 3,      # the printed row sums ("row sums = [1. 1. 1.]") its reader does not count
     # batches aa–ah as measured (see KNOWN_MISSES)
-    "aa/cards.md": 7,
-    "aa/iloveai.md": 13,
-    "aa/janeparis.md": 21,
     "ae/foxnp.ipynb": 108,
     "ae/tfwords.ipynb": 4,
     "af/mhabatch.ipynb": 109,

@@ -56,7 +56,8 @@ from .importer_readings import _ClaimsOnlyReadings
 from .importer_code_dims import root_divisor
 from .importer_fused import split_fused
 from .importer_grids import grid_examples
-from .importer_sections import drop_outside_attention, scores_defined_scaled
+from .importer_testcases import TEST_CASE_NOTE, read_test_cases
+from .importer_sections import drop_exercises, drop_later_layers, drop_outside_attention, exercise_lines, scores_defined_scaled
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
 from .importer_tuples import componentwise_terms
@@ -1080,6 +1081,8 @@ class _Importer(_ClaimsOnlyReadings):
         if not worked:
             return None
         heads = [k for k in range(max(worked) + 1, it.line) if self.page.lines[k].role == "heading"]
+        if not heads and it.line - 1 > max(worked) and any(n.startswith(TEST_CASE_NOTE) for n in it.notes):
+            return it.line - 1  # the next test case's "Input:" line
         return heads[-1] if heads else None
 
     def matvec_roles(self) -> None:
@@ -2015,6 +2018,12 @@ class _Importer(_ClaimsOnlyReadings):
 
     def run(self) -> list[ImportedExample]:
         self.twins: list[tuple[ImportedExample, ImportedExample]] = []
+        inside = exercise_lines(self.page.lines)
+        if inside:
+            # an exercise's numbers are listed, not placed, and its words say nothing of the example
+            drop_exercises(self.items, inside)
+            self.page = replace(self.page, lines=[replace(ln, text="") if k in inside else ln
+                                                  for k, ln in enumerate(self.page.lines)])
         self.vector_sums()
         self.componentwise_sums()
         self.same_line_chains()
@@ -2033,7 +2042,9 @@ class _Importer(_ClaimsOnlyReadings):
         sc = scale_evidence(self.page.lines)
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
         drop_outside_attention(self.items, self.page.lines)
+        drop_later_layers(self.items, self.page.lines)
         scores_defined_scaled(self.items, self.page.lines)
+        read_test_cases(self.items, self.page.lines)
         self.matvec_roles()
         _mask_rows(self.items)
         other_heads = self.other_head_blocks()

@@ -707,6 +707,9 @@ def indexed_row(before: str) -> tuple[str, int, str] | None:
 
 
 _NAME_DOT = r"(?:\.|·|⋅|\\cdot|\*|@|×|\bdot\b)"  # between two names: q1.k2, q1 · k2
+#: what follows a dot product's first number when the products' sum is written out before the result:
+#: " + 0.64 = 2.4625" (the result: the number after the last '=')
+_SUM_THEN_RESULT_RE = re.compile(r"(?:\s*[+-]\s*(?:\d+\.?\d*|\.\d+)){1,64}\s*=\s*([+-]?(?:\d+\.?\d*|\.\d+))(?![\d.]*\s*[/*·⋅\[+-])")
 _DOT_OP = r"(?:(?<=\s)\.(?=\s)|·|⋅|\\cdot|\*|@|×|\bdot\b)"  # beside a vector, a '.' only between spaces
 #: the note that marks the vectors of a dot product written out (``[1, 0, 0] . [1, 1, 0]``)
 DOT_OPERAND = "an operand of a dot product written out on the page"
@@ -2215,7 +2218,8 @@ class _Collector:
         for k, ln in enumerate(self.lines):
             if ln.role == "code":
                 continue
-            t = ln.text.replace("\\[", "[").replace("\\]", "]").replace("−", "-")
+            # (vectors in inline code: "`[1, 0]` · `[0, 1]` = 0")
+            t = ln.text.replace("\\[", "[").replace("\\]", "]").replace("−", "-").replace("`", "")
             if re.search(r"/|√|sqrt|\\frac|÷", t) or any(o.line == k and o.kind == "pair" for o in self.items):
                 continue
             for m in rx.finditer(t):
@@ -2223,7 +2227,14 @@ class _Collector:
                 b = [x.strip() for x in m.group(2).split(",")]
                 if len(a) != len(b) or not all(is_number(x) for x in a + b):
                     continue
-                it = Item(rows=[[m.group(3)]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
+                result = m.group(3)
+                if re.match(r"\s*[+-]", t[m.end():]):
+                    # the products' sum written before the result: "= 1.8225 + 0.64 = 2.4625"
+                    tail = _SUM_THEN_RESULT_RE.match(t, m.end())
+                    if tail is None:
+                        continue
+                    result = tail.group(1)
+                it = Item(rows=[[result]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
                           step="scores", strength=2, role=ln.role, head=self.heading_head(k))
                 it.dot = (a, b)
                 it.notes.append("a dot product of two vectors written out")

@@ -131,6 +131,14 @@ class _Placer:
         vals = self.vals(step) if step in self.steps else None
         return vals is not None and all(v is not None and math.isfinite(v) for r in vals for v in r)
 
+    def stochastic(self, step: str) -> bool:
+        """Whether this example's ``step`` could be printed as weights: known, and every row a
+        distribution (unknown values count as could be)."""
+        vals = self.vals(step) if step in self.steps else None
+        if vals is None or not vals or not isinstance(vals[0], list):
+            return True
+        return all(all(v is not None and -1e-9 <= v <= 1 + 1e-9 for v in r) and abs(sum(r) - 1) < 0.01 for r in vals)
+
     def labels(self, step: str) -> tuple[list[str], list[str]]:
         st = self.d[step]
         return st.row_labels, st.col_labels
@@ -459,7 +467,13 @@ class _Placer:
                 down, across = across, down
             return across if self.match(step, across) > self.match(step, down) else down
         if (r, c) == (nr, nc) and not (it.transposed and r != c):
-            return [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
+            down = [(rows_l[i], None, j, m[i][j], i) for i in range(r) for j in range(c)]
+            if it.transposed and r == c:
+                # a square matrix named transposed ("K^T = [...]"): read down its columns when they fit better
+                across = [(rows_l[j], None, i, m[i][j], j) for i in range(r) for j in range(c)]
+                if self.match(step, across) > self.match(step, down):
+                    return across
+            return down
         if (c, r) == (nr, nc):
             return [(rows_l[j], None, i, m[i][j], j) for i in range(r) for j in range(c)]
         if r == 1 and c == nc:
@@ -655,6 +669,13 @@ class _Placer:
                         self.notes.append(Note("info", f"named like {primary} but its numbers are {best_s}'s",
                                                it.at()))
                         return best_s, fits[best_s], ""
+                w = prefix + "weights"
+                if pm < 0.2 and w in fits and _probability_rows(it.rows) and not self.stochastic(primary):  # type: ignore[arg-type]
+                    # "take the softmax results to be: Attention scores = [[0.6, 0.1, 0.3], …]": rows that
+                    # each sum to 1 are what softmax made of scores that do not
+                    self.notes.append(Note("info", f"named like {primary}, but each row sums to 1 and this "
+                                                   f"example's {primary} do not: its weights", it.at()))
+                    return w, fits[w], ""
             if it.strength >= 2:
                 return primary, pfit, ""
             pm = self.match(primary, pfit)  # type: ignore[arg-type]
@@ -1328,6 +1349,26 @@ def _past_limit(text: str) -> bool:
     except ArithmeticError:  # pragma: no cover - is_number guards
         return False
     return d != 0 and abs(d.adjusted()) > MAX_EXPONENT
+
+
+def _probability_rows(rows: list[list[str]]) -> bool:
+    """Whether every printed row is a distribution: at least two numbers, each between 0 and 1, summing to
+    1 up to the rounding of what is printed (a whole number is exact).
+
+    >>> _probability_rows([["0.6", "0.1", "0.3"], ["0.2", "0.5", "0.3"]]), _probability_rows([["0.2", "0.2", "0.2"]])
+    (True, False)
+    >>> _probability_rows([["1", "0", "1", "0"]]), _probability_rows([["0.33", "0.33", "0.33"]])
+    (False, True)
+    """
+    if not rows:
+        return False
+    for r in rows:
+        vals = [_num(x) for x in r]
+        if len(vals) < 2 or any(v is None or not 0 <= v <= 1 for v in vals):  # type: ignore[operator]
+            return False
+        if abs(sum(vals) - 1) > sum(u for u in map(_ulp, r) if u < 1) / 2 + 1e-9:  # type: ignore[arg-type]
+            return False
+    return True
 
 
 def _looks_like_weights(rows: list[list[str]]) -> bool:

@@ -8,6 +8,10 @@ numbers of the attention, and a score the page defines with its scale is the sca
 'Step 6: Feedforward Layer (FFN)'
 >>> outside_attention([Line("Step 3: Scaled attention", Where(1), "heading")], 1)
 ''
+>>> nested = [Line("Feed-Forward Network 1", Where(1), "heading", 4), Line("Transformation of Attention Outputs", Where(2),
+...           "heading", 5), Line("[2.25, 0.75]", Where(3))]
+>>> outside_attention(nested, 2)
+'Feed-Forward Network 1'
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 from ..read.pages.model import Line
 from .importer_items import Item
 
-__all__ = ["outside_attention", "drop_outside_attention", "scores_defined_scaled"]
+__all__ = ["outside_attention", "drop_outside_attention", "scores_defined_scaled", "exercise_lines", "drop_exercises", "drop_later_layers"]
 
 #: a heading about a part of a transformer block that is not attention: the feed-forward
 #: network (FFN, MLP), the residual connection and layer normalisation (Add & Norm), the loss,
@@ -35,13 +39,21 @@ def outside_attention(lines: list[Line], line: int) -> str:
     """The heading of the section a line is in when that section is about a part of a transformer
     block other than attention (its nearest heading names the feed-forward layer, the loss or the
     backward pass, and not attention), else ""."""
+    level = 0
     for k in range(min(line, len(lines)) - 1, max(-1, line - _HOW_FAR), -1):
         ln = lines[k]
         if ln.role == "heading":
             t = ln.text.strip()
-            if _OTHER_PART_RE.search(t) and not re.search(r"attention|soft-?max|scores?\b", t, re.I):
+            if level and not 0 < ln.level < level:
+                continue  # a sibling or a deeper heading of an earlier section
+            attention = re.search(r"attention|soft-?max|scores?\b", t, re.I)
+            if _OTHER_PART_RE.search(t) and not attention:
                 return t
-            return ""
+            if not ln.level or (level and attention):
+                return ""
+            # a subsection ("Transformation of Attention Outputs" under "Feed-Forward Network 1") is in the
+            # part its enclosing heading names, up to an enclosing heading on attention
+            level = ln.level
     return ""
 
 
@@ -86,3 +98,90 @@ def scores_defined_scaled(items: list[Item], lines: list[Line]) -> None:
                 it.step = "scaled"
                 it.notes.append(f"the page defines its score with the scale (line {ln.where}): the scaled scores")
                 break
+
+
+#: a fenced div (Pandoc, Quarto, MyST) that opens an exercise: ``::: exercise name``, ``::: {.exercise}``,
+#: ``:::{exercise}``, ``::: problem``, ``::: quiz``; a bare ``:::`` closes the innermost div
+_DIV_OPEN_RE = re.compile(r"\s*(:{3,})\s*\{?\s*\.?([A-Za-z][\w-]*)")
+_DIV_CLOSE_RE = re.compile(r"\s*:{3,}\s*$")
+_EXERCISE_RE = re.compile(r"exercises?|problems?|questions?|quiz|practice|challenge|homework|try-?it|your-?turn", re.I)
+
+
+def exercise_lines(lines: list[Line]) -> dict[int, str]:
+    """The lines inside an exercise's fenced div (``::: exercise …`` down to its closing ``:::``, the
+    answer and solution divs nested in it included), each with the div's opening line: a what-if
+    the page asks about beside its worked example, whose numbers (a changed value row, the softmax
+    of the unscaled scores) are not the example's.
+
+    >>> from symattn.read.pages.model import Where
+    >>> text = ["::: card", "S = [1, 2]", ":::", "::: exercise what-if", "::: answer", "0.867", ":::", ":::", "O"]
+    >>> sorted(exercise_lines([Line(t, Where(k + 1)) for k, t in enumerate(text)]))
+    [3, 4, 5, 6, 7]
+    """
+    out: dict[int, str] = {}
+    stack: list[bool] = []
+    opener = ""
+    for k, ln in enumerate(lines):
+        t = ln.text
+        if ln.role != "code" and _DIV_CLOSE_RE.fullmatch(t):
+            if stack:
+                inside = any(stack)
+                stack.pop()
+                if inside:
+                    out[k] = opener
+            continue
+        m = _DIV_OPEN_RE.match(t) if ln.role != "code" else None
+        if m:
+            ex = _EXERCISE_RE.fullmatch(m.group(2)) is not None
+            if ex and not any(stack):
+                opener = t.strip()
+            stack.append(ex)
+        if any(stack):
+            out[k] = opener
+    return out
+
+
+def drop_exercises(items: list[Item], inside: dict[int, str]) -> None:
+    """Every block printed inside an exercise's fenced div (see :func:`exercise_lines`) is listed with
+    that reason, not placed."""
+    for it in items:
+        if it.line in inside:
+            it.step, it.strength = None, 0
+            it.aside = it.aside or f"in an exercise ({inside[it.line][:60]!r}): a what-if beside the worked " \
+                                   "example, not its numbers"
+
+
+#: a heading that numbers a layer of the model: "Layer 2 Processing", "### Layer 1"
+_LAYER_RE = re.compile(r"\blayer\s+(\d{1,2})\b", re.I)
+_INPUT_STEPS = ("X", "Wq", "Wk", "Wv", "Q", "K", "V")
+
+
+def drop_later_layers(items: list[Item], lines: list[Line]) -> None:
+    """A page that works attention through two layers ("### Layer 1 Processing", "### Layer 2 Processing")
+    and names no input in the later layer's section (its queries come from the layer before, printed as
+    'New vectors' or 'K2, Q2, V2 for …'): the later layer's numbers are listed with that reason, not placed
+    as restatements of the first layer's steps. Only Markdown headings with levels are read (a section
+    ends at the next heading of the same or a higher level); a layer heading on the feed-forward part
+    ("FFN Layer 2") is not a layer of attention."""
+    at: list[tuple[int, str] | None] = []
+    cur: tuple[int, str, int] | None = None
+    for ln in lines:
+        if ln.role == "heading" and ln.level:
+            t = ln.text.strip()
+            m = _LAYER_RE.search(t)
+            if m and not _OTHER_PART_RE.search(t) and (cur is None or ln.level <= cur[2]):
+                cur = (int(m.group(1)), t, ln.level)
+            elif cur is not None and ln.level <= cur[2]:
+                cur = None
+        at.append((cur[0], cur[1]) if cur is not None else None)
+    placed = [(at[it.line], it) for it in items if 0 <= it.line < len(at)]
+    first = next((lay for lay, _ in placed if lay is not None), None)
+    if first is None:
+        return
+    later = [(lay, it) for lay, it in placed if lay is not None and lay[0] != first[0]]
+    if not later or any(it.step in _INPUT_STEPS and it.strength >= 2 for _, it in later):
+        return
+    for lay, it in later:
+        it.step, it.strength = None, 0
+        it.aside = it.aside or (f"under {lay[1][:40]!r}, after the example was worked under {first[1][:40]!r}: "
+                                "the next layer's attention, whose inputs the page does not name")

@@ -193,6 +193,10 @@ _MATH_ENV_RE = re.compile(r"\\begin\{(equation\*?|align\*?|aligned|gather\*?|mul
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 
 
+#: a raw HTML <pre> (or <pre><code>) tag opening a Markdown line, or its closing tag ending one
+_PRE_TAG_RE = re.compile(r"^\s*<pre(?:\s[^<>]*)?>(?:<code(?:\s[^<>]*)?>)?|(?:</code>)?</pre>\s*$")
+
+
 def markdown_lines(text: str, cell: int | None = None, output: bool = False, first_line: int = 1) -> list[Line]:
     out: list[Line] = []
     fence = ""
@@ -213,6 +217,11 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
             continue
         if "&" in raw and _ENTITY_RE.search(raw):
             raw = html.unescape(raw)  # Markdown renders entities outside code: $1 &amp; 0$ is $1 & 0$
+            s = raw.strip()
+        if ("<pre" in s or "pre>" in s) and _PRE_TAG_RE.search(raw):
+            # a raw HTML <pre> block in Markdown: its tags are no text of the lines they open or close
+            # ('<pre>Q = np.array([[1, 0]])' names Q)
+            raw = _PRE_TAG_RE.sub("", raw)
             s = raw.strip()
         if math:
             if s.endswith("$$") or s.endswith("\\]"):
@@ -260,7 +269,7 @@ def markdown_lines(text: str, cell: int | None = None, output: bool = False, fir
             continue
         h = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", s)
         if h:
-            out.append(Line(h.group(2), where, "heading"))
+            out.append(Line(h.group(2), where, "heading", len(h.group(1))))
             continue
         li = re.match(r"^(\s*)(\d{1,3}[.)])(?=\s|$)", raw)
         if li:  # an ordered list's marker ("2. Compute …") is no number of the page

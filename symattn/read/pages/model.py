@@ -59,6 +59,7 @@ class Line:
     text: str
     where: Where
     role: str = "prose"
+    level: int = 0  # a heading's level where the page writes one (Markdown's number of #), else 0
 
 
 @dataclass

@@ -76,11 +76,12 @@ def entry_kind(text: str) -> str:
     return "other"
 
 
-_MATH_SPACE_RE = re.compile(r"(?<!\\)\\[;,:!](?![A-Za-z])")
+_MATH_SPACE_RE = re.compile(r"(?<!\\)\\[;,:!](?![A-Za-z])|(?<=,)\\ ")
 
 
 def _normalise(text: str) -> str:
-    # LaTeX's spacing commands between entries ([0.5,\;0.5]) are spaces
+    # LaTeX's spacing commands between entries ([0.5,\;0.5], and a control space after a comma: [0.5,\ 0.5])
+    # are spaces (a control space elsewhere may be a row break that lost a backslash: 0.209\ 0.305)
     text = _MATH_SPACE_RE.sub("  ", text) if "\\" in text else text  # (two spaces: offsets kept)
     return text.replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
 
@@ -507,7 +508,7 @@ def _tuple_block(seg: _Segment, i: int):
     if _interval(before, [x for x in m.group(1).split(",")]):
         return None, m.end()  # the ends of an interval, (0, 1)
     named = re.search(r"(?:^|[\s,;(])[A-Za-z](?:_?\{?\d{1,2}\}?)?\s*=\s*$", before)  # 'k1 = (1, 0), k2 = (0, 1)'
-    if not re.search(r"(?:[:=→]|\bis|\bare)\s*$", before) or (after.strip(" .,;") != "" and not named):
+    if not re.search(r"(?:[:=→≈]|\\approx|\bis|\bare)\s*$", before) or (after.strip(" .,;") != "" and not named):
         return None, i + 1
     k = seg.index(i)
     entries = [x.strip() for x in m.group(1).split(",")]
