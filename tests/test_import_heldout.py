@@ -80,7 +80,6 @@ KNOWN_MISSES = {
     "ae/tfwords.ipynb": 128,
     "af/mhabatch.ipynb": 541,
     "af/mhatorch.ipynb": 192,
-    "af/tiaoshi.txt": 72,
     "af/xattn.ipynb": 242,
     "ag/catatemouse.md": 9,
     "ag/chienbiscuit.md": 76,

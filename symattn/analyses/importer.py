@@ -56,6 +56,7 @@ from .importer_readings import _ClaimsOnlyReadings
 from .importer_code_dims import root_divisor
 from .importer_fused import split_fused
 from .importer_grids import grid_examples
+from .importer_heads_only import per_head_steps
 from .importer_sections import drop_outside_attention, scores_defined_scaled
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
@@ -2077,6 +2078,9 @@ class _Importer(_ClaimsOnlyReadings):
             grids = self.labelled_grids()
             if grids:
                 return grids
+            by_head = per_head_steps(self)
+            if by_head is not None:
+                return [by_head]  # each printed head's steps under its own number: claims only
             steps_only = self.named_steps_only()
             if steps_only is not None:
                 return [steps_only]
