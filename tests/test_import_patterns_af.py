@@ -67,3 +67,84 @@ ORDERS = [
 @pytest.mark.parametrize("found,want", ORDERS)
 def test_heads_in_order(found, want):
     assert heads_in_order(found) is want
+
+
+# a program's printed table: cells split by '|' over a rule of dashes with '+' where columns meet, or a
+# rule of dashes alone; a first column 'step' numbering the rows 1, 2, … is the rows' labels, not data
+from symattn.read.pages.scan import _printed_rule  # noqa: E402
+
+RULES = [
+    ("q \\ k | the | cat", "------+-----+----", "------|-----|----"),
+    ("step |  the |  cat", "-" * 20, "---|---|---"),
+    ("step |  the |  cat", "-" * 10, "-" * 10),  # shorter than the header: not a rule under it
+    ("a = b | c", "--+--", "--|--"),
+    ("no pipes here", "-" * 20, "-" * 20),
+    ("a | b", "--|--", "--|--"),  # already a pipe rule
+]
+
+
+@pytest.mark.parametrize("head,rule,want", RULES)
+def test_printed_rules_under_pipe_headers(head, rule, want):
+    assert _printed_rule(head, rule) == want
+
+
+def _run_cell(table):
+    return ("rng = np.random.default_rng(0)\nQ = rng.normal(size=(2, 4))\nw, out = attention(Q, K, V)\nprint(w)", table)
+
+
+_TOKENS_TABLE = ("Attention weights (rows = queries, cols = document tokens):\n"
+                 "(query→) \\ (doc↓) | the   | cat   | sat  \n"
+                 "------------------+-------+-------+------\n"
+                 "cat               | 0.300 | 0.500 | 0.200\n"
+                 "sat               | 0.250 | 0.250 | 0.500\n\n"
+                 "Context vectors shape: (2, 2)\n[[ 0.1  0.2]\n [-0.3  0.4]]\n")
+_STEPS_TABLE = ("Cross-attention weights per step (rows = steps, cols = doc tokens):\n"
+                "step  |    the |    cat |    sat\n"
+                "------------------------------------\n"
+                "   1  |  0.100 |  0.600 |  0.300\n"
+                "   2  |  0.700 |  0.200 |  0.100\n")
+
+
+def test_each_cells_run_is_an_example_of_its_own():
+    from import_snippets import notebook
+    page = notebook("Cross-attention, two runs on random inputs", _run_cell(_TOKENS_TABLE), _run_cell(_STEPS_TABLE))
+    first, second = imported(page, "notebook")
+    assert claims(first) == {("weights", "cat", ("0.300", "0.500", "0.200")),
+                             ("weights", "sat", ("0.250", "0.250", "0.500")),
+                             ("output", "cat", ("0.1", "0.2")), ("output", "sat", ("-0.3", "0.4"))}
+    # the step numbers label the rows (decoding steps 1, 2): positions, not a column of weights
+    assert claims(second) == {("weights", "1", ("0.100", "0.600", "0.300")),
+                              ("weights", "2", ("0.700", "0.200", "0.100"))}
+    assert first.inputs == {} and second.inputs == {}
+
+
+# what gives no per-cell examples: nothing placed in a run it may not belong to (the other cell is a run)
+NOT_RUNS = [
+    # weights rows that are not distributions
+    _STEPS_TABLE.replace("0.700", "0.900"),
+    # one step printed twice in a cell (a restatement or another run: the cell does not say)
+    _STEPS_TABLE + "\nweights again:\n" + _STEPS_TABLE.split("\n", 1)[1],
+]
+
+
+@pytest.mark.parametrize("bad", NOT_RUNS)
+def test_a_cell_that_is_not_one_run_is_listed(bad):
+    from import_snippets import notebook
+    page = notebook("two runs", _run_cell(_TOKENS_TABLE), _run_cell(bad))
+    try:
+        exs = imported(page, "notebook")
+    except Exception:  # refused: nothing placed
+        return
+    placed = {c.values[0] for ex in exs for c in ex.claims}
+    assert "0.900" not in placed and "0.100" not in placed
+
+
+def test_one_run_over_many_cells_is_not_several_runs():
+    # each cell prints what earlier cells made (no draw, no attention run in it): not runs of their own
+    from import_snippets import notebook
+    page = notebook(("w", _TOKENS_TABLE), ("w2 = softmax(s)\nprint(w2)", _STEPS_TABLE))
+    try:
+        exs = imported(page, "notebook")
+    except Exception:  # refused: nothing placed
+        return
+    assert len(exs) < 2

@@ -55,6 +55,7 @@ from .importer_placer import _looks_like_weights, _mask_kind, _Placer
 from .importer_readings import _ClaimsOnlyReadings
 from .importer_code_dims import root_divisor
 from .importer_fused import split_fused
+from .importer_cells_only import claims_by_cell
 from .importer_grids import grid_examples
 from .importer_heads_only import per_head_steps
 from .importer_sections import drop_outside_attention, scores_defined_scaled
@@ -2100,6 +2101,9 @@ class _Importer(_ClaimsOnlyReadings):
             one = one_query_steps(self)
             if one:
                 return one  # one query's steps under names with its index (omega_2, context_vec_2): claims only
+            runs = claims_by_cell(self)
+            if runs:
+                return runs  # a notebook's runs, each cell's printed steps from inputs it never prints: claims only
         if not out:
             reasons.sort(key=lambda r: "makes its weights" not in r)
             extra = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
