@@ -148,3 +148,50 @@ def test_one_run_over_many_cells_is_not_several_runs():
     except Exception:  # refused: nothing placed
         return
     assert len(exs) < 2
+
+
+# one head of a many-head model walked through, its blocks captioned 'Head 0' (heads counted from 0), on a
+# page that says it has several heads: the claims are head 1's, not a one-head example's
+from symattn.analyses.importer_walked_head import first_head_caption  # noqa: E402
+
+CAPTIONS = [
+    ("Raw Score Matrix (Batch 0, Head 0):", True),
+    ("Scaled Scores (head_0)", True),
+    ("HEAD 0: Attention Weights", True),
+    ("Head 1 weights", False),  # the first or the second head: the caption alone does not say
+    ("heads: 0", False),
+    ("Attention weights", False),
+    ("ahead 0", False),
+]
+
+
+@pytest.mark.parametrize("label,want", CAPTIONS)
+def test_first_head_captions(label, want):
+    assert first_head_caption(label) is want
+
+
+_WALK = ("num_heads = 2\nscores = q @ k.T\nprint('Raw Score Matrix (Batch 0, Head 0):')\nprint(s[0, 0])",
+         "Raw Score Matrix (Batch 0, Head 0):\n[[ 2.  0.]\n [ 0.  2.]]\n")
+_WALK_W = ("w = softmax(s[0, 0] / np.sqrt(2))\nprint('Attention Weights:')\nprint(w)",
+           "Attention Weights:\n[[0.8 0.2]\n [0.2 0.8]]\n")
+
+
+def test_a_walked_head_zero_is_head_one():
+    from import_snippets import notebook
+    (ex,) = imported(notebook(_WALK, _WALK_W), "notebook")
+    assert claims(ex) == {("head1.scores", "1", ("2.", "0.")), ("head1.scores", "2", ("0.", "2.")),
+                          ("head1.weights", "1", ("0.8", "0.2")), ("head1.weights", "2", ("0.2", "0.8"))}
+    assert ex.spec.convention.heads == 2
+
+
+def test_head_zero_on_a_one_head_page_stays_a_one_head_example():
+    from import_snippets import notebook
+    (ex,) = imported(notebook((_WALK[0].replace("num_heads = 2\n", ""), _WALK[1]), _WALK_W), "notebook")
+    assert {c.step for c in ex.claims} == {"scores", "weights"}
+
+
+def test_runs_are_numbered_among_themselves():
+    from import_snippets import notebook
+    exs = imported(notebook("Two runs", _run_cell(_TOKENS_TABLE), _run_cell(_STEPS_TABLE)), "notebook")
+    assert [(e.index, e.count) for e in exs] == [(1, 2), (2, 2)]
+    assert exs[1].title.endswith("(example 2 of 2)")

@@ -64,6 +64,7 @@ from .importer_structure import window_evidence
 from .importer_tuples import componentwise_terms
 from .importer_values import softmax_scale
 from .importer_variants import variant_evidence
+from .importer_walked_head import walked_first_head
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -2142,6 +2143,7 @@ class _Importer(_ClaimsOnlyReadings):
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
             ex.index = n
+            walked_first_head(self, ex)  # 'Scaled Scores (Batch 0, Head 0):' on a many-head page: head1's
         for ex in out:
             ex.count = len(out)
             if len(out) > 1:

@@ -100,4 +100,7 @@ def claims_by_cell(imp) -> list[ImportedExample]:
         if id(it) not in used:
             near = max((e for e in out if e.first_index <= it.line), key=lambda e: e.first_index, default=out[0])
             near.notes += _listed([it], "the page gives no inputs to place it with")
+    for ex in out:
+        ex.count = len(out)
+        ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
     return out
