@@ -195,3 +195,10 @@ def test_runs_are_numbered_among_themselves():
     exs = imported(notebook("Two runs", _run_cell(_TOKENS_TABLE), _run_cell(_STEPS_TABLE)), "notebook")
     assert [(e.index, e.count) for e in exs] == [(1, 2), (2, 2)]
     assert exs[1].title.endswith("(example 2 of 2)")
+
+
+def test_heads_captioned_from_zero_are_heads_one_and_two():
+    # 'Head 0' and 'Head 1' on a page counting from 0: the first and second heads (head1, head2)
+    (ex,) = imported(f"Head 0 attention weights:\n {_H1}\nHead 1 attention weights:\n {_H2}\n", "text")
+    assert claims(ex) == {("head1.weights", "1", ("0.6000", "0.4000")), ("head1.weights", "2", ("0.2500", "0.7500")),
+                          ("head2.weights", "1", ("0.1000", "0.9000")), ("head2.weights", "2", ("0.5000", "0.5000"))}

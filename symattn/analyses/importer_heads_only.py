@@ -10,6 +10,8 @@ never prints): one claims-only example whose claims are the heads' steps (``head
 
 from __future__ import annotations
 
+import re
+
 from .importer_claims_only import is_distribution
 from .importer_items import Item
 from .importer_model import CLAIM_ORDER, Choice, ClaimRow, ImportedExample, Note, _same_values
@@ -32,6 +34,26 @@ def _distributions(it: Item) -> bool:
                                                                    for r in it.rows for x in r)
 
 
+_CAPTION_HEAD_RE = re.compile(r"\bhead[\s_#-]*(\d{1,2})\b", re.I)
+
+
+def _heads_of(steps: list[Item]) -> list[int] | None:
+    """Each block's head, from 1: captions numbering heads from 0 ('Head 0:', 'Head 1:') give 1, 2, …;
+    else the head each block names; None where a block names no head.
+
+    >>> from symattn.analyses.importer_items import Item
+    >>> def block(label): return Item(rows=[["1"]], where=[], line=0, end=0, label=label)
+    >>> _heads_of([block("Head 0 weights:"), block("Head 1 weights:")]), _heads_of([block("weights:")])
+    ([1, 2], None)
+    """
+    nums = [_CAPTION_HEAD_RE.search(it.label or "") for it in steps]
+    if all(nums) and 0 in [int(m.group(1)) for m in nums]:  # type: ignore[union-attr]
+        return [int(m.group(1)) + 1 for m in nums]  # type: ignore[union-attr]
+    if all(it.head is not None for it in steps):
+        return [int(it.head) for it in steps]  # type: ignore[arg-type]
+    return None
+
+
 def per_head_steps(imp) -> ImportedExample | None:
     """The claims-only example of a page whose only step matrices are captioned by head number (see the
     module docstring), or None. Every block printed as a step must name its head; the blocks of one step
@@ -43,9 +65,11 @@ def per_head_steps(imp) -> ImportedExample | None:
     steps = [it for it in imp.items if it.kind == "matrix" and it.strength >= 2 and it.step in _HEAD_STEPS
              and _numeric_or_inf(it.rows) and not it.operand and not it.products and it.role != "code"
              and not (it.head is None and it.step == "weights" and not _distributions(it))]
-    if not steps or any(it.head is None or it.batches != 1 for it in steps):
+    hs = _heads_of(steps)
+    if not steps or hs is None or any(it.batches != 1 for it in steps):
         return None
-    found = [(it.head, it.step) for it in steps]
+    head = {id(it): h for it, h in zip(steps, hs)}
+    found = [(head[id(it)], it.step) for it in steps]
     if not heads_in_order(found):
         return None
     if len({it.shape[0] for it in steps}) != 1 or any(
@@ -59,15 +83,15 @@ def per_head_steps(imp) -> ImportedExample | None:
     claims: list[ClaimRow] = []
     for it in steps:
         for i, r in enumerate(it.rows):
-            claims.append(ClaimRow(f"head{it.head}.{it.step}", rows[i], list(r),
+            claims.append(ClaimRow(f"head{head[id(it)]}.{it.step}", rows[i], list(r),
                                    str(it.where[i] if i < len(it.where) else it.where[0]), None))
     claims.sort(key=lambda c: (int(c.step.split(".")[0][4:]), CLAIM_ORDER.index(c.step.split(".", 1)[1])))
-    heads = max(it.head for it in steps)
+    heads = max(hs)
     first = steps[0]
     conv = {"heads": Choice(heads, f"the page numbers the heads it prints up to {heads}", where=first.at(),
                             assumed=True)}
     notes = [Note("assumed", "the page prints the steps of heads " + ", ".join(str(h) for h in
-                                                                            sorted({it.head for it in steps}))
+                                                                            sorted(set(hs)))
                   + " and none of the inputs that make them: drafted as claims only, each head's in its place",
                   first.at())]
     used = {id(it) for it in steps}
