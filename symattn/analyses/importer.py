@@ -55,14 +55,18 @@ from .importer_placer import _looks_like_weights, _mask_kind, _Placer
 from .importer_readings import _ClaimsOnlyReadings
 from .importer_code_dims import root_divisor
 from .importer_fused import split_fused
+from .importer_cells_only import claims_by_cell
 from .importer_grids import grid_examples
 from .importer_testcases import TEST_CASE_NOTE, read_test_cases
-from .importer_sections import drop_exercises, drop_later_layers, drop_outside_attention, exercise_lines, scores_defined_scaled
+from .importer_heads_only import per_head_steps
+from .importer_sections import (drop_exercises, drop_later_layers, drop_outside_attention, exercise_lines,
+                                scores_defined_scaled)
 from .importer_rows import WEIGHT_NAMES, _numeric_or_inf, _show, _within_rounding
 from .importer_structure import window_evidence
 from .importer_tuples import componentwise_terms
 from .importer_values import softmax_scale
 from .importer_variants import variant_evidence
+from .importer_walked_head import walked_first_head
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -2088,6 +2092,9 @@ class _Importer(_ClaimsOnlyReadings):
             grids = self.labelled_grids()
             if grids:
                 return grids
+            by_head = per_head_steps(self)
+            if by_head is not None:
+                return [by_head]  # each printed head's steps under its own number: claims only
             steps_only = self.named_steps_only()
             if steps_only is not None:
                 return [steps_only]
@@ -2107,6 +2114,9 @@ class _Importer(_ClaimsOnlyReadings):
             one = one_query_steps(self)
             if one:
                 return one  # one query's steps under names with its index (omega_2, context_vec_2): claims only
+            runs = claims_by_cell(self)
+            if runs:
+                return runs  # a notebook's runs, each cell's printed steps from inputs it never prints: claims only
         if not out:
             lines_alone = [e for e in (self.softmax_line_example(seg) for seg, _ in skipped) if e is not None]
             for n, ex in enumerate(lines_alone, 1):  # 'softmax([1, 2, -inf]) = [..]' is all the page works
@@ -2150,6 +2160,7 @@ class _Importer(_ClaimsOnlyReadings):
             out = sorted(out + outright, key=lambda e: e.first_index)
         for n, ex in enumerate(out, 1):
             ex.index = n
+            walked_first_head(self, ex)  # 'Scaled Scores (Batch 0, Head 0):' on a many-head page: head1's
         for ex in out:
             ex.count = len(out)
             if len(out) > 1:

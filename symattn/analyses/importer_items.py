@@ -241,14 +241,16 @@ def _column_groups(cols: list[str]) -> list[tuple[str, int, int]] | None:
 
 
 def _index_column(header: list[str] | None, first: list[str]) -> bool:
-    """A first column under a header naming tokens or positions (``Token``, ``idx``, ``#``, ``pos``) that
-    holds their numbers 0, 1, 2, … (or 1, 2, 3, …) in order: labels, not data.
+    """A first column under a header naming tokens, positions or decoding steps (``Token``, ``idx``, ``#``,
+    ``pos``, ``step``) that holds their numbers 0, 1, 2, … (or 1, 2, 3, …) in order: labels, not data.
 
     >>> _index_column(["Token", "0", "1"], ["0", "1", "2"]), _index_column(["x", "y"], ["0", "1", "2"])
     (True, False)
+    >>> _index_column(["step", "the", "cat"], ["1", "2", "3", "4"]), _index_column(["step", "a"], ["1", "3"])
+    (True, False)
     """
     if not header or len(first) < 2 or not re.fullmatch(r"\s*(?:tokens?|tok|idx|index|#|i|pos(?:ition)?|row|"
-                                                         r"query|q|word)(?:\s*(?:id|#|no\.?|index))?\s*",
+                                                         r"query|q|word|step|t|time\s*step)(?:\s*(?:id|#|no\.?|index))?\s*",
                                                          header[0].replace("*", ""), re.I):
         return False
     if not all(re.fullmatch(r"\s*\d{1,4}\s*", c) for c in first):

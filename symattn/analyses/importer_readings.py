@@ -673,8 +673,8 @@ class _ClaimsOnlyReadings:
                              for it in blocks):
             return None
         square = next((it.shape for it in blocks if it.shape[0] > 1 and it.shape[1] > 1), None)
-        if square is None:
-            return None
+        if square is None or len({it.head for it in blocks if it.head is not None}) > 1:
+            return None  # blocks captioned by different heads are not printings of one matrix
         mats: list[tuple[Item, list[list[str]]]] = []
         for it in blocks:
             rows = it.rows

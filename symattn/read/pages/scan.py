@@ -813,6 +813,29 @@ def _labelled_box_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     return out
 
 
+_PLUS_RULE_RE = re.compile(r"\s*-{2,}(?:\+-{2,})+\s*")  # ------+-------+-------
+_DASH_RULE_RE = re.compile(r"\s*-{8,}\s*")  # -------------------------
+
+
+def _printed_rule(head: str, rule: str) -> str:
+    """The rule under a header of cells split by '|' as a pipe table's rule: the rule a program prints
+    with '+' where the columns meet ('-----+-----+-----' → '-----|-----|-----'), or one run of dashes as
+    long as the header at least (then as many columns as the header has cells). Any other line as it is.
+
+    >>> _printed_rule("a | b | c", "--+---+--"), _printed_rule("step |  the |  cat", "-" * 18)
+    ('--|---|--', '---|---|---')
+    >>> _printed_rule("step |  the |  cat", "-" * 9)
+    '---------'
+    """
+    if "|" not in head or "|" in rule:
+        return rule
+    if _PLUS_RULE_RE.fullmatch(rule):
+        return rule.replace("+", "|")
+    if _DASH_RULE_RE.fullmatch(rule) and len(rule.strip()) >= len(head.strip()):
+        return "|".join(["---"] * len(_pipe_cells(head)))
+    return rule
+
+
 def _bare_pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
     """Pipe tables written without the outer pipes, or inside a plain code block, which GitHub's
     Markdown also draws as tables: a header line of cells split by '|', a rule of dashes under it
@@ -822,11 +845,12 @@ def _bare_pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
         --------|------------|-----------
         "the"   | [0.2, 0.8] | [0.1, 0.9]
 
-    The rule under the header decides (a '|' alone in code is an operator, not a table)."""
+    The rule under the header decides (a '|' alone in code is an operator, not a table); a program's
+    printed rule ('-----+-----', or dashes alone as long as the header) counts (:func:`_printed_rule`)."""
     out = []
     i, n = 0, len(lines)
     while i + 1 < n:
-        head, rule = lines[i].text, lines[i + 1].text
+        head, rule = lines[i].text, _printed_rule(lines[i].text, lines[i + 1].text)
         if i in taken or i + 1 in taken or "|" not in head or "|" not in rule or not _SEP_RE.match(rule) \
                 or lines[i].role not in ("prose", "code", "output") or lines[i + 1].role != lines[i].role:
             i += 1

@@ -1,0 +1,204 @@
+"""Ways of writing numbers met on held-out batch af (tests/pages/heldout/af/), as tables of (snippet, what it
+must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+from import_snippets import claims, imported
+
+from symattn.analyses.importer_heads_only import heads_in_order
+
+_H1 = "tensor([[0.6000, 0.4000],\n        [0.2500, 0.7500]])"
+_H2 = "tensor([[0.1000, 0.9000],\n        [0.5000, 0.5000]])"
+_CODE = ('print("Head 1 注意力权重：\\n", attn_weights[0,0])\nprint("Head 2 注意力权重：\\n", attn_weights[0,1])\n'
+         "mha = Model()\n\n")
+
+# a page with no inputs printing each head's weights under a caption numbering the head (a random model
+# it never prints): each head's matrix is a claim of that head, never one head's numbers under another's
+HEAD_PAGES = [
+    (f"Head 1 attention weights:\n {_H1}\nHead 2 attention weights:\n {_H2}\n",
+     {("head1.weights", "1", ("0.6000", "0.4000")), ("head1.weights", "2", ("0.2500", "0.7500")),
+      ("head2.weights", "1", ("0.1000", "0.9000")), ("head2.weights", "2", ("0.5000", "0.5000"))}),
+    # the caption in Chinese, full-width colon, as a rendered notebook page copies
+    # the print calls' indices (attn_weights[0,0]) in the copied code are not a matrix
+    (_CODE + f"Head 1 注意力权重：\n {_H1}\nHead 2 注意力权重：\n {_H2}\n",
+     {("head1.weights", "1", ("0.6000", "0.4000")), ("head1.weights", "2", ("0.2500", "0.7500")),
+      ("head2.weights", "1", ("0.1000", "0.9000")), ("head2.weights", "2", ("0.5000", "0.5000"))}),
+]
+
+
+@pytest.mark.parametrize("page,want", HEAD_PAGES)
+def test_each_printed_head_keeps_its_own_weights(page, want):
+    (ex,) = imported(page, "text")
+    assert claims(ex) == want
+    assert ex.inputs == {}
+    assert ex.spec.convention.heads == 2
+
+
+# what is not read as heads' weights: a nothing is placed under a head it may not be
+NOT_HEADS = [
+    # one head only: not a multi-head page (another reading may take it, never as head1)
+    f"Head 1 weights:\n {_H1}\n",
+    # rows that are not distributions under a weights caption: not weights
+    "Head 1 weights:\n tensor([[0.6000, 0.6000],\n        [0.2500, 0.7500]])\n"
+    f"Head 2 weights:\n {_H2}\n",
+    # a weights block under no head beside the headed ones: which head it is, the page does not say
+    f"Head 1 weights:\n {_H1}\nHead 2 weights:\n {_H2}\nweights:\n {_H2}\n",
+]
+
+
+@pytest.mark.parametrize("page", NOT_HEADS)
+def test_no_head_claims_without_every_block_headed(page):
+    try:
+        exs = imported(page, "text")
+    except Exception:  # refused: nothing placed
+        return
+    for ex in exs:
+        assert not any(c.step.startswith("head") for c in ex.claims)
+
+
+ORDERS = [
+    ([(1, "weights"), (2, "weights")], True),
+    ([(1, "weights"), (2, "weights"), (1, "output"), (2, "output")], True),
+    ([(1, "weights")], False),  # one head
+    ([(1, "weights"), (1, "weights"), (2, "weights")], False),  # a head's step printed twice
+]
+
+
+@pytest.mark.parametrize("found,want", ORDERS)
+def test_heads_in_order(found, want):
+    assert heads_in_order(found) is want
+
+
+# a program's printed table: cells split by '|' over a rule of dashes with '+' where columns meet, or a
+# rule of dashes alone; a first column 'step' numbering the rows 1, 2, … is the rows' labels, not data
+from symattn.read.pages.scan import _printed_rule  # noqa: E402
+
+RULES = [
+    ("q \\ k | the | cat", "------+-----+----", "------|-----|----"),
+    ("step |  the |  cat", "-" * 20, "---|---|---"),
+    ("step |  the |  cat", "-" * 10, "-" * 10),  # shorter than the header: not a rule under it
+    ("a = b | c", "--+--", "--|--"),
+    ("no pipes here", "-" * 20, "-" * 20),
+    ("a | b", "--|--", "--|--"),  # already a pipe rule
+]
+
+
+@pytest.mark.parametrize("head,rule,want", RULES)
+def test_printed_rules_under_pipe_headers(head, rule, want):
+    assert _printed_rule(head, rule) == want
+
+
+def _run_cell(table):
+    return ("rng = np.random.default_rng(0)\nQ = rng.normal(size=(2, 4))\nw, out = attention(Q, K, V)\nprint(w)", table)
+
+
+_TOKENS_TABLE = ("Attention weights (rows = queries, cols = document tokens):\n"
+                 "(query→) \\ (doc↓) | the   | cat   | sat  \n"
+                 "------------------+-------+-------+------\n"
+                 "cat               | 0.300 | 0.500 | 0.200\n"
+                 "sat               | 0.250 | 0.250 | 0.500\n\n"
+                 "Context vectors shape: (2, 2)\n[[ 0.1  0.2]\n [-0.3  0.4]]\n")
+_STEPS_TABLE = ("Cross-attention weights per step (rows = steps, cols = doc tokens):\n"
+                "step  |    the |    cat |    sat\n"
+                "------------------------------------\n"
+                "   1  |  0.100 |  0.600 |  0.300\n"
+                "   2  |  0.700 |  0.200 |  0.100\n")
+
+
+def test_each_cells_run_is_an_example_of_its_own():
+    from import_snippets import notebook
+    page = notebook("Cross-attention, two runs on random inputs", _run_cell(_TOKENS_TABLE), _run_cell(_STEPS_TABLE))
+    first, second = imported(page, "notebook")
+    assert claims(first) == {("weights", "cat", ("0.300", "0.500", "0.200")),
+                             ("weights", "sat", ("0.250", "0.250", "0.500")),
+                             ("output", "cat", ("0.1", "0.2")), ("output", "sat", ("-0.3", "0.4"))}
+    # the step numbers label the rows (decoding steps 1, 2): positions, not a column of weights
+    assert claims(second) == {("weights", "1", ("0.100", "0.600", "0.300")),
+                              ("weights", "2", ("0.700", "0.200", "0.100"))}
+    assert first.inputs == {} and second.inputs == {}
+
+
+# what gives no per-cell examples: nothing placed in a run it may not belong to (the other cell is a run)
+NOT_RUNS = [
+    # weights rows that are not distributions
+    _STEPS_TABLE.replace("0.700", "0.900"),
+    # one step printed twice in a cell (a restatement or another run: the cell does not say)
+    _STEPS_TABLE + "\nweights again:\n" + _STEPS_TABLE.split("\n", 1)[1],
+]
+
+
+@pytest.mark.parametrize("bad", NOT_RUNS)
+def test_a_cell_that_is_not_one_run_is_listed(bad):
+    from import_snippets import notebook
+    page = notebook("two runs", _run_cell(_TOKENS_TABLE), _run_cell(bad))
+    try:
+        exs = imported(page, "notebook")
+    except Exception:  # refused: nothing placed
+        return
+    placed = {c.values[0] for ex in exs for c in ex.claims}
+    assert "0.900" not in placed and "0.100" not in placed
+
+
+def test_one_run_over_many_cells_is_not_several_runs():
+    # each cell prints what earlier cells made (no draw, no attention run in it): not runs of their own
+    from import_snippets import notebook
+    page = notebook(("w", _TOKENS_TABLE), ("w2 = softmax(s)\nprint(w2)", _STEPS_TABLE))
+    try:
+        exs = imported(page, "notebook")
+    except Exception:  # refused: nothing placed
+        return
+    assert len(exs) < 2
+
+
+# one head of a many-head model walked through, its blocks captioned 'Head 0' (heads counted from 0), on a
+# page that says it has several heads: the claims are head 1's, not a one-head example's
+from symattn.analyses.importer_walked_head import first_head_caption  # noqa: E402
+
+CAPTIONS = [
+    ("Raw Score Matrix (Batch 0, Head 0):", True),
+    ("Scaled Scores (head_0)", True),
+    ("HEAD 0: Attention Weights", True),
+    ("Head 1 weights", False),  # the first or the second head: the caption alone does not say
+    ("heads: 0", False),
+    ("Attention weights", False),
+    ("ahead 0", False),
+]
+
+
+@pytest.mark.parametrize("label,want", CAPTIONS)
+def test_first_head_captions(label, want):
+    assert first_head_caption(label) is want
+
+
+_WALK = ("num_heads = 2\nscores = q @ k.T\nprint('Raw Score Matrix (Batch 0, Head 0):')\nprint(s[0, 0])",
+         "Raw Score Matrix (Batch 0, Head 0):\n[[ 2.  0.]\n [ 0.  2.]]\n")
+_WALK_W = ("w = softmax(s[0, 0] / np.sqrt(2))\nprint('Attention Weights:')\nprint(w)",
+           "Attention Weights:\n[[0.8 0.2]\n [0.2 0.8]]\n")
+
+
+def test_a_walked_head_zero_is_head_one():
+    from import_snippets import notebook
+    (ex,) = imported(notebook(_WALK, _WALK_W), "notebook")
+    assert claims(ex) == {("head1.scores", "1", ("2.", "0.")), ("head1.scores", "2", ("0.", "2.")),
+                          ("head1.weights", "1", ("0.8", "0.2")), ("head1.weights", "2", ("0.2", "0.8"))}
+    assert ex.spec.convention.heads == 2
+
+
+def test_head_zero_on_a_one_head_page_stays_a_one_head_example():
+    from import_snippets import notebook
+    (ex,) = imported(notebook((_WALK[0].replace("num_heads = 2\n", ""), _WALK[1]), _WALK_W), "notebook")
+    assert {c.step for c in ex.claims} == {"scores", "weights"}
+
+
+def test_runs_are_numbered_among_themselves():
+    from import_snippets import notebook
+    exs = imported(notebook("Two runs", _run_cell(_TOKENS_TABLE), _run_cell(_STEPS_TABLE)), "notebook")
+    assert [(e.index, e.count) for e in exs] == [(1, 2), (2, 2)]
+    assert exs[1].title.endswith("(example 2 of 2)")
+
+
+def test_heads_captioned_from_zero_are_heads_one_and_two():
+    # 'Head 0' and 'Head 1' on a page counting from 0: the first and second heads (head1, head2)
+    (ex,) = imported(f"Head 0 attention weights:\n {_H1}\nHead 1 attention weights:\n {_H2}\n", "text")
+    assert claims(ex) == {("head1.weights", "1", ("0.6000", "0.4000")), ("head1.weights", "2", ("0.2500", "0.7500")),
+                          ("head2.weights", "1", ("0.1000", "0.9000")), ("head2.weights", "2", ("0.5000", "0.5000"))}
