@@ -1,0 +1,119 @@
+"""Ways of writing numbers met on held-out batch ag (tests/pages/heldout/ag/), as tables of
+(snippet, what it must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+from import_snippets import claims, imported
+
+from symattn.analyses.importer_items import Item, softmax_arrow_asides
+from symattn.analyses.importer_placer import _unit_pattern
+
+_QKV3 = """
+```python
+Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+K = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+V = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+scores = Q @ K.T
+{aside}
+```
+"""
+
+# --- softmax shown on a literal row, "[100, 1, 1] → softmax → [0.99999, …]": an aside, not the example's row ---
+
+ASIDES = [
+    "# Why scale: the softmax saturates, e.g.\n# [100, 1, 1] → softmax → [0.99999, 0.00001, 0.00001]",
+    "# e.g. [10, 1, 1] -> softmax -> [0.99, 0.005, 0.005]",
+    "# 예: [100, 1, 1] → softmax → [0.99999, 0.00001, 0.00001]",
+]
+
+
+@pytest.mark.parametrize("aside", ASIDES)
+def test_softmax_of_a_literal_row_is_an_aside(aside):
+    (ex,) = imported(_QKV3.format(aside=aside))
+    assert claims(ex) == set()  # neither vector is placed as scores or weights
+    assert not [c for c in ex.claims if c.group]
+
+
+ARROW_ITEMS = [
+    # (left's strength, left's token, right's text before it, both set aside)
+    (1, None, "[100, 1, 1] → softmax → ", True),
+    (0, None, "[100, 1, 1] -> softmax -> ", True),
+    (2, None, "[100, 1, 1] → softmax → ", False),  # the left row is named as the example's: the placer decides
+    (1, "cat", "[100, 1, 1] → softmax → ", False),  # a token's row
+    (1, None, "[100, 1, 1] → scaled → ", False),  # not a softmax
+]
+
+
+@pytest.mark.parametrize("strength,token,before,aside", ARROW_ITEMS)
+def test_softmax_arrow_items(strength, token, before, aside):
+    a = Item([["100", "1", "1"]], [], 3, 3, "vector", step="weights", strength=strength, token=token,
+             after=" " + before.split("]", 1)[1].strip() + " [1, 0, 0]")
+    b = Item([["1", "0", "0"]], [], 3, 3, "vector", step="weights", strength=2, before=before)
+    softmax_arrow_asides([a, b])
+    assert (bool(a.aside), bool(b.aside)) == (aside, aside)
+
+
+# --- a 0/±1 pattern ("Vector C = [0, 1]") overturns its name only when it is a step's values exactly ---------
+
+UNIT = """
+```python
+X = [[0.2, 0.8, 0.3], [0.5, 0.4, 0.9], [0.1, 0.7, 0.6]]
+W_Q = [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]
+W_K = [[0.7, 0.8], [0.9, 0.1], [0.2, 0.3]]
+W_V = [[0.4, 0.5], [0.6, 0.7], [0.8, 0.9]]
+```
+
+Two vectors pointing the same way give a large dot product:
+```
+Vector A = [1, 0]
+Vector C = [0, 1]
+A · C = 0  (orthogonal, not similar)
+```
+"""
+
+
+def test_unit_vector_is_not_a_rounded_row():
+    # Q[Cat] = [0.41, 0.54] rounds to [0, 1], but [0, 1] here is a demo vector, not Q's first row
+    (ex,) = imported(UNIT)
+    assert claims(ex) == set()
+
+
+UNIT_PATTERNS = [
+    ([["0", "1"]], True),
+    ([["-1", "0"]], True),
+    ([["1", "0", "1"], ["0", "1", "0"]], True),
+    ([["1.0", "0"]], False),  # a decimal point: printed digits, not a pattern
+    ([["6", "2", "4"]], False),  # whole numbers past 1 carry information (a page's integer scores)
+    ([["0", "2"]], False),
+]
+
+
+@pytest.mark.parametrize("rows,unit", UNIT_PATTERNS)
+def test_unit_pattern(rows, unit):
+    assert _unit_pattern(rows) is unit
+
+
+# --- a DataFrame printed in a fenced block (```bash) whose row labels are words like `with`: output, not code ---
+
+FRAME = """
+```python
+Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+K = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+V = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+weights = torch.softmax(Q @ K.T, dim=-1)
+print(pd.DataFrame(weights.numpy(), index=words, columns=words))
+```
+```bash
+          May      with       you
+May  0.576117  0.211942  0.211942
+with 0.211942  0.576117  0.211942
+you  0.155362  0.155362  0.689276
+```
+"""
+
+
+def test_dataframe_in_a_shell_fence_is_read():
+    (ex,) = imported(FRAME)
+    assert claims(ex) == {("weights", "May", ("0.576117", "0.211942", "0.211942")),
+                          ("weights", "with", ("0.211942", "0.576117", "0.211942")),
+                          ("weights", "you", ("0.155362", "0.155362", "0.689276"))}
