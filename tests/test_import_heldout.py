@@ -84,7 +84,9 @@ KNOWN_MISSES = {
     "af/xattn.ipynb": 242,
     "ag/catatemouse.md": 9,
     "ag/chienbiscuit.md": 76,
-    "ag/maytheforce.md": 138,
+    # the prose restatements of head 1's weights ("`with` bei sich selbst ($0.671$)", "`force` ($0.470$)"):
+    # each names its query and key by token in German prose, read by no rule yet (6)
+    "ag/maytheforce.md": 6,
     "ah/ift6390.md": 76,
     "ah/mlnotes.md": 6,
     "ah/rusttests.rs": 141,

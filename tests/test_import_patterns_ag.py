@@ -5,8 +5,11 @@ import pytest
 
 from import_snippets import claims, imported
 
+import symattn as sa
 from symattn.analyses.importer_items import Item, softmax_arrow_asides
+from symattn.analyses.importer_names import step_of_text
 from symattn.analyses.importer_placer import _unit_pattern
+from symattn.read.pages.formats import _aside_label
 
 _QKV3 = """
 ```python
@@ -117,3 +120,74 @@ def test_dataframe_in_a_shell_fence_is_read():
     assert claims(ex) == {("weights", "May", ("0.576117", "0.211942", "0.211942")),
                           ("weights", "with", ("0.211942", "0.576117", "0.211942")),
                           ("weights", "you", ("0.155362", "0.155362", "0.689276"))}
+
+
+# --- projection weights drawn in code, the output and each head's weights printed: claims only, a step a head ---
+
+HEADS = """
+```python
+torch.manual_seed(0)
+X = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0]])
+W_Q = torch.randn(2, 4, 2)
+W_K = torch.randn(2, 4, 2)
+W_V = torch.randn(2, 4, 2)
+out, attn = multi_head_attention(X, W_Q, W_K, W_V, num_heads=2)
+print("Context vectors:", out)
+```
+
+```bash
+Context vectors: tensor([[ 0.1234, -0.5678,  0.9012,  0.3456],
+        [ 0.2345, -0.6789,  0.0123,  0.4567],
+        [ 0.3456, -0.7890,  0.1234,  0.5678]])
+```
+{heads}
+"""
+
+HEAD = """
+#### Head {h}
+
+```bash
+        I      love      cats
+I     {a}  0.250000  0.250000
+love  0.100000  0.800000  0.100000
+cats  0.333333  0.333333  0.333334
+```
+"""
+
+ROWS2 = {("love", ("0.100000", "0.800000", "0.100000")), ("cats", ("0.333333", "0.333333", "0.333334"))}
+
+
+def test_heads_weights_from_random_projections_are_claims_only():
+    page = HEADS.format(heads=HEAD.format(h=1, a="0.500000") + HEAD.format(h=2, a="0.500001"))
+    (ex,) = imported(page)
+    assert ex.inputs == {}
+    assert ex.spec.convention.heads == 2
+    got = claims(ex)
+    assert ("output", "I", ("0.1234", "-0.5678", "0.9012", "0.3456")) in got
+    assert {(r, v) for s, r, v in got if s == "head1.weights"} == ROWS2 | {("I", ("0.500000", "0.250000", "0.250000"))}
+    assert {(r, v) for s, r, v in got if s == "head2.weights"} == ROWS2 | {("I", ("0.500001", "0.250000", "0.250000"))}
+
+
+def test_one_head_printed_from_random_projections_is_still_refused():
+    with pytest.raises(sa.SymattnError, match="makes its weights in code"):
+        imported(HEADS.format(heads=HEAD.format(h=1, a="0.500000")))
+
+
+# --- labels -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,output", [
+    ("Anzahl der Aufmerksamkeitsmatrizen (entspricht num_heads): 2", True),  # a label, an aside, its value
+    ("Attention weights (each row = one query):", True),
+    ("print(x): 2", False),
+    ("def f(x): return 1", False),
+])
+def test_label_with_an_aside_then_its_value(text, output):
+    assert _aside_label(text) is output
+
+
+@pytest.mark.parametrize("label,step", [
+    ("Ausgabe des Multi-Head Attention Layers (Kontextvektoren):", "output"),
+    ("Kontextvektor für May:", "output"),
+])
+def test_german_context_vectors(label, step):
+    assert step_of_text(label) == step

@@ -88,6 +88,45 @@ class _ClaimsOnlyReadings:
                                notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
                                last_line=str(lines[min(last, len(lines) - 1)].where))
 
+    def printed_heads_only(self, seg: _Segment, index: int) -> ImportedExample | None:
+        """A part of the page whose projection weights are drawn in code and never printed, that prints the
+        weights of two or more heads (each a square matrix under its head's number, 'Head 1', 'Head 2') and
+        perhaps the layer's output (as many rows): claims only, one ``headH.weights`` step a head."""
+        mats = [it for it in seg.items if it.kind == "matrix" and it.batches == 1 and _numeric(it.rows)
+                and not it.aside and not it.operand and not it.products]
+        heads = [it for it in mats if it.step == "weights" and it.head is not None]
+        if len({it.head for it in heads}) < 2 or len({it.shape for it in heads}) != 1 \
+                or heads[0].shape[0] != heads[0].shape[1]:
+            return None
+        n = heads[0].shape[0]
+        firsts: dict[int, Item] = {}
+        for it in heads:
+            firsts.setdefault(it.head, it)  # type: ignore[arg-type]
+        if sorted(firsts) != list(range(1, len(firsts) + 1)):
+            return None
+        outs = [it for it in mats if it.step == "output" and it.shape[0] == n and it.strength >= 1][:1]
+        labels = next((list(it.row_labels) for it in heads if it.row_labels and len(it.row_labels) == n
+                       and len(set(it.row_labels)) == n), None)
+        rows = labels or [str(i + 1) for i in range(n)]
+        claims: list[ClaimRow] = []
+        for it in outs + [firsts[h] for h in sorted(firsts)]:
+            step = "output" if it.step == "output" else f"head{it.head}.weights"
+            claims += [ClaimRow(step, rows[i], list(r), str(it.where[i] if i < len(it.where) else it.where[0]))
+                       for i, r in enumerate(it.rows)]
+        used = outs + list(firsts.values())
+        why = f"the page prints the weights of {len(firsts)} heads, each under its number"
+        conv = {"heads": Choice(len(firsts), why, where=firsts[1].at())}
+        notes = [Note("assumed", "the page draws its projection weights in code and prints none of them: "
+                                 f"the {'output and ' if outs else ''}heads' weights drafted as claims only", used[0].at())]
+        notes += _listed([it for it in seg.items if all(it is not u for u in used)],
+                         "the page gives no inputs to place it with")
+        lines = self.page.lines
+        first, last = min(it.line for it in used), max(it.end for it in used)
+        return ImportedExample(title=self.title(index, first), source=self.page.source,  # type: ignore[attr-defined]
+                               format=self.page.format, index=index, count=index, tokens=labels, key_tokens=None,
+                               inputs={}, convention=conv, claims=claims, notes=notes, first_index=first,
+                               first_line=str(lines[first].where), last_line=str(lines[min(last, len(lines) - 1)].where))
+
     def steps_told_by_values(self) -> list[ImportedExample]:
         """A page with no inputs whose printed steps are named in words the importer does not read: each
         set of blocks the numbers tie together is an example (see :meth:`chain_example`)."""

@@ -124,7 +124,7 @@ def _aside_label(text: str) -> bool:
     """A label whose words hold an aside in parentheses, ending with a colon: 'Attention weights
     (each row = how much each word attends to all words):' (no code keeps a colon there)."""
     t = text.strip()
-    if not t.endswith(":") or "(" not in t:
+    if ":" not in t or "(" not in t:  # 'Count of matrices (= num_heads): 2' too: the value printed after the colon
         return False
     bare = t
     for _ in range(3):
