@@ -9,7 +9,9 @@ import symattn as sa
 from symattn.analyses.importer_items import Item, softmax_arrow_asides
 from symattn.analyses.importer_names import step_of_text
 from symattn.analyses.importer_placer import _unit_pattern
+from symattn.analyses.importer import read_page
 from symattn.read.pages.formats import _aside_label
+from symattn.read.pages.model import Table
 
 _QKV3 = """
 ```python
@@ -191,3 +193,98 @@ def test_label_with_an_aside_then_its_value(text, output):
 ])
 def test_german_context_vectors(label, step):
     assert step_of_text(label) == step
+
+
+# --- pipe tables: '| - |' as the delimiter row; '| | dog |' over '| le | 0.3 |' with no delimiter row ----------
+
+@pytest.mark.parametrize("table,header,rows", [
+    ("| dog |\n| - |\n| -4.3 |\n| -1.2 |", ["dog"], [["-4.3"], ["-1.2"]]),
+    ("| a | b |\n| - | - |\n| 1 | 2 |", ["a", "b"], [["1", "2"]]),
+    ("| | dog |\n| le | 0.3 |\n| chien | -2.1 |", ["", "dog"], [["le", "0.3"], ["chien", "-2.1"]]),
+    ("| a | b |\n| 1 | 2 |\n| 3 | 4 |", None, [["a", "b"], ["1", "2"], ["3", "4"]]),  # no corner: no header
+])
+def test_pipe_table_headers(table, header, rows):
+    page = read_page("Some text.\n\n" + table + "\n", "markdown", "snippet")
+    (t,) = [b for b in page.blocks if isinstance(b, Table)]
+    assert (t.header, t.rows) == (header, rows)
+
+
+# --- steps printed as tables with a column per key token, one query's scores and weights as '| | dog |' ----------
+
+TOKEN_COLUMNS = """
+The values might look like this:
+
+| le | chien | a | un |
+| - | - | - | - |
+| 0.1 | 0.3 | -4.3 | 2.2 |
+| -2.1 | -2.1 | -1.2 | 0.2 |
+
+#### Score
+
+The attention scores:
+
+| | dog |
+| le | 0.3 |
+| chien | -2.1 |
+| a | 5.5 |
+| un | 3.2 |
+
+#### Alignment
+
+Softmax gives the attention weights:
+
+| | dog |
+| le | 0.2 |
+| chien | 0.6 |
+| a | 0.1 |
+| un | 0.1 |
+
+Adding the columns up gives the final context vector:
+
+| Context |
+| - |
+| 0.1 |
+| -2.1 |
+"""
+
+QUERY_AND_INPUTS = """
+The query, as a word embedding:
+
+| dog |
+| - |
+| -4.3 |
+| -1.2 |
+| -3.2 |
+
+The input features, word embeddings as well:
+
+| le | chien | a | un |
+| - | - | - | - |
+| 0.1 | 0.3 | -4.3 | 2.2 |
+| -2.1 | -2.1 | -1.2 | 0.2 |
+| -0.3| -0.5 | -1.1 | 3.1 |
+"""
+
+
+def test_token_column_tables_are_read_by_column():
+    # the query (3 numbers) cannot meet keys of 2: no inputs; each step read by its columns
+    (ex,) = imported(QUERY_AND_INPUTS + TOKEN_COLUMNS)
+    assert ex.inputs == {}
+    assert claims(ex) == {("V", "le", ("0.1", "-2.1")), ("V", "chien", ("0.3", "-2.1")), ("V", "a", ("-4.3", "-1.2")),
+                          ("V", "un", ("2.2", "0.2")), ("scores", "dog", ("0.3", "-2.1", "5.5", "3.2")),
+                          ("weights", "dog", ("0.2", "0.6", "0.1", "0.1")), ("output", "dog", ("0.1", "-2.1"))}
+
+
+def test_token_column_tables_need_scores_and_weights():
+    # the weights alone (no scores table): nothing tells the reading which query and keys; nothing is drafted
+    page = QUERY_AND_INPUTS + TOKEN_COLUMNS.split("#### Score")[0] + "#### Alignment" + \
+        TOKEN_COLUMNS.split("#### Alignment")[1]
+    with pytest.raises(sa.SymattnError):
+        imported(page)
+
+
+def test_one_column_scores_table_is_one_query_row():
+    # '| | dog |' over the keys: the scores of the query dog against le, chien, a, un (not four queries of one key)
+    (ex,) = imported(TOKEN_COLUMNS)
+    assert [g.rows for g in ex.inputs.values()] == [[["0.3", "-2.1", "5.5", "3.2"]]]
+    assert claims(ex) == {("weights", "dog", ("0.2", "0.6", "0.1", "0.1"))}

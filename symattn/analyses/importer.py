@@ -2078,6 +2078,9 @@ class _Importer(_ClaimsOnlyReadings):
             only = self.printed_step_only()
             if only is not None:
                 return [only]  # every number on the page is in it: nothing skipped to list
+            by_token_columns = self.token_column_tables()
+            if by_token_columns is not None:
+                return [by_token_columns]
             grids = self.labelled_grids()
             if grids:
                 return grids

@@ -1799,6 +1799,13 @@ class _Collector:
                     it.row_labels, it.col_labels = it.col_labels, None
                     it.rows = [list(r) for r in zip(*it.rows)]
                     it.where = [it.where[0]] * len(it.rows)
+                elif label_col and cols and len(cols) == 1 and not corner and it.step in ("scores", "weights") \
+                        and len(first_col) >= 2 and entry_kind(cols[0]) == "other":
+                    # '| | dog |' over '| le | 0.3 |': one query's row printed as a column, its keys down the side
+                    it.transposed = True
+                    it.row_labels, it.col_labels = list(cols), list(first_col)
+                    it.rows = [[r[0] for r in it.rows]]
+                    it.where = [it.where[0]]
                 it.head = head_of(ctx) or self.heading_head(t.start)  # "Head 2 weights:", a heading "Head 2"
                 self.items.append(it)
                 return

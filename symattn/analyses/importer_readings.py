@@ -700,6 +700,56 @@ class _ClaimsOnlyReadings:
                     ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
 
+    def token_column_tables(self) -> ImportedExample | None:
+        """A page with no inputs that prints its steps as tables with a column per key token (``| le | chien |
+        …``, one row a dimension) and one query's scores and weights as a table with a row per key token and
+        the query as its one column header (``| | dog |``): claims only, read by column. The scores and the
+        weights must both be printed so (which query, which keys); the values (a column per key token, as many
+        columns as keys) and a one-column output as long as a value are read with them; a table named like
+        another step (the keys, the embeddings, the weighted values) is listed."""
+        tables = [it for it in self.items if it.form == "table" and it.kind == "matrix" and _numeric(it.rows)
+                  and it.batches == 1 and not it.aside]
+        per_query = [it for it in tables if it.step in ("scores", "weights") and it.transposed and it.row_labels
+                     and it.col_labels and len(it.row_labels) == 1 and it.shape[0] == 1]
+        keys = next((list(it.col_labels) for it in per_query), None)  # type: ignore[arg-type]
+        if keys is None or len(keys) < 2 or len(set(keys)) != len(keys):
+            return None
+        firsts: dict[str, Item] = {}
+        for it in per_query:
+            if list(it.col_labels) == keys and it.row_labels == per_query[0].row_labels:  # type: ignore[arg-type]
+                firsts.setdefault(it.step, it)  # type: ignore[arg-type]
+        if set(firsts) != {"scores", "weights"}:
+            return None
+        query = per_query[0].row_labels[0]  # type: ignore[index]
+        claims: list[ClaimRow] = []
+        used: list[Item] = list(firsts.values())
+        values = next((it for it in tables if it.step == "V" and it.col_labels and list(it.col_labels) == keys
+                       and it.row_labels is None and it.shape[1] == len(keys)), None)
+        if values is not None:
+            claims += [ClaimRow("V", k, [r[j] for r in values.rows], values.at()) for j, k in enumerate(keys)]
+            used.append(values)
+        for step in ("scores", "weights"):
+            it = firsts[step]
+            claims.append(ClaimRow(step, query, list(it.rows[0]), it.at()))
+        if values is not None:
+            out = next((it for it in tables if it.step == "output" and it.line > firsts["weights"].line
+                        and it.shape == (values.shape[0], 1)), None)
+            if out is not None:
+                claims.append(ClaimRow("output", query, [r[0] for r in out.rows], out.at()))
+                used.append(out)
+        claims.sort(key=lambda c: CLAIM_ORDER.index(c.step))
+        notes = [Note("assumed", f"the page prints its steps as tables with a column per key token and none of the "
+                                 f"inputs that make them: query {query!r}'s steps drafted as claims only",
+                      firsts["scores"].at())]
+        notes += _listed([it for it in self.items if all(it is not u for u in used)],
+                         "the page gives no inputs to place it with")
+        lines = self.page.lines
+        first, last = min(it.line for it in used), max(it.end for it in used)
+        return ImportedExample(title=self.title(1, first), source=self.page.source, format=self.page.format,
+                               index=1, count=1, tokens=[query], key_tokens=keys, inputs={}, convention={},
+                               claims=claims, notes=notes, first_index=first, first_line=str(lines[first].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
+
     def printed_step_only(self) -> ImportedExample | None:
         """A page whose only numbers are one step's matrix (the scaled scores printed as a grid and
         again as a table): no inputs to derive it from, so the draft lists the printings as claims,
