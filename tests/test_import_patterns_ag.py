@@ -266,11 +266,23 @@ The input features, word embeddings as well:
 """
 
 
+KEYS = """
+Each input feature is multiplied by the key matrix. Here it is 2x3, so the keys form a 2x4 matrix, something like:
+
+| le | chien | a | un |
+| - | - | - | - |
+| 0.5 | 0.3 | -4.3 | 1.1 |
+| -2.1 | -2.0 | -1.2 | 2.4 |
+"""
+
+
 def test_token_column_tables_are_read_by_column():
-    # the query (3 numbers) cannot meet keys of 2: no inputs; each step read by its columns
-    (ex,) = imported(QUERY_AND_INPUTS + TOKEN_COLUMNS)
+    # the query (3 numbers) cannot meet keys of 2: no inputs; each step read by its columns, the keys' table
+    # named by the last sentence above it (its first sentence speaks of the input features)
+    (ex,) = imported(QUERY_AND_INPUTS + KEYS + TOKEN_COLUMNS)
     assert ex.inputs == {}
-    assert claims(ex) == {("V", "le", ("0.1", "-2.1")), ("V", "chien", ("0.3", "-2.1")), ("V", "a", ("-4.3", "-1.2")),
+    assert claims(ex) == {("K", "le", ("0.5", "-2.1")), ("K", "chien", ("0.3", "-2.0")), ("K", "a", ("-4.3", "-1.2")),
+                          ("K", "un", ("1.1", "2.4")), ("V", "le", ("0.1", "-2.1")), ("V", "chien", ("0.3", "-2.1")), ("V", "a", ("-4.3", "-1.2")),
                           ("V", "un", ("2.2", "0.2")), ("scores", "dog", ("0.3", "-2.1", "5.5", "3.2")),
                           ("weights", "dog", ("0.2", "0.6", "0.1", "0.1")), ("output", "dog", ("0.1", "-2.1"))}
 

@@ -723,11 +723,19 @@ class _ClaimsOnlyReadings:
         query = per_query[0].row_labels[0]  # type: ignore[index]
         claims: list[ClaimRow] = []
         used: list[Item] = list(firsts.values())
-        values = next((it for it in tables if it.step == "V" and it.col_labels and list(it.col_labels) == keys
-                       and it.row_labels is None and it.shape[1] == len(keys)), None)
-        if values is not None:
-            claims += [ClaimRow("V", k, [r[j] for r in values.rows], values.at()) for j, k in enumerate(keys)]
-            used.append(values)
+        by_column: dict[str, Item] = {}
+        for it in tables:  # the last sentence of its label names it ('…, so the keys form a 2x6 matrix, like:')
+            if it.col_labels and list(it.col_labels) == keys and it.row_labels is None and it.shape[1] == len(keys):
+                last = re.split(r"(?<=[.!?])\s+", it.label.strip())[-1] if it.label.strip() else ""
+                step = step_of_text(last) if last else None
+                if step in ("K", "V") or (step is None and it.step in ("K", "V")):
+                    by_column.setdefault(step or it.step, it)  # type: ignore[arg-type]
+        for step in ("K", "V"):
+            if step in by_column:
+                it = by_column[step]
+                claims += [ClaimRow(step, k, [r[j] for r in it.rows], it.at()) for j, k in enumerate(keys)]
+                used.append(it)
+        values = by_column.get("V")
         for step in ("scores", "weights"):
             it = firsts[step]
             claims.append(ClaimRow(step, query, list(it.rows[0]), it.at()))
