@@ -83,9 +83,6 @@ KNOWN_MISSES = {
     "af/tiaoshi.txt": 72,
     "af/xattn.ipynb": 242,
     "ag/catatemouse.md": 9,
-    # the weighted values (24: a token-column table under "Weighting", "each attention weight is applied to its
-    # value:", that restates the values unweighted) are listed, not placed
-    "ag/chienbiscuit.md": 24,
     # the prose restatements of head 1's weights ("`with` bei sich selbst ($0.671$)", "`force` ($0.470$)"):
     # each names its query and key by token in German prose, read by no rule yet (6)
     "ag/maytheforce.md": 6,

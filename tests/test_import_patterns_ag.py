@@ -239,6 +239,13 @@ Softmax gives the attention weights:
 | a | 0.1 |
 | un | 0.1 |
 
+So each attention weight is applied to its value:
+
+| le | chien | a | un |
+| - | - | - | - |
+| 0.02 | 0.18 | -0.43 | 0.22 |
+| -0.42 | -1.26 | -0.12 | 0.02 |
+
 Adding the columns up gives the final context vector:
 
 | Context |
@@ -281,10 +288,17 @@ def test_token_column_tables_are_read_by_column():
     # named by the last sentence above it (its first sentence speaks of the input features)
     (ex,) = imported(QUERY_AND_INPUTS + KEYS + TOKEN_COLUMNS)
     assert ex.inputs == {}
-    assert claims(ex) == {("K", "le", ("0.5", "-2.1")), ("K", "chien", ("0.3", "-2.0")), ("K", "a", ("-4.3", "-1.2")),
+    assert {c for c in claims(ex) if c[0] != "weighted"} == {("K", "le", ("0.5", "-2.1")), ("K", "chien", ("0.3", "-2.0")), ("K", "a", ("-4.3", "-1.2")),
                           ("K", "un", ("1.1", "2.4")), ("V", "le", ("0.1", "-2.1")), ("V", "chien", ("0.3", "-2.1")), ("V", "a", ("-4.3", "-1.2")),
                           ("V", "un", ("2.2", "0.2")), ("scores", "dog", ("0.3", "-2.1", "5.5", "3.2")),
                           ("weights", "dog", ("0.2", "0.6", "0.1", "0.1")), ("output", "dog", ("0.1", "-2.1"))}
+
+
+def test_weighted_values_by_token_column():
+    (ex,) = imported(QUERY_AND_INPUTS + TOKEN_COLUMNS)
+    got = {(c.row, c.key, tuple(c.values)) for c in ex.claims if c.step == "weighted"}
+    assert got == {("dog", "le", ("0.02", "-0.42")), ("dog", "chien", ("0.18", "-1.26")),
+                   ("dog", "a", ("-0.43", "-0.12")), ("dog", "un", ("0.22", "0.02"))}
 
 
 def test_token_column_tables_need_scores_and_weights():

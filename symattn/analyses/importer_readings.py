@@ -740,6 +740,15 @@ class _ClaimsOnlyReadings:
             it = firsts[step]
             claims.append(ClaimRow(step, query, list(it.rows[0]), it.at()))
         if values is not None:
+            # a table of the values' shape printed after the weights and named like them ('each attention weight
+            # is applied to its value:'): the weighted values, one column a key
+            wv = next((it for it in tables if it.line > firsts["weights"].line and it.step in ("weights", "weighted")
+                       and it.shape == values.shape and it.col_labels and list(it.col_labels) == keys
+                       and it.row_labels is None), None)
+            if wv is not None:
+                claims += [ClaimRow("weighted", query, [r[j] for r in wv.rows], wv.at(), key=k)
+                           for j, k in enumerate(keys)]
+                used.append(wv)
             out = next((it for it in tables if it.step == "output" and it.line > firsts["weights"].line
                         and it.shape == (values.shape[0], 1)), None)
             if out is not None:
