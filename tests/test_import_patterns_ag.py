@@ -314,3 +314,12 @@ def test_one_column_scores_table_is_one_query_row():
     (ex,) = imported(TOKEN_COLUMNS)
     assert [g.rows for g in ex.inputs.values()] == [[["0.3", "-2.1", "5.5", "3.2"]]]
     assert claims(ex) == {("weights", "dog", ("0.2", "0.6", "0.1", "0.1"))}
+
+
+def test_heads_reading_leaves_one_heads_output_listed():
+    # the only output printed is head 1's ("Head 1 output:"), not the layer's: listed; the weights are still read
+    page = HEADS.replace('print("Context vectors:", out)', 'print("Head 1 output:", out)').replace(
+        "Context vectors: tensor", "Head 1 output: tensor").format(
+        heads=HEAD.format(h=1, a="0.500000") + HEAD.format(h=2, a="0.500001"))
+    (ex,) = imported(page)
+    assert {s for s, _, _ in claims(ex)} == {"head1.weights", "head2.weights"}

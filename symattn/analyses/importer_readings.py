@@ -105,6 +105,8 @@ class _ClaimsOnlyReadings:
         if sorted(firsts) != list(range(1, len(firsts) + 1)):
             return None
         outs = [it for it in mats if it.step == "output" and it.shape[0] == n and it.strength >= 1][:1]
+        if any(it.head is not None for it in outs):
+            outs = []  # one head's output (before the heads are joined): not the layer's; listed
         labels = next((list(it.row_labels) for it in heads if it.row_labels and len(it.row_labels) == n
                        and len(set(it.row_labels)) == n), None)
         rows = labels or [str(i + 1) for i in range(n)]
