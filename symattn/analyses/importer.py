@@ -1175,6 +1175,9 @@ class _Importer(_ClaimsOnlyReadings):
                                   "this draft starts from the scores it prints"))
             else:
                 k, _, code = made[0]
+                heads_only = self.printed_heads_only(seg, index)
+                if heads_only is not None:
+                    return heads_only, ""
                 return None, (f"the page makes its weights in code ({code!r}, {self.page.lines[k].where}) and does "
                               "not print them, so its numbers cannot be reproduced")
         x = inputs.get("X")
@@ -2076,7 +2079,8 @@ class _Importer(_ClaimsOnlyReadings):
             out.append(ex)
             for plain, masked in self.twins:  # worked with and without the mask: without first
                 if ex is plain or ex is masked:
-                    out[-1:] = [plain, masked]
+                    pair = (plain, masked)
+                    out[-1:] = [t for k, t in enumerate(pair) if not _restates_only(t, pair[1 - k])]
             self.twins = [t for t in self.twins if ex not in t]
         for seg in self.fraction_segments(out):  # weights worked as softmaxes of scores no example has
             ex, _ = self.example(seg, len(out) + 1)
@@ -2089,6 +2093,9 @@ class _Importer(_ClaimsOnlyReadings):
             only = self.printed_step_only()
             if only is not None:
                 return [only]  # every number on the page is in it: nothing skipped to list
+            by_token_columns = self.token_column_tables()
+            if by_token_columns is not None:
+                return [by_token_columns]
             grids = self.labelled_grids()
             if grids:
                 return grids
@@ -2747,6 +2754,13 @@ def import_page(text: str, format: str | None = None, example: int | None = None
     ex = exs[k - 1]
     assert ex.spec is not None
     return ex.spec, ImportNotes(ex, len(exs))
+
+
+def _restates_only(twin: ImportedExample, ex: ImportedExample) -> bool:
+    """Whether a twin of an example (the same inputs worked with and without a mask) places nothing while the
+    example places something: no claim, and inputs that are the example's numbers (it would only restate them)."""
+    return not twin.claims and bool(ex.claims) and set(twin.inputs) == set(ex.inputs) and all(
+        _same_values(ex.inputs[k].rows, g.rows) for k, g in twin.inputs.items())
 
 
 def _table_columns(group: list) -> bool:

@@ -1804,6 +1804,13 @@ class _Collector:
                     it.row_labels, it.col_labels = it.col_labels, None
                     it.rows = [list(r) for r in zip(*it.rows)]
                     it.where = [it.where[0]] * len(it.rows)
+                elif label_col and cols and len(cols) == 1 and not corner and it.step in ("scores", "weights") \
+                        and len(first_col) >= 2 and entry_kind(cols[0]) == "other":
+                    # '| | dog |' over '| le | 0.3 |': one query's row printed as a column, its keys down the side
+                    it.transposed = True
+                    it.row_labels, it.col_labels = list(cols), list(first_col)
+                    it.rows = [[r[0] for r in it.rows]]
+                    it.where = [it.where[0]]
                 it.head = head_of(ctx) or self.heading_head(t.start)  # "Head 2 weights:", a heading "Head 2"
                 self.items.append(it)
                 return
@@ -2865,6 +2872,7 @@ def collect(page: Page) -> Collected:
     c.items = join_stacked_rows(c.items, page.lines)
     c.items = join_word_sections(c.items, page.lines)
     vector_sums(c.items, page.lines)
+    softmax_arrow_asides(c.items)
     c.aliases()
     c.glued_aliases()
     # sentences assigned in code or printed: sentence = "The cat sat"
@@ -2925,6 +2933,34 @@ def collect(page: Page) -> Collected:
         k += 1
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
     return Collected(page, c.items, token_lists, vertical, horizontal, operators, results, hidden, c.symbols)
+
+
+_ARROW = r"(?:→|->|=>|⟶|⇒)"
+_SOFTMAX_ARROW_AFTER = re.compile(r"\s*" + _ARROW + r"\s*soft-?max\s*" + _ARROW + r"\s*\[", re.I)
+
+
+def softmax_arrow_asides(items: list[Item]) -> None:
+    """``[100, 1, 1] → softmax → [0.99999, 0.00001, 0.00001]``: softmax shown on a literal row that no name
+    ties to the example (an aside on why scores are scaled), both vectors set aside rather than placed as
+    the example's scores and weights. A row named as the example's (strength 2 or more, or a token's) is
+    left to the placer.
+
+    >>> a = Item([["100", "1", "1"]], [], 3, 3, "vector", step="weights", strength=1, after=" → softmax → [1, 0, 0]")
+    >>> b = Item([["1", "0", "0"]], [], 3, 3, "vector", step="weights", strength=2, before="[100, 1, 1] → softmax → ")
+    >>> softmax_arrow_asides([a, b]); bool(a.aside), bool(b.aside)
+    (True, True)
+    """
+    for left in items:
+        if left.kind != "vector" or left.aside or left.strength >= 2 or left.token or \
+                not _SOFTMAX_ARROW_AFTER.match(left.after):
+            continue
+        right = next((o for o in items if o is not left and o.line == left.end and o.kind == "vector"
+                      and re.search(r"\]\s*" + _ARROW + r"\s*soft-?max\s*" + _ARROW + r"\s*$", o.before, re.I)
+                      and not o.aside), None)
+        if right is None:
+            continue
+        why = "softmax worked on a literal row no name ties to this example (an aside), not a step of it"
+        left.aside = right.aside = why
 
 
 def label_text(it: Item) -> str:

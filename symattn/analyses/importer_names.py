@@ -113,6 +113,7 @@ _PHRASES = [
     (r"self-?\s*attention\s+(scores?\s+)?outputs?", "output"),
     (r"final\s+(vectors?|representations?|outputs?|embeddings?)", "output"),
     (r"contextuali[sz]ed", "output"),
+    (r"kontextvektor(?:en)?\b", "output"),  # German: the context vectors
     (r"outputs?\b", "output"),
     (r"(attention\s+)?scores?\b", "scores"),
     (r"weights?\b", "weights"),

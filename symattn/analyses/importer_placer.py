@@ -589,6 +589,22 @@ class _Placer:
                 good += 1
         return good / total if total else 0.0
 
+    def exact(self, step: str, cells: list[tuple[str, str | None, int, str]]) -> bool:
+        """Whether every number of ``cells`` is exactly the step's value (not merely at its printed digits)."""
+        vals = self.vals(step)
+        if vals is None:
+            return False
+        st = self.d[step]
+        for row, key, col, text in (c[:4] for c in cells):
+            p = _num(text)
+            if p is None:
+                continue
+            i = st.row_labels.index(row)
+            v = vals[i][st.col_labels.index(key)][col] if key is not None else vals[i][col]
+            if v is None or abs(p - v) > 1e-12:
+                return False
+        return True
+
     def head_step(self, it: Item) -> str | None:
         """The step a named item is, with its head: "head2.weights" for "Head 2 weights"; with
         several heads and no head named, the head whose numbers it fits."""
@@ -693,6 +709,8 @@ class _Placer:
         if fits:
             scored = sorted(((self.match(s, f), s) for s, f in fits.items()), reverse=True)
             best = self.best_by_value(fits, None, 0.6)
+            if best is not None and _unit_pattern(it.rows) and not self.exact(best, fits[best]):
+                best = None  # [0, 1] matches any step rounded to units: such a pattern decides only when exact
             if best is not None:
                 return best, fits[best], ""
             if "weights" in fits and _looks_like_weights(it.rows) and (primary is None):
@@ -718,7 +736,8 @@ class _Placer:
         """The step whose values a block named like another step matches (all but a tenth of its
         numbers, and better than any other step): the numbers decide over a name they contradict."""
         s = self.best_by_value(fits, primary, 0.9)
-        if s is None:
+        if s is None or (_unit_pattern(it.rows) and not self.exact(s, fits[s])):
+            # [0, 1] matches any step rounded to units: such a pattern overturns a name only when exact
             return None
         self.notes.append(Note("info", f"named like {primary} but its numbers are {s}'s", it.at()))
         return s, fits[s], ""
@@ -1312,6 +1331,17 @@ def _flipped_echo(it: Item, inputs: list[tuple[str, Any]]) -> str | None:
             if _same_values(src.rows, cols):
                 return f"input {name} (printed {'as a column' if src.shape[0] == 1 else 'transposed'})"
     return None
+
+
+def _unit_pattern(rows: list[list[str]]) -> bool:
+    """Whether every number of a block is 0, 1 or -1 written whole (``[0, 1]``, ``[-1, 0]``): a pattern that
+    any step whose values lie between -1.5 and 1.5 matches when rounded to units.
+
+    >>> _unit_pattern([["0", "1"]]), _unit_pattern([["1.0", "0"]]), _unit_pattern([["6", "2"]])
+    (True, False, False)
+    """
+    nums = [x.strip().replace("−", "-") for r in rows for x in r if _num(x) is not None]
+    return bool(nums) and all(x in ("0", "1", "-1", "+1", "-0") for x in nums)
 
 
 def _mask_kind(rows: list[list[str]]) -> str:

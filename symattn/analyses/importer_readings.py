@@ -88,6 +88,47 @@ class _ClaimsOnlyReadings:
                                notes=notes, first_index=first_line, first_line=str(lines[first_line].where),
                                last_line=str(lines[min(last, len(lines) - 1)].where))
 
+    def printed_heads_only(self, seg: _Segment, index: int) -> ImportedExample | None:
+        """A part of the page whose projection weights are drawn in code and never printed, that prints the
+        weights of two or more heads (each a square matrix under its head's number, 'Head 1', 'Head 2') and
+        perhaps the layer's output (as many rows): claims only, one ``headH.weights`` step a head."""
+        mats = [it for it in seg.items if it.kind == "matrix" and it.batches == 1 and _numeric(it.rows)
+                and not it.aside and not it.operand and not it.products]
+        heads = [it for it in mats if it.step == "weights" and it.head is not None]
+        if len({it.head for it in heads}) < 2 or len({it.shape for it in heads}) != 1 \
+                or heads[0].shape[0] != heads[0].shape[1]:
+            return None
+        n = heads[0].shape[0]
+        firsts: dict[int, Item] = {}
+        for it in heads:
+            firsts.setdefault(it.head, it)  # type: ignore[arg-type]
+        if sorted(firsts) != list(range(1, len(firsts) + 1)):
+            return None
+        outs = [it for it in mats if it.step == "output" and it.shape[0] == n and it.strength >= 1][:1]
+        if any(it.head is not None for it in outs):
+            outs = []  # one head's output (before the heads are joined): not the layer's; listed
+        labels = next((list(it.row_labels) for it in heads if it.row_labels and len(it.row_labels) == n
+                       and len(set(it.row_labels)) == n), None)
+        rows = labels or [str(i + 1) for i in range(n)]
+        claims: list[ClaimRow] = []
+        for it in outs + [firsts[h] for h in sorted(firsts)]:
+            step = "output" if it.step == "output" else f"head{it.head}.weights"
+            claims += [ClaimRow(step, rows[i], list(r), str(it.where[i] if i < len(it.where) else it.where[0]))
+                       for i, r in enumerate(it.rows)]
+        used = outs + list(firsts.values())
+        why = f"the page prints the weights of {len(firsts)} heads, each under its number"
+        conv = {"heads": Choice(len(firsts), why, where=firsts[1].at())}
+        notes = [Note("assumed", "the page draws its projection weights in code and prints none of them: "
+                                 f"the {'output and ' if outs else ''}heads' weights drafted as claims only", used[0].at())]
+        notes += _listed([it for it in seg.items if all(it is not u for u in used)],
+                         "the page gives no inputs to place it with")
+        lines = self.page.lines
+        first, last = min(it.line for it in used), max(it.end for it in used)
+        return ImportedExample(title=self.title(index, first), source=self.page.source,  # type: ignore[attr-defined]
+                               format=self.page.format, index=index, count=index, tokens=labels, key_tokens=None,
+                               inputs={}, convention=conv, claims=claims, notes=notes, first_index=first,
+                               first_line=str(lines[first].where), last_line=str(lines[min(last, len(lines) - 1)].where))
+
     def steps_told_by_values(self) -> list[ImportedExample]:
         """A page with no inputs whose printed steps are named in words the importer does not read: each
         set of blocks the numbers tie together is an example (see :meth:`chain_example`)."""
@@ -662,6 +703,73 @@ class _ClaimsOnlyReadings:
                 for ex in out:
                     ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+    def token_column_tables(self) -> ImportedExample | None:
+        """A page with no inputs that prints its steps as tables with a column per key token (``| le | chien |
+        …``, one row a dimension) and one query's scores and weights as a table with a row per key token and
+        the query as its one column header (``| | dog |``): claims only, read by column. The scores and the
+        weights must both be printed so (which query, which keys); the values (a column per key token, as many
+        columns as keys) and a one-column output as long as a value are read with them; a table named like
+        another step (the keys, the embeddings, the weighted values) is listed."""
+        tables = [it for it in self.items if it.form == "table" and it.kind == "matrix" and _numeric(it.rows)
+                  and it.batches == 1 and not it.aside]
+        per_query = [it for it in tables if it.step in ("scores", "weights") and it.transposed and it.row_labels
+                     and it.col_labels and len(it.row_labels) == 1 and it.shape[0] == 1]
+        keys = next((list(it.col_labels) for it in per_query), None)  # type: ignore[arg-type]
+        if keys is None or len(keys) < 2 or len(set(keys)) != len(keys):
+            return None
+        firsts: dict[str, Item] = {}
+        for it in per_query:
+            if list(it.col_labels) == keys and it.row_labels == per_query[0].row_labels:  # type: ignore[arg-type]
+                firsts.setdefault(it.step, it)  # type: ignore[arg-type]
+        if set(firsts) != {"scores", "weights"}:
+            return None
+        query = per_query[0].row_labels[0]  # type: ignore[index]
+        claims: list[ClaimRow] = []
+        used: list[Item] = list(firsts.values())
+        by_column: dict[str, Item] = {}
+        for it in tables:  # the last sentence of its label names it ('…, so the keys form a 2x6 matrix, like:')
+            if it.col_labels and list(it.col_labels) == keys and it.row_labels is None and it.shape[1] == len(keys):
+                last = re.split(r"(?<=[.!?])\s+", it.label.strip())[-1] if it.label.strip() else ""
+                step = step_of_text(last) if last else None
+                if step in ("K", "V") or (step is None and it.step in ("K", "V")):
+                    by_column.setdefault(step or it.step, it)  # type: ignore[arg-type]
+        for step in ("K", "V"):
+            if step in by_column:
+                it = by_column[step]
+                claims += [ClaimRow(step, k, [r[j] for r in it.rows], it.at()) for j, k in enumerate(keys)]
+                used.append(it)
+        values = by_column.get("V")
+        for step in ("scores", "weights"):
+            it = firsts[step]
+            claims.append(ClaimRow(step, query, list(it.rows[0]), it.at()))
+        if values is not None:
+            # a table of the values' shape printed after the weights and named like them ('each attention weight
+            # is applied to its value:'): the weighted values, one column a key
+            wv = next((it for it in tables if it.line > firsts["weights"].line and it.step in ("weights", "weighted")
+                       and it.shape == values.shape and it.col_labels and list(it.col_labels) == keys
+                       and it.row_labels is None), None)
+            if wv is not None:
+                claims += [ClaimRow("weighted", query, [r[j] for r in wv.rows], wv.at(), key=k)
+                           for j, k in enumerate(keys)]
+                used.append(wv)
+            out = next((it for it in tables if it.step == "output" and it.line > firsts["weights"].line
+                        and it.shape == (values.shape[0], 1)), None)
+            if out is not None:
+                claims.append(ClaimRow("output", query, [r[0] for r in out.rows], out.at()))
+                used.append(out)
+        claims.sort(key=lambda c: CLAIM_ORDER.index(c.step))
+        notes = [Note("assumed", f"the page prints its steps as tables with a column per key token and none of the "
+                                 f"inputs that make them: query {query!r}'s steps drafted as claims only",
+                      firsts["scores"].at())]
+        notes += _listed([it for it in self.items if all(it is not u for u in used)],
+                         "the page gives no inputs to place it with")
+        lines = self.page.lines
+        first, last = min(it.line for it in used), max(it.end for it in used)
+        return ImportedExample(title=self.title(1, first), source=self.page.source, format=self.page.format,
+                               index=1, count=1, tokens=[query], key_tokens=keys, inputs={}, convention={},
+                               claims=claims, notes=notes, first_index=first, first_line=str(lines[first].where),
+                               last_line=str(lines[min(last, len(lines) - 1)].where))
 
     def printed_step_only(self) -> ImportedExample | None:
         """A page whose only numbers are one step's matrix (the scaled scores printed as a grid and

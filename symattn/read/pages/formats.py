@@ -124,7 +124,7 @@ def _aside_label(text: str) -> bool:
     """A label whose words hold an aside in parentheses, ending with a colon: 'Attention weights
     (each row = how much each word attends to all words):' (no code keeps a colon there)."""
     t = text.strip()
-    if not t.endswith(":") or "(" not in t:
+    if ":" not in t or "(" not in t:  # 'Count of matrices (= num_heads): 2' too: the value printed after the colon
         return False
     bare = t
     for _ in range(3):
@@ -132,12 +132,33 @@ def _aside_label(text: str) -> bool:
     return "(" not in bare and ")" not in bare and _LABEL_RE.fullmatch(bare) is not None
 
 
+_FRAME_WORD_RE = re.compile(r"[^\d\s=(){}\[\];#,:+\-.][^\s=(){}\[\];#,:]{0,40}")
+_FRAME_NUM_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def frame_printout(texts: list[str]) -> bool:
+    """Whether the lines are a printed table with a header of column labels and one labelled row of
+    numbers a line, as pandas prints a DataFrame (its labels may be words that are also keywords of code,
+    ``with``, ``for``).
+
+    >>> frame_printout(["        May       the", "May   0.068118  0.181340", "with  0.018118  0.147041"])
+    True
+    >>> frame_printout(["x = 1", "with open(f) as g:"]), frame_printout(["May the", "May 0.1 0.2 0.3"])
+    (False, False)
+    """
+    rows = [t.split() for t in texts if t.strip()]
+    if len(rows) < 2 or len(rows[0]) < 2 or not all(_FRAME_WORD_RE.fullmatch(w) for w in rows[0]):
+        return False
+    return all(len(r) == len(rows[0]) + 1 and _FRAME_WORD_RE.fullmatch(r[0]) and
+               all(_FRAME_NUM_RE.fullmatch(c) for c in r[1:]) for r in rows[1:])
+
+
 def _outputs_of_fences(out: list[Line], fences: list[tuple[int, int]]) -> None:
     """A fenced block that holds what a program printed (a notebook exported to Markdown, a
-    post that pastes its output) is output, not code."""
+    post that pastes its output, a DataFrame) is output, not code."""
     for a, b in fences:
         body = out[a + 1:b]
-        if body and looks_like_output([x.text for x in body]):
+        if body and (looks_like_output([x.text for x in body]) or frame_printout([x.text for x in body])):
             for x in body:
                 x.role = "output"
 

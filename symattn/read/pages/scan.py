@@ -725,18 +725,38 @@ def _pipe_tables(lines: list[Line], taken: set[int]) -> list[Table]:
         where: list[Where] = []
         header = None
         for k in range(i, j):
-            if _SEP_RE.match(_boxed(lines[k].text)):
+            if _SEP_RE.match(_boxed(lines[k].text)) or (k == i + 1 and _SEP1_RE.match(lines[k].text)):
                 if len(rows) == 1 and header is None:
                     header = rows.pop()
                     where.pop()
                 continue
             rows.append(_pipe_cells(_boxed(lines[k].text)))
             where.append(lines[k].where)
+        if header is None and _corner_header(rows):
+            header = rows.pop(0)  # '| | dog |' over '| le | 0.3 |': a header with an empty corner, no rule
+            where.pop(0)
         if rows or header:
             out.append(Table(header=header, rows=rows, where=where, start=i, end=j - 1))
             taken.update(range(i, j))
         i = j
     return out
+
+
+#: a delimiter row of single dashes right under a table's first row ('| - | - |'), as GitHub accepts it
+_SEP1_RE = re.compile(r"^\s*\|\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|\s*$")
+
+
+def _corner_header(rows: list[list[str]]) -> bool:
+    """Whether a pipe table written without a delimiter row starts with a header: an empty corner then
+    words (``| | dog |``), over two or more rows of a word then numbers (``| le | 0.3 |``).
+
+    >>> _corner_header([["", "dog"], ["le", "0.3"], ["chien", "-2.1"]]), _corner_header([["a", "b"], ["1", "2"]])
+    (True, False)
+    """
+    if len(rows) < 3 or rows[0][0] != "" or len(rows[0]) < 2:
+        return False
+    return all(r and entry_kind(r) == "other" for r in rows[0][1:]) and all(
+        len(r) == len(rows[0]) and entry_kind(r[0]) == "other" and all(is_number(c) for c in r[1:]) for r in rows[1:])
 
 
 _BOX_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
