@@ -75,9 +75,6 @@ KNOWN_MISSES = {
     "ad/homework3.md": 7,
     "ad/practiceproblem.txt": 32,
     "ae/catsatrs.txt": 60,
-    "ae/foxnp.ipynb": 9,
-    "ae/onehead.ipynb": 30,
-    "ae/tfwords.ipynb": 128,
     "af/mhabatch.ipynb": 541,
     "af/mhatorch.ipynb": 192,
     "af/tiaoshi.txt": 72,
@@ -85,7 +82,9 @@ KNOWN_MISSES = {
     "ag/catatemouse.md": 9,
     "ag/chienbiscuit.md": 76,
     "ag/maytheforce.md": 138,
-    "ah/ift6390.md": 76,
+    # ift6390 after the fixes for ae/ah: the line "A_{1,:} = A_{2,:} = [0.1636, 0.1636, 0.6727]" is placed in row 1
+    # only (3: row 2 not read from the chained name); the prose "poids 0.67" and "poids 0.45 chacun" name no token (4)
+    "ah/ift6390.md": 7,
     "ah/mlnotes.md": 6,
     "ah/rusttests.rs": 141,
 }
@@ -111,8 +110,6 @@ KNOWN_EXTRAS = {
     "aa/cards.md": 7,
     "aa/iloveai.md": 13,
     "aa/janeparis.md": 21,
-    "ae/foxnp.ipynb": 108,
-    "ae/tfwords.ipynb": 4,
     "af/mhabatch.ipynb": 109,
     "ag/catatemouse.md": 10,
     "ag/suhakjeok.md": 6,

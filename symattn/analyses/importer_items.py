@@ -24,8 +24,8 @@ from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_results import unpacked_output
-from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, product_step, quoted, step_of_ident,
-                             step_of_text)
+from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, names_qkv_together, product_step,
+                             quoted, step_of_ident, step_of_text)
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
            "OPTION_NOTE", "SUM_TERM_NOTE", "plain_names"]
@@ -1385,6 +1385,8 @@ class _Collector:
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label
                 st = step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:])
+                if st in ("Q", "K", "V") and names_qkv_together(ctx[-160:]):
+                    st = None  # "Queries, keys and values for all words": which of them the numbers say
                 if st:
                     step, strength = st, min(s, 2)
                     if not label:
@@ -1609,6 +1611,9 @@ class _Collector:
                 if nonstr:
                     names.append(nonstr[-1])
         last = next((t.strip() for t in reversed(code) if t.strip() and not t.strip().startswith("#")), "")
+        shown = tuple_shown(last, [x for x in outs if isinstance(x, Numbers)], b)
+        if shown:
+            return shown
         if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last) or (
                 re.fullmatch(r"[A-Za-z_][\w.]*(\([^()=]*\))?(\.\w+(\([^()=]*\))?)*", last)
                 and not re.match(r"(print|display|plt\.|sns\.|ax\.|fig\.)", last)):
@@ -1896,7 +1901,8 @@ class _Collector:
     # -- aliases --
     def aliases(self) -> None:
         """Names given to a matrix already printed: ``K = Q.copy()``, ``Q = K = V = X``,
-        ``q, k, v = x, x, x``. Each target becomes an item with the source's numbers."""
+        ``q, k, v = x, x, x``, ``W_K = W_Q`` (one projection shared). Each target becomes an item with
+        the source's numbers."""
         alias_re = re.compile(r"\s*((?:(?:self\.)?[A-Za-z_]\w*\s*=\s*)+)((?:self\.)?[A-Za-z_][\w.]*?)"
                               r"((?:\.(?:copy|clone|detach)\(\))*)\s*;?\s*(?:#.*)?$")
         tuple_re = re.compile(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*=\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)"
@@ -1918,7 +1924,7 @@ class _Collector:
                         pairs = list(zip(lhs, rhs))
             for target, source in pairs:
                 step = step_of_ident(target)
-                if step not in ("X", "Q", "K", "V", "KV") or step == step_of_ident(source):
+                if step not in ("X", "Q", "K", "V", "KV", "Wq", "Wk", "Wv") or step == step_of_ident(source):
                     continue
                 src = self.named_before(source, k)
                 if src is None:
@@ -2077,12 +2083,9 @@ class _Collector:
                                   label=sentence.strip()[:100], step=None, strength=0, role=ln.role,
                                   token=q[0] if len(q) == 1 else None)
                         self.items.append(it)
-                    two = pair_in(sentence)
-                    if two:
-                        it = Item(rows=[[two[2]]], where=[ln.where], line=k, end=k, kind="positions",
-                                  label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
-                        it.either = (two[0], two[1])
-                        self.items.append(it)
+                    self.pair_item(sentence, ln, k)
+            elif ln.role == "output" and k not in self.block_lines and _HINT_RE.search(t) and _ORD_OR_QUOTE.search(t):
+                self.pair_item(t, ln, k)  # a printed f-string line: "'fox' attends most strongly to 'The' (weight: 0.171)"
             row_sum = row_sum_line(t) if k not in self.block_lines and ln.role in ("output", "prose", "comment") else None
             if row_sum:  # 'Sum of first row: 1.0000': the sum of that row of the weights
                 it = Item(rows=[[row_sum[1]]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
@@ -2098,6 +2101,16 @@ class _Collector:
         if any(p == "#0" for it in indexed for p in it.pair or ()):  # q0·k1, α_{01}: the page counts from 0
             for it in indexed:
                 it.pair = tuple("#" + str(int(p[1:]) + 1) for p in it.pair or ())  # type: ignore[assignment]
+
+    def pair_item(self, sentence: str, ln: Line, k: int) -> None:
+        """One number a sentence (or a printed line) gives for two quoted tokens (:func:`pair_in`):
+        an item placed where the values say which token is the query."""
+        two = pair_in(sentence)
+        if two:
+            it = Item(rows=[[two[2]]], where=[ln.where], line=k, end=k, kind="positions",
+                      label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
+            it.either = (two[0], two[1])
+            self.items.append(it)
 
     def dot_lines(self) -> None:
         """``q1 . k2 = [1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1``: a dot product of an indexed
@@ -2461,6 +2474,23 @@ def rows_in(sentence: str) -> list[list[str]]:
         if len(nums) >= 2 and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():]):
             out.append([from_percent(x) or x for x in nums])
     return out
+
+
+def tuple_shown(last: str, blocks: list, b: object) -> str | None:
+    """The name of ``b`` when a cell ends with a tuple of names (``W_Q, W_K, W_V``: the notebook
+    shows the tuple) and its output holds one printed block per name, in order.
+
+    >>> tuple_shown("W_Q, W_K, W_V", ["a", "b", "c"], "b"), tuple_shown("(q, k)", ["a", "b"], "a")
+    ('W_K', 'q')
+    >>> tuple_shown("W_Q, W_K, W_V", ["a", "b"], "b"), tuple_shown("x = a, b", ["a", "b"], "a")
+    (None, None)
+    """
+    m = re.fullmatch(r"\(?\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*\)?", last)
+    if not m:
+        return None
+    names = [x.strip() for x in m.group(1).split(",")]
+    idx = next((i for i, x in enumerate(blocks) if x is b), None)
+    return names[idx] if idx is not None and len(blocks) == len(names) else None
 
 
 def pair_in(sentence: str) -> tuple[str, str, str, str] | None:
