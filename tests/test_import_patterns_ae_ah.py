@@ -5,6 +5,8 @@ import pytest
 
 from import_snippets import claims, imported, notebook
 
+from symattn.errors import SymattnError
+
 # X = emb + pos, each printed a row per token; Q = X·Wq, the raw scores Q·Kᵀ and the weights
 # softmax(Q·Kᵀ/√2) printed (computed with NumPy)
 _EMB = ("import numpy as np\ntokens = ['The', 'cat', 'sat']\n"
@@ -160,3 +162,152 @@ def test_a_product_stated_on_the_line_before_its_display(name, rows):
     ex, = imported(_STATED)
     assert [[int(x) for x in r] for r in ex.inputs[name].rows] == rows
     assert {("Q", "2", ("1", "2")), ("K", "1", ("0", "1")), ("scores", "1", ("1", "2"))} <= claims(ex)
+
+
+# Rust integration tests: one matrix passed as the queries, keys and values of an attention call, whatever
+# its name ('a' alone would name weights); a row of the batch's one matrix taken by a slice s![0, i, ..] and
+# compared with the vector on the next line. X = [[1, 0], [1, 0], [0, 1]]: scaled scores XXᵀ/√2 =
+# [[0.707, 0.707, 0], [0.707, 0.707, 0], [0, 0, 0.707]], weights rows 1 and 2 (0.401, 0.401, 0.198), row 3
+# (0.248, 0.248, 0.503); outputs (0.802, 0.198) twice and (0.497, 0.503) (computed with NumPy)
+def _rust(call, row, printed):
+    return f"""#[test]
+fn scaled_dot_test() {{
+    let a: Array3<f32> = array![[
+        [1.0, 0.0],
+        [1.0, 0.0],
+        [0.0, 1.0]
+    ]];
+    let res = {call};
+    let result: Array1<f32> = res.slice(s![0, {row}, ..]).to_owned();
+    let expected: Array1<f32> = array![{printed}];
+    for (got, want) in result.iter().zip(expected.iter()) {{
+        assert!((got - want).abs() < 0.001);
+    }}
+}}
+"""
+
+
+SELF_CALLS = [
+    # rows 1 and 2 print the same weights: the slice says which
+    ("softmax_3d(&scaled_dot_product(a.clone(), a.clone(), a.clone(), false))", 1, "0.401, 0.401, 0.198",
+     ("weights", "2", ("0.401", "0.401", "0.198"))),
+    ("softmax_3d(&scaled_dot_product(a.clone(), a.clone(), a.clone(), false))", 0, "0.401, 0.401, 0.198",
+     ("weights", "1", ("0.401", "0.401", "0.198"))),
+    ("scaled_dot_product_attention(&a, &a, &a, false)", 2, "0.497, 0.503", ("output", "3", ("0.497", "0.503"))),
+]
+
+
+@pytest.mark.parametrize("call,row,printed,want", SELF_CALLS)
+def test_one_matrix_as_queries_keys_and_values(call, row, printed, want):
+    ex, = imported(_rust(call, row, printed), "text")
+    assert ex.inputs["Q"].rows == ex.inputs["V"].rows == [["1.0", "0.0"], ["1.0", "0.0"], ["0.0", "1.0"]]
+    assert want in claims(ex)
+
+
+def test_three_different_arguments_are_no_self_attention():
+    page = _rust("attention(a.clone(), b.clone(), a.clone())", 0, "0.401, 0.401, 0.198")
+    try:
+        exs = imported(page, "text")
+    except SymattnError:
+        exs = []  # nothing to place: refused, which is right too
+    assert not any(set(ex.inputs) == {"Q", "K", "V"} for ex in exs)
+    assert not any(c.values[:2] == ["0", "0"] for ex in exs for c in ex.claims)  # the slice's indices
+
+
+# Q, K, V inline, then QKᵀ written as '[Q] \cdot [K]^\top = [R]' (the transpose sign on the second factor, not
+# on the result) and the output row as a sum of symbolic weights times V's rows (the last vector a term, not
+# the output). Q = [[1, 0], [0, 1]], K = [[1, 0], [1, 1]]: QKᵀ = [[1, 1], [0, 1]] (worked by hand)
+_BM = r"\begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}"
+_KM = r"\begin{bmatrix} 1 & 0 \\ 1 & 1 \end{bmatrix}"
+_TERMS = "\n".join([
+    rf"- \( Q = {_BM} \)", rf"- \( K = {_KM} \)", r"- \( V = \begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix} \)", "",
+    r"The dot products \( QK^\top \):", r"\[", rf"QK^\top = {_BM} \cdot {_KM}^\top = " +
+    r"\begin{bmatrix} 1 & 1 \\ 0 & 1 \end{bmatrix}", r"\]", "",
+    r"\[", r"\text{Output}_1 = \frac{e}{2e+1} \cdot [1, 2] + \frac{1}{2e+1} \cdot [3, 4]", r"\]", ""])
+SUM_TERMS = [
+    (("scores", "1", ("1", "1")), True),
+    (("scores", "2", ("0", "1")), True),
+    (("output", "1", ("3", "4")), False),  # the last term of the sum is no output
+]
+
+
+@pytest.mark.parametrize("claim,placed", SUM_TERMS)
+def test_a_transposed_factor_and_a_sum_of_terms(claim, placed):
+    ex, = imported(_TERMS)
+    assert (claim in claims(ex)) == placed
+    assert not [c for c in ex.claims if c.step == "output"]
+
+
+# a Rust source file with nothing printed: constants bound with 'pub const NAME: TYPE = [' are the inputs
+# (named by what they bind, not by the doc comment above); the unit tests' literals passed to functions
+# ('softmax(&[1.0, 1.0])') or written in strings ('"[1.0, 2.5]"') are no numbers of the example
+_RUST_CONSTS = '''pub const TOKENS: &[&str] = &["The", "cat"];
+
+/// One embedding per token (a row per token)
+pub const INPUT_EMBEDDINGS: [[f32; 2]; 2] = [
+    [1.0, 0.5], // "The"
+    [0.2, 1.0], // "cat"
+];
+
+/// Query projection (EMBED_DIM x EMBED_DIM)
+pub const W_Q: [[f32; 2]; 2] = [
+    [0.5, 0.0],
+    [0.0, 0.5],
+];
+
+/// Key projection
+pub const W_K: [[f32; 2]; 2] = [
+    [0.5, 0.0],
+    [0.0, 0.5],
+];
+
+/// Value projection
+pub const W_V: [[f32; 2]; 2] = [
+    [1.0, 0.0],
+    [0.0, 1.0],
+];
+
+pub fn attention(x: &[Vec<f32>]) -> Vec<Vec<f32>> {
+    let q = matmul(x, &array_to_vec(&W_Q));
+    let k = matmul(x, &array_to_vec(&W_K));
+    let v = matmul(x, &array_to_vec(&W_V));
+    let raw_scores = matmul(&q, &transpose(&k));
+    let weights: Vec<Vec<f32>> = raw_scores.iter().map(|r| softmax(r)).collect();
+    matmul(&weights, &v)
+}
+
+#[cfg(test)]
+mod tests {
+    // ---- softmax ----
+
+    #[test]
+    fn equal_scores_equal_probabilities() {
+        let p = softmax(&[1.0, 1.0]);
+        assert!((p[0] - p[1]).abs() < 1e-6);
+    }
+
+    #[test]
+    fn raw_scores_have_one_row_per_token() {
+        let r = attention(&array_to_vec(&INPUT_EMBEDDINGS));
+        assert_eq!(r.raw_scores[0].len(), 2);
+    }
+
+    #[test]
+    fn vector_with_one_decimal() {
+        assert_eq!(fmt_vec(&[1.0, 2.5], 1), "[1.0, 2.5]");
+    }
+}
+'''
+RUST_CONSTANTS = [
+    ("X", [["1.0", "0.5"], ["0.2", "1.0"]]),
+    ("Wq", [["0.5", "0.0"], ["0.0", "0.5"]]),
+    ("Wk", [["0.5", "0.0"], ["0.0", "0.5"]]),
+    ("Wv", [["1.0", "0.0"], ["0.0", "1.0"]]),
+]
+
+
+@pytest.mark.parametrize("name,rows", RUST_CONSTANTS)
+def test_rust_constants_are_the_inputs(name, rows):
+    ex, = imported(_RUST_CONSTS, "text")
+    assert ex.inputs[name].rows == rows
+    assert not ex.claims  # the unit tests' literals are placed nowhere

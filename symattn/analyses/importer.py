@@ -515,7 +515,7 @@ class _Importer(_ClaimsOnlyReadings):
                 if mats[j].line - run[-1].end > 6 or any(lines[x].role != "math" for x in range(run[-1].end + 1, mats[j].line)):
                     break
                 if not re.fullmatch(r"(?:\\(?:cdot|times|,|;|!|quad|qquad|left|right)|[\s=×·*@(),.]|"
-                                    r"\\frac\{\d+\}\{\d+\}|\d+(?:\.\d+)?)*", gap):
+                                    r"\\frac\{\d+\}\{\d+\}|\d+(?:\.\d+)?)*", gap) and not _transposed_factor_gap(gap):
                     break
                 seps.append(gap)
                 run.append(mats[j])
@@ -542,6 +542,7 @@ class _Importer(_ClaimsOnlyReadings):
                     st = chain_step(head[: head.rfind("=") + 1])
                     if st:
                         result.label, result.step, result.strength = head[: head.rfind("=")].strip(), st, 3
+                        result.transposed = False  # 'QK^\top = [Q] · [K]^\top = [R]': the product, not a transpose
                 if result.step in INPUT_NAMES and result.strength < 3:
                     # 'Output_1 = Input × W_1 + b_1 = [..] × [..] + [..] = [..]' under "Input times W_1": the
                     # words name the operands; a product written out is no input (only a name before it says X)
@@ -2145,6 +2146,16 @@ class _Importer(_ClaimsOnlyReadings):
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+
+def _transposed_factor_gap(gap: str) -> bool:
+    r"""Whether the text between two matrices of a product is a transpose sign on the first and an
+    operator or '=' (``[K]^\\top = [R]``, ``[K]^T \\cdot [V]``).
+
+    >>> _transposed_factor_gap("^\\top = "), _transposed_factor_gap("^T \\cdot"), _transposed_factor_gap("+")
+    (True, True, False)
+    """
+    return bool(re.fullmatch(r"\s*\^\s*\{?\s*(?:\\top|T|⊤|\\intercal|\\mathsf\{T\})\s*\}?\s*(?:=|\\cdot|\\times|[×·*@])?\s*", gap))
 
 
 def _product_stated_before(lines: list, first: int, name: str) -> str | None:

@@ -187,6 +187,21 @@ _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?
                         r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .<>&:]+)?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*|"
                         r"(?:ndarray::)?(?:array|vec)!\s*|(?:ndarray::)?arr[123]\(\s*&?\s*)*$")  # Rust: array![…], arr2(&[…])
 _SEP_CHARS = " \t:=→->–—(),;$"
+#: one row of a batch of one taken by a slice: s![0, 2, ..] (Rust ndarray), [0, 2, :] or [0, 2, ...] (NumPy, PyTorch)
+_ROW_SLICE_RE = re.compile(r"(?:\bs!\[\s*0\s*,\s*(\d{1,3})\s*,\s*\.\.\s*\]|\w\[\s*0\s*,\s*(\d{1,3})\s*,\s*(?::|\.\.\.)\s*\])")
+#: a Rust binding of an array literal: 'pub const W_Q: [[f32; 4]; 4] = [', 'let mut a: Array3<f32> = array!['
+_RUST_BINDING = re.compile(r"(?:^|[\s;{}])(?:pub(?:\([\w ]+\))?\s+)?(?:const|static|let(?:\s+mut)?)\s+([A-Za-z_]\w*)"
+                           r"\s*(?::\s*[^=]{1,80})?=\s*&?\s*(?:(?:ndarray::)?(?:array|vec)!\s*|(?:ndarray::)?arr[123]\(\s*&?\s*)?$")
+#: a call opened just before a literal, the literal its first argument (not an array or tensor constructor)
+_CALL_ARGUMENT = re.compile(r"(?<![\w.!])(?!(?:array|tensor|vec|arr[123]|constant|matrix|Tensor|asarray|stack|diag)\b)"
+                            r"[A-Za-z_]\w*\(\s*&?\s*$")
+#: the text before a later term of a sum of scaled vectors: '… + \frac{e}{2e+1} \cdot ' (a coefficient, then × or ·)
+_LATER_TERM = re.compile(r"=[^=]*\+[^=+]*(?:\\cdot|\\times|[×·*])\s*$")
+#: a call of an attention function with one name as its first three arguments: f(a, a, a), f(&a, &a, &a), f(a.clone(), …)
+_ARG = r"\s*&?\s*{}(?:\.(?:clone|copy|view|to_owned)\(\))?\s*"
+_SELF_CALL_RE = re.compile(r"\b(\w*(?:attention|attn|scaled_dot\w*|dot_product\w*|sdpa)\w*)\s*\(\s*"
+                           + _ARG.format(r"([A-Za-z_]\w*)") + "," + _ARG.format(r"\2") + ","
+                           + _ARG.format(r"\2") + r"[,)]", re.I)
 
 
 _FONT_RE = re.compile(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|textbf|textit)\s*\{([A-Za-z][\w^{}]{0,20}?)\}")
@@ -280,6 +295,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     b = re.sub(r"\\(?:left|right|[bB]igg?[lr]?)\s*(?:[()\[\].|]|\\[{}])", " ", b).rstrip()
     if not b:
         return "", None, False
+    m = _RUST_BINDING.search(b)
+    if m:  # 'pub const W_Q: [[f32; 4]; 4] = [', 'let a: Array3<f32> = array![': the name bound
+        return m.group(1), m.group(1), False
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*(?:\([^()\[\]]*\)\s*)?[=:→]\s*$",
                   b)
     if m:  # weights[0] = [...], V[1] (value for 'I'): [...]: a row of a named matrix
@@ -1490,6 +1508,18 @@ class _Collector:
         notes = [t for t in (_note_token(n) for n in b.row_notes)] if b.row_notes else []
         if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
             it.row_labels = notes
+        if it.kind == "vector" and it.step and it.strength <= 2 and (
+                (_CALL_ARGUMENT.search(b.before) and re.match(r"\s*[,)]", b.after or ""))
+                or (b.before.endswith('"') and (b.after or "").startswith('"'))):  # or a string: '"[1.23, 5.68]"'
+            # 'let p = softmax(&[1.0, 2.0, 3.0]);', 'fmt_vec(&[1.0, 2.5], 1)': a literal passed to a function (a unit
+            # test's input) is named by nothing but the words around it
+            it.step, it.strength = None, 0
+            it.notes.append("a literal passed to a function call: no step of the example names it")
+        if it.kind == "vector" and it.step and _LATER_TERM.search(b.before) and not re.match(r"\s*=", b.after or ""):
+            # 'Output_1 = w_1 · [1, 2] + w_2 · [3, 4] + w_3 · [5, 6]': the last vector is a term c·v of the sum the
+            # left side names, not its result
+            it.step, it.strength, it.row_index = None, 0, None
+            it.notes.append("a term c·v of a sum written out, not its result")
         self.items.append(it)
 
     def glued_code(self, b: Numbers) -> tuple[tuple[str | None, str, str | None] | None, str]:
@@ -1934,6 +1964,39 @@ class _Collector:
                           form="code", row_labels=src.row_labels, col_labels=src.col_labels)
                 it.notes.append(f"{target} = {source}: the numbers of {source} ({src.at()})")
                 self.items.append(it)
+
+    def self_attention_calls(self) -> None:
+        """``scaled_dot_product(a.clone(), a.clone(), a.clone(), false)``: a call of an attention
+        function with one matrix as its queries, keys and values. The matrix assigned to that name
+        before the call (``let a: Array3<f32> = array![…]``, ``a = np.array(…)``) is the embeddings X
+        of a self-attention with no projections, whatever its name would say on its own."""
+        for k, ln in enumerate(self.lines):
+            m = _SELF_CALL_RE.search(ln.text)
+            if not m:
+                continue
+            name = m.group(2)
+            own = re.compile(rf"(?:let\s+(?:mut\s+)?)?{re.escape(name)}\s*(?::\s*[\w<>, \[\];]+)?")
+            for it in self.items:
+                if it.line < k and it.kind == "matrix" and own.fullmatch(it.label.strip()) and _numeric_rows(it.rows):
+                    it.step, it.strength = "X", 3
+                    it.notes.append(f"{name}: the queries, keys and values of {m.group(1)}(…) ({ln.where})")
+
+    def sliced_rows(self) -> None:
+        """``let result = res.slice(s![0, 0, ..])`` (``res[0, 2, :]``) then the vector it is compared
+        with on the next line or the one after: that vector is the row the slice takes (the first
+        query's, the third's) of the batch's one matrix. The slice's own indices are no numbers."""
+        self.items = [it for it in self.items if not (
+            _ROW_SLICE_RE.search(self.lines[it.line].text) and len(it.rows) == 1 and len(it.rows[0]) <= 3
+            and all(re.fullmatch(r"\d{1,3}|\.\.\.?|:", x.strip()) for x in it.rows[0]))]
+        for it in self.items:
+            if it.kind != "vector" or it.row_index is not None or len(it.rows) != 1:
+                continue
+            for k in range(it.line - 1, max(-1, it.line - 3), -1):
+                m = _ROW_SLICE_RE.search(self.lines[k].text)
+                if m:
+                    it.row_index = int(m.group(1) or m.group(2)) + 1
+                    it.notes.append(f"row {it.row_index}: compared with the row the slice on {self.lines[k].where} takes")
+                    break
 
     def named_before(self, name: str, line: int) -> Item | None:
         """The last item before ``line`` that the page assigns to ``name``."""
@@ -2884,6 +2947,8 @@ def collect(page: Page) -> Collected:
     vector_sums(c.items, page.lines)
     c.aliases()
     c.glued_aliases()
+    c.self_attention_calls()
+    c.sliced_rows()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
         m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",
