@@ -311,3 +311,26 @@ def test_rust_constants_are_the_inputs(name, rows):
     ex, = imported(_RUST_CONSTS, "text")
     assert ex.inputs[name].rows == rows
     assert not ex.claims  # the unit tests' literals are placed nowhere
+
+
+# one printed row named equal to several rows ('A_{1,:} = A_{2,:} = [..]'): placed in each row named. Q = K =
+# [[1, 0], [1, 0], [0, 1]] (two equal tokens), V = I, unscaled: weights rows 1 and 2 = softmax(1, 1, 0) =
+# (0.4223, 0.4223, 0.1554), row 3 = softmax(0, 0, 1) = (0.2119, 0.2119, 0.5761) (computed with NumPy)
+_ROWS_EQUAL = "\n".join([
+    r"$$Q = \begin{pmatrix} 1 & 0 \\ 1 & 0 \\ 0 & 1 \end{pmatrix}$$", "",
+    r"$$K = \begin{pmatrix} 1 & 0 \\ 1 & 0 \\ 0 & 1 \end{pmatrix}$$", "",
+    r"$$V = \begin{pmatrix} 1 & 0 & 0 \\ 0 & 1 & 0 \\ 0 & 0 & 1 \end{pmatrix}$$", "",
+    "Softmax of each row of $QK^\\top$ (no scaling):", "",
+    "- $A_{1,:} = A_{2,:} = [0.4223, \\; 0.4223, \\; 0.1554]$",
+    "- $A_{3,:} = [0.2119, \\; 0.2119, \\; 0.5761]$", ""])
+ROWS_EQUAL = [
+    ("1", ("0.4223", "0.4223", "0.1554")),
+    ("2", ("0.4223", "0.4223", "0.1554")),
+    ("3", ("0.2119", "0.2119", "0.5761")),
+]
+
+
+@pytest.mark.parametrize("row,values", ROWS_EQUAL)
+def test_one_row_named_equal_to_several(row, values):
+    ex, = imported(_ROWS_EQUAL)
+    assert ("weights", row, values) in claims(ex)

@@ -481,6 +481,27 @@ def _name_index(label: str) -> int | None:
     return int(m.group(1)) if m and int(m.group(1)) >= 1 else None
 
 
+#: a row the page names equal to others ('A_{1,:} = A_{2,:} = [..]'): placed in each, no repeat of another
+ROWS_NAMED_NOTE = "one of the rows a chain of row names sets equal to these numbers"
+
+
+def rows_named(before: str) -> list[int]:
+    r"""The rows a chain of row names before a block sets equal to it, counted from 1:
+    ``$A_{1,:} = A_{2,:} = `` gives [1, 2]; one name gives its row; anything else none.
+
+    >>> rows_named(r"- $A_{1,:} = A_{2,:} = "), rows_named(r"$A_{3,:} = "), rows_named(r"$A_{1,:} = B_{2,:} = ")
+    ([1, 2], [3], [])
+    """
+    m = re.fullmatch(r"[\s*-]*\$?\s*((?:\\?([A-Za-z]\w*)_\{\s*\d{1,3}\s*,\s*:\s*\}\s*=\s*)+)", before)
+    if not m:
+        return []
+    names = re.findall(r"\\?([A-Za-z]\w*)_\{\s*(\d{1,3})\s*,\s*:\s*\}", m.group(1))
+    rows = [int(i) for _, i in names]
+    if len({n for n, _ in names}) != 1 or len(set(rows)) != len(rows) or min(rows) < 1:
+        return []
+    return rows
+
+
 def _row_word(label: str) -> int | None:
     r"""The query row a one-row block's label names with the word Row and its number, counted from 1:
     ``\text{Softmax}(\text{Row 3})``, ``A_{\text{Row 3}} \times V``; None otherwise (and for 'rows 1 to 3').
@@ -1515,6 +1536,16 @@ class _Collector:
             # test's input) is named by nothing but the words around it
             it.step, it.strength = None, 0
             it.notes.append("a literal passed to a function call: no step of the example names it")
+        named_rows = rows_named(b.before) if it.kind == "vector" and len(it.rows) == 1 else []
+        if named_rows:  # 'A_{1,:} = A_{2,:} = [0.16, 0.16, 0.67]': one printed row, the same in each row named
+            it.row_index = named_rows[0]
+            it.notes.append(ROWS_NAMED_NOTE)
+            for r in named_rows[1:]:
+                twin = Item(rows=[list(it.rows[0])], where=list(it.where), line=it.line, end=it.end, role=it.role,
+                            form=it.form, kind=it.kind, label=it.label, step=it.step, strength=it.strength)
+                twin.row_index = r
+                twin.notes.append(ROWS_NAMED_NOTE)
+                self.items.append(twin)
         if it.kind == "vector" and it.step and _LATER_TERM.search(b.before) and not re.match(r"\s*=", b.after or ""):
             # 'Output_1 = w_1 · [1, 2] + w_2 · [3, 4] + w_3 · [5, 6]': the last vector is a term c·v of the sum the
             # left side names, not its result
