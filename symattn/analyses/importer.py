@@ -520,7 +520,7 @@ class _Importer(_ClaimsOnlyReadings):
                 if mats[j].line - run[-1].end > 6 or any(lines[x].role != "math" for x in range(run[-1].end + 1, mats[j].line)):
                     break
                 if not re.fullmatch(r"(?:\\(?:cdot|times|,|;|!|quad|qquad|left|right)|[\s=×·*@(),.]|"
-                                    r"\\frac\{\d+\}\{\d+\}|\d+(?:\.\d+)?)*", gap):
+                                    r"\\frac\{\d+\}\{\d+\}|\d+(?:\.\d+)?)*", gap) and not _transposed_factor_gap(gap):
                     break
                 seps.append(gap)
                 run.append(mats[j])
@@ -547,12 +547,18 @@ class _Importer(_ClaimsOnlyReadings):
                     st = chain_step(head[: head.rfind("=") + 1])
                     if st:
                         result.label, result.step, result.strength = head[: head.rfind("=")].strip(), st, 3
+                        result.transposed = False  # 'QK^\top = [Q] · [K]^\top = [R]': the product, not a transpose
                 if result.step in INPUT_NAMES and result.strength < 3:
                     # 'Output_1 = Input × W_1 + b_1 = [..] × [..] + [..] = [..]' under "Input times W_1": the
                     # words name the operands; a product written out is no input (only a name before it says X)
                     result.step, result.strength = None, 0
                 result.chain_of = run[:-1]
                 self.name_factors(head, run[:-1])
+                if name and all(op.step is None for op in run[:-1]):
+                    # '$Q = EW_Q$ :' on the line before '$$Q = [..] [..] = [..]$$': that line names the factors
+                    stated = _product_stated_before(lines, run[0].line, name.group(1))
+                    if stated:
+                        self.name_factors(f"{name.group(1)} = {stated}", run[:-1])
                 w = next((o for o in run[:-1] if o.step in WEIGHT_NAMES and o.strength >= 2), None)
                 if result.step is None and w is not None and result.kind == "matrix":
                     # 'K_1 = K \times W_K^T = [..] \times [..] = [..]': the product with a projection weight is
@@ -959,9 +965,9 @@ class _Importer(_ClaimsOnlyReadings):
                 cur.hidden.append(h)
             name = it.step if (it.step in INPUT_NAMES and it.strength >= 1 and it.kind in ("matrix", "vector")
                                and (not it.operand or it.strength == 3 or (
-                                   # 'Q = X W_q = [..][..] = [..]': X first printed as a factor is the input
-                                   it.step == "X" and it.kind == "matrix" and it.role == "math"
-                                   and (cur is None or "X" not in cur.inputs)))) \
+                                   # 'Q = X W_q = [..][..] = [..]': X (and W_q) first printed as a factor is the input
+                                   it.step in ("X", "Wq", "Wk", "Wv") and it.kind == "matrix" and it.role == "math"
+                                   and (cur is None or it.step not in cur.inputs)))) \
                 else None
             if it.step in LITERAL_NAMES and it.role == "code" and it.strength == 3 and it.kind in ("matrix", "vector") \
                     and _numeric(it.rows):
@@ -2155,6 +2161,7 @@ class _Importer(_ClaimsOnlyReadings):
                     shown = ", ".join(", ".join(r) for r in it.rows[:2])
                     near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
                                            f"({it.shape[0]}×{it.shape[1]}): {it.aside or why}", it.at()))
+        out = _drop_bare_embeddings(out, [ln.text for ln in self.page.lines if ln.role == "code"])
         for ex in self.attends_lists(out):
             out.append(ex)  # weights written one line a key, under each query: claims only
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
@@ -2173,6 +2180,75 @@ class _Importer(_ClaimsOnlyReadings):
             if len(out) > 1:
                 ex.title = f"{ex.title} (example {ex.index} of {len(out)})"
         return out
+
+
+def _transposed_factor_gap(gap: str) -> bool:
+    r"""Whether the text between two matrices of a product is a transpose sign on the first and an
+    operator or '=' (``[K]^\\top = [R]``, ``[K]^T \\cdot [V]``).
+
+    >>> _transposed_factor_gap("^\\top = "), _transposed_factor_gap("^T \\cdot"), _transposed_factor_gap("+")
+    (True, True, False)
+    """
+    return bool(re.fullmatch(r"\s*\^\s*\{?\s*(?:\\top|T|⊤|\\intercal|\\mathsf\{T\})\s*\}?\s*(?:=|\\cdot|\\times|[×·*@])?\s*", gap))
+
+
+def _product_stated_before(lines: list, first: int, name: str) -> str | None:
+    """The product a line just before a display states for ``name`` (``$Q = EW_Q$ :``), or None.
+
+    >>> from symattn.read.pages.model import Line, Where
+    >>> ls = [Line("$Q = EW_Q$ :", Where(1)), Line("", Where(2)), Line("$$Q = ...$$", Where(3))]
+    >>> _product_stated_before(ls, 2, "Q"), _product_stated_before(ls, 2, "K")
+    ('EW_Q', None)
+    """
+    k = first - 1
+    while k >= 0 and first - k <= 3 and not lines[k].text.strip():
+        k -= 1
+    if k < 0 or first - k > 3:
+        return None
+    m = re.fullmatch(rf"[\s*_]*\$\s*{re.escape(name)}\s*=\s*([^=$]{{1,40}}?)\s*\$\s*[:.]?[\s*_]*", lines[k].text)
+    return m.group(1) if m else None
+
+
+def _summand(ex: ImportedExample, code: list[str]) -> bool:
+    """An example that is only an embedding matrix taken as Q = K = V, with nothing printed from it,
+    whose name the page's code adds to another matrix to make a third (``x = emb + pos_enc``)."""
+    q = ex.inputs.get("Q")
+    if ex.claims or set(ex.inputs) != {"Q", "K", "V"} or q is None \
+            or any(ex.inputs[k].rows != q.rows for k in ("K", "V")) or not re.fullmatch(r"[A-Za-z_]\w*", q.label):
+        return False
+    name = re.escape(q.label)
+    rx = re.compile(rf"^\s*(\w+)\s*=\s*(?:\w+\s*\+\s*{name}|{name}\s*\+\s*\w+)\s*(?:#.*)?$")
+    return any(m and m.group(1) != q.label for m in map(rx.match, code))
+
+
+def _drop_bare_embeddings(out: list[ImportedExample], code: list[str]) -> list[ImportedExample]:
+    """Where another example on the page places printed numbers, a matrix of embeddings that the
+    code adds to another before attention (positional encodings added to the word embeddings), and
+    that nothing printed follows from, is no example of its own: it is listed in the nearest example.
+
+    >>> g = Given(rows=[["1", "0"]], where=["line 3"], label="pos")
+    >>> bare = ImportedExample("t", "p", "markdown", 1, 2, None, None, {"Q": g, "K": g, "V": g}, {}, [], [])
+    >>> full = ImportedExample("t", "p", "markdown", 2, 2, None, None, {"Q": g, "K": g, "V": g}, {},
+    ...                        [ClaimRow("weights", "a", ["1"], "line 9")], [], first_index=9)
+    >>> [e.index for e in _drop_bare_embeddings([bare, full], ["x = emb + pos"])], full.notes[0].text[:8]
+    ([2], '[1, 0] (')
+    >>> [e.index for e in _drop_bare_embeddings([bare, full], ["x = emb * pos"])]
+    [1, 2]
+    """
+    if not any(e.claims for e in out):
+        return out
+    kept = [e for e in out if not _summand(e, code)]
+    for e in out:
+        if e in kept:
+            continue
+        near = min(kept, key=lambda k: abs(k.first_index - e.first_index))
+        g = e.inputs["Q"]
+        shown = ", ".join(", ".join(r) for r in g.rows[:2])
+        near.notes.append(Note("unplaced", f"[{shown[:77] + '…' if len(shown) > 80 else shown}] "
+                               f"({len(g.rows)}×{len(g.rows[0]) if g.rows else 0}): {g.label}, added to other "
+                               "embeddings before attention; no printed step follows from it alone",
+                               g.where[0] if g.where else ""))
+    return kept
 
 
 #: what stands between two matrices written side by side as a product (no '=', no comma)

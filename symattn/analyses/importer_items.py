@@ -24,8 +24,8 @@ from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_results import unpacked_output
-from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, product_step, quoted, step_of_ident,
-                             step_of_text)
+from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, names_qkv_together, product_step,
+                             quoted, step_of_ident, step_of_text)
 
 __all__ = ["Item", "Collected", "collect", "split_glued", "head_of", "expr_step", "symbol_definitions", "indexed_name",
            "OPTION_NOTE", "SUM_TERM_NOTE", "plain_names"]
@@ -187,6 +187,21 @@ _ASSIGN_RE = re.compile(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*(?:\^\{?\w+\}?
                         r"(?:\[[^\]]*\]\s*)?(?::\s*[\w\[\], .<>&:]+)?:?=\s*(?:(?:np|numpy|torch|jnp|tf)\.\w+\(\s*|"
                         r"(?:ndarray::)?(?:array|vec)!\s*|(?:ndarray::)?arr[123]\(\s*&?\s*)*$")  # Rust: array![…], arr2(&[…])
 _SEP_CHARS = " \t:=→->–—(),;$"
+#: one row of a batch of one taken by a slice: s![0, 2, ..] (Rust ndarray), [0, 2, :] or [0, 2, ...] (NumPy, PyTorch)
+_ROW_SLICE_RE = re.compile(r"(?:\bs!\[\s*0\s*,\s*(\d{1,3})\s*,\s*\.\.\s*\]|\w\[\s*0\s*,\s*(\d{1,3})\s*,\s*(?::|\.\.\.)\s*\])")
+#: a Rust binding of an array literal: 'pub const W_Q: [[f32; 4]; 4] = [', 'let mut a: Array3<f32> = array!['
+_RUST_BINDING = re.compile(r"(?:^|[\s;{}])(?:pub(?:\([\w ]+\))?\s+)?(?:const|static|let(?:\s+mut)?)\s+([A-Za-z_]\w*)"
+                           r"\s*(?::\s*[^=]{1,80})?=\s*&?\s*(?:(?:ndarray::)?(?:array|vec)!\s*|(?:ndarray::)?arr[123]\(\s*&?\s*)?$")
+#: a call opened just before a literal, the literal its first argument (not an array or tensor constructor)
+_CALL_ARGUMENT = re.compile(r"(?<![\w.!])(?!(?:array|tensor|vec|arr[123]|constant|matrix|Tensor|asarray|stack|diag)\b)"
+                            r"[A-Za-z_]\w*\(\s*&?\s*$")
+#: the text before a later term of a sum of scaled vectors: '… + \frac{e}{2e+1} \cdot ' (a coefficient, then × or ·)
+_LATER_TERM = re.compile(r"=[^=]*\+[^=+]*(?:\\cdot|\\times|[×·*])\s*$")
+#: a call of an attention function with one name as its first three arguments: f(a, a, a), f(&a, &a, &a), f(a.clone(), …)
+_ARG = r"\s*&?\s*{}(?:\.(?:clone|copy|view|to_owned)\(\))?\s*"
+_SELF_CALL_RE = re.compile(r"\b(\w*(?:attention|attn|scaled_dot\w*|dot_product\w*|sdpa)\w*)\s*\(\s*"
+                           + _ARG.format(r"([A-Za-z_]\w*)") + "," + _ARG.format(r"\2") + ","
+                           + _ARG.format(r"\2") + r"[,)]", re.I)
 
 
 _FONT_RE = re.compile(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|textbf|textit)\s*\{([A-Za-z][\w^{}]{0,20}?)\}")
@@ -282,6 +297,9 @@ def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     b = re.sub(r"\\(?:left|right|[bB]igg?[lr]?)\s*(?:[()\[\].|]|\\[{}])", " ", b).rstrip()
     if not b:
         return "", None, False
+    m = _RUST_BINDING.search(b)
+    if m:  # 'pub const W_Q: [[f32; 4]; 4] = [', 'let a: Array3<f32> = array![': the name bound
+        return m.group(1), m.group(1), False
     m = re.search(r"(?:^|[\s;(,])((?:self\.)?[A-Za-z_][\w.]*)\s*\[\s*(-?\d+)\s*\]\s*(?:\([^()\[\]]*\)\s*)?[=:→]\s*$",
                   b)
     if m:  # weights[0] = [...], V[1] (value for 'I'): [...]: a row of a named matrix
@@ -463,6 +481,27 @@ def _name_index(label: str) -> int | None:
     m = re.search(r"(?:_|\^\{?\()(\d{1,3})\)?\}?\s*[:=]?\s*$", label.strip()) or \
         re.fullmatch(r"\s*[A-Za-z_]+?_?(\d{1,3})\s*", label)
     return int(m.group(1)) if m and int(m.group(1)) >= 1 else None
+
+
+#: a row the page names equal to others ('A_{1,:} = A_{2,:} = [..]'): placed in each, no repeat of another
+ROWS_NAMED_NOTE = "one of the rows a chain of row names sets equal to these numbers"
+
+
+def rows_named(before: str) -> list[int]:
+    r"""The rows a chain of row names before a block sets equal to it, counted from 1:
+    ``$A_{1,:} = A_{2,:} = `` gives [1, 2]; one name gives its row; anything else none.
+
+    >>> rows_named(r"- $A_{1,:} = A_{2,:} = "), rows_named(r"$A_{3,:} = "), rows_named(r"$A_{1,:} = B_{2,:} = ")
+    ([1, 2], [3], [])
+    """
+    m = re.fullmatch(r"[\s*-]*\$?\s*((?:\\?([A-Za-z]\w*)_\{\s*\d{1,3}\s*,\s*:\s*\}\s*=\s*)+)", before)
+    if not m:
+        return []
+    names = re.findall(r"\\?([A-Za-z]\w*)_\{\s*(\d{1,3})\s*,\s*:\s*\}", m.group(1))
+    rows = [int(i) for _, i in names]
+    if len({n for n, _ in names}) != 1 or len(set(rows)) != len(rows) or min(rows) < 1:
+        return []
+    return rows
 
 
 def _row_word(label: str) -> int | None:
@@ -1390,6 +1429,8 @@ class _Collector:
             if ctx:
                 it.label = (label + " " if label else "") + ctx if not label else label
                 st = step_of_ident(ctx.strip(" :")) or step_of_text(ctx[-160:])
+                if st in ("Q", "K", "V") and names_qkv_together(ctx[-160:]):
+                    st = None  # "Queries, keys and values for all words": which of them the numbers say
                 if st:
                     step, strength = st, min(s, 2)
                     if not label:
@@ -1493,6 +1534,28 @@ class _Collector:
         notes = [t for t in (_note_token(n) for n in b.row_notes)] if b.row_notes else []
         if it.kind == "matrix" and notes and all(notes) and len(set(notes)) == len(notes) == len(it.rows):
             it.row_labels = notes
+        if it.kind == "vector" and it.step and it.strength <= 2 and (
+                (_CALL_ARGUMENT.search(b.before) and re.match(r"\s*[,)]", b.after or ""))
+                or (b.before.endswith('"') and (b.after or "").startswith('"'))):  # or a string: '"[1.23, 5.68]"'
+            # 'let p = softmax(&[1.0, 2.0, 3.0]);', 'fmt_vec(&[1.0, 2.5], 1)': a literal passed to a function (a unit
+            # test's input) is named by nothing but the words around it
+            it.step, it.strength = None, 0
+            it.notes.append("a literal passed to a function call: no step of the example names it")
+        named_rows = rows_named(b.before) if it.kind == "vector" and len(it.rows) == 1 else []
+        if named_rows:  # 'A_{1,:} = A_{2,:} = [0.16, 0.16, 0.67]': one printed row, the same in each row named
+            it.row_index = named_rows[0]
+            it.notes.append(ROWS_NAMED_NOTE)
+            for r in named_rows[1:]:
+                twin = Item(rows=[list(it.rows[0])], where=list(it.where), line=it.line, end=it.end, role=it.role,
+                            form=it.form, kind=it.kind, label=it.label, step=it.step, strength=it.strength)
+                twin.row_index = r
+                twin.notes.append(ROWS_NAMED_NOTE)
+                self.items.append(twin)
+        if it.kind == "vector" and it.step and _LATER_TERM.search(b.before) and not re.match(r"\s*=", b.after or ""):
+            # 'Output_1 = w_1 · [1, 2] + w_2 · [3, 4] + w_3 · [5, 6]': the last vector is a term c·v of the sum the
+            # left side names, not its result
+            it.step, it.strength, it.row_index = None, 0, None
+            it.notes.append("a term c·v of a sum written out, not its result")
         self.items.append(it)
 
     def glued_code(self, b: Numbers) -> tuple[tuple[str | None, str, str | None] | None, str]:
@@ -1614,6 +1677,9 @@ class _Collector:
                 if nonstr:
                     names.append(nonstr[-1])
         last = next((t.strip() for t in reversed(code) if t.strip() and not t.strip().startswith("#")), "")
+        shown = tuple_shown(last, [x for x in outs if isinstance(x, Numbers)], b)
+        if shown:
+            return shown
         if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last) or (
                 re.fullmatch(r"[A-Za-z_][\w.]*(\([^()=]*\))?(\.\w+(\([^()=]*\))?)*", last)
                 and not re.match(r"(print|display|plt\.|sns\.|ax\.|fig\.)", last)):
@@ -1908,7 +1974,8 @@ class _Collector:
     # -- aliases --
     def aliases(self) -> None:
         """Names given to a matrix already printed: ``K = Q.copy()``, ``Q = K = V = X``,
-        ``q, k, v = x, x, x``. Each target becomes an item with the source's numbers."""
+        ``q, k, v = x, x, x``, ``W_K = W_Q`` (one projection shared). Each target becomes an item with
+        the source's numbers."""
         alias_re = re.compile(r"\s*((?:(?:self\.)?[A-Za-z_]\w*\s*=\s*)+)((?:self\.)?[A-Za-z_][\w.]*?)"
                               r"((?:\.(?:copy|clone|detach)\(\))*)\s*;?\s*(?:#.*)?$")
         tuple_re = re.compile(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*=\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)"
@@ -1930,7 +1997,7 @@ class _Collector:
                         pairs = list(zip(lhs, rhs))
             for target, source in pairs:
                 step = step_of_ident(target)
-                if step not in ("X", "Q", "K", "V", "KV") or step == step_of_ident(source):
+                if step not in ("X", "Q", "K", "V", "KV", "Wq", "Wk", "Wv") or step == step_of_ident(source):
                     continue
                 src = self.named_before(source, k)
                 if src is None:
@@ -1940,6 +2007,39 @@ class _Collector:
                           form="code", row_labels=src.row_labels, col_labels=src.col_labels)
                 it.notes.append(f"{target} = {source}: the numbers of {source} ({src.at()})")
                 self.items.append(it)
+
+    def self_attention_calls(self) -> None:
+        """``scaled_dot_product(a.clone(), a.clone(), a.clone(), false)``: a call of an attention
+        function with one matrix as its queries, keys and values. The matrix assigned to that name
+        before the call (``let a: Array3<f32> = array![…]``, ``a = np.array(…)``) is the embeddings X
+        of a self-attention with no projections, whatever its name would say on its own."""
+        for k, ln in enumerate(self.lines):
+            m = _SELF_CALL_RE.search(ln.text)
+            if not m:
+                continue
+            name = m.group(2)
+            own = re.compile(rf"(?:let\s+(?:mut\s+)?)?{re.escape(name)}\s*(?::\s*[\w<>, \[\];]+)?")
+            for it in self.items:
+                if it.line < k and it.kind == "matrix" and own.fullmatch(it.label.strip()) and _numeric_rows(it.rows):
+                    it.step, it.strength = "X", 3
+                    it.notes.append(f"{name}: the queries, keys and values of {m.group(1)}(…) ({ln.where})")
+
+    def sliced_rows(self) -> None:
+        """``let result = res.slice(s![0, 0, ..])`` (``res[0, 2, :]``) then the vector it is compared
+        with on the next line or the one after: that vector is the row the slice takes (the first
+        query's, the third's) of the batch's one matrix. The slice's own indices are no numbers."""
+        self.items = [it for it in self.items if not (
+            _ROW_SLICE_RE.search(self.lines[it.line].text) and len(it.rows) == 1 and len(it.rows[0]) <= 3
+            and all(re.fullmatch(r"\d{1,3}|\.\.\.?|:", x.strip()) for x in it.rows[0]))]
+        for it in self.items:
+            if it.kind != "vector" or it.row_index is not None or len(it.rows) != 1:
+                continue
+            for k in range(it.line - 1, max(-1, it.line - 3), -1):
+                m = _ROW_SLICE_RE.search(self.lines[k].text)
+                if m:
+                    it.row_index = int(m.group(1) or m.group(2)) + 1
+                    it.notes.append(f"row {it.row_index}: compared with the row the slice on {self.lines[k].where} takes")
+                    break
 
     def named_before(self, name: str, line: int) -> Item | None:
         """The last item before ``line`` that the page assigns to ``name``."""
@@ -2089,12 +2189,9 @@ class _Collector:
                                   label=sentence.strip()[:100], step=None, strength=0, role=ln.role,
                                   token=q[0] if len(q) == 1 else None)
                         self.items.append(it)
-                    two = pair_in(sentence)
-                    if two:
-                        it = Item(rows=[[two[2]]], where=[ln.where], line=k, end=k, kind="positions",
-                                  label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
-                        it.either = (two[0], two[1])
-                        self.items.append(it)
+                    self.pair_item(sentence, ln, k)
+            elif ln.role == "output" and k not in self.block_lines and _HINT_RE.search(t) and _ORD_OR_QUOTE.search(t):
+                self.pair_item(t, ln, k)  # a printed f-string line: "'fox' attends most strongly to 'The' (weight: 0.171)"
             row_sum = row_sum_line(t) if k not in self.block_lines and ln.role in ("output", "prose", "comment") else None
             if row_sum:  # 'Sum of first row: 1.0000': the sum of that row of the weights
                 it = Item(rows=[[row_sum[1]]], where=[ln.where], line=k, end=k, kind="scalar", label=t.strip()[:100],
@@ -2110,6 +2207,16 @@ class _Collector:
         if any(p == "#0" for it in indexed for p in it.pair or ()):  # q0·k1, α_{01}: the page counts from 0
             for it in indexed:
                 it.pair = tuple("#" + str(int(p[1:]) + 1) for p in it.pair or ())  # type: ignore[assignment]
+
+    def pair_item(self, sentence: str, ln: Line, k: int) -> None:
+        """One number a sentence (or a printed line) gives for two quoted tokens (:func:`pair_in`):
+        an item placed where the values say which token is the query."""
+        two = pair_in(sentence)
+        if two:
+            it = Item(rows=[[two[2]]], where=[ln.where], line=k, end=k, kind="positions",
+                      label=sentence.strip()[:100], step=two[3], strength=0, role=ln.role)
+            it.either = (two[0], two[1])
+            self.items.append(it)
 
     def dot_lines(self) -> None:
         """``q1 . k2 = [1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1``: a dot product of an indexed
@@ -2481,6 +2588,23 @@ def rows_in(sentence: str) -> list[list[str]]:
         if len(nums) >= 2 and not re.search(_NOT_VALUE, s[:m.start()]) and not re.match(r"\s*[=×*/^]", s[m.end():]):
             out.append([from_percent(x) or x for x in nums])
     return out
+
+
+def tuple_shown(last: str, blocks: list, b: object) -> str | None:
+    """The name of ``b`` when a cell ends with a tuple of names (``W_Q, W_K, W_V``: the notebook
+    shows the tuple) and its output holds one printed block per name, in order.
+
+    >>> tuple_shown("W_Q, W_K, W_V", ["a", "b", "c"], "b"), tuple_shown("(q, k)", ["a", "b"], "a")
+    ('W_K', 'q')
+    >>> tuple_shown("W_Q, W_K, W_V", ["a", "b"], "b"), tuple_shown("x = a, b", ["a", "b"], "a")
+    (None, None)
+    """
+    m = re.fullmatch(r"\(?\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*\)?", last)
+    if not m:
+        return None
+    names = [x.strip() for x in m.group(1).split(",")]
+    idx = next((i for i, x in enumerate(blocks) if x is b), None)
+    return names[idx] if idx is not None and len(blocks) == len(names) else None
 
 
 def pair_in(sentence: str) -> tuple[str, str, str, str] | None:
@@ -2875,6 +2999,8 @@ def collect(page: Page) -> Collected:
     softmax_arrow_asides(c.items)
     c.aliases()
     c.glued_aliases()
+    c.self_attention_calls()
+    c.sliced_rows()
     # sentences assigned in code or printed: sentence = "The cat sat"
     for ln in page.lines:
         m = re.search(r"\b(sentence|text|sequence|input_text|words|tokens|phrase|sent)\s*=\s*[\"']([^\"']{1,300})[\"']",

@@ -271,6 +271,19 @@ _WEAK = {id(rx) for (p, _), (rx, _) in zip(_PHRASES, _PHRASE_RES) if p in _GENER
 SHORT_LABEL = 60
 
 
+_QKV_TOGETHER = re.compile(r"\bquer(?:y|ies)\b.{0,40}?\bkeys?\b.{0,40}?\bvalues?\b", re.I)
+
+
+def names_qkv_together(text: str) -> bool:
+    """Whether a heading names the queries, keys and values together ("Queries, keys and values for
+    all words"): it names no one matrix under it.
+
+    >>> names_qkv_together("Queries, keys and values for all words"), names_qkv_together("The queries:")
+    (True, False)
+    """
+    return bool(_QKV_TOGETHER.search(text))
+
+
 def step_of_text(text: str) -> str | None:
     """The step a label names (the leftmost recognised phrase, then the longest), or None.
     In a long sentence, generic words ("values", "output", "input") do not count.

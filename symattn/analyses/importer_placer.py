@@ -17,7 +17,8 @@ from ..read.pages.latex_cells import is_number
 from ..read.pages.scan import entry_kind
 from ..read.spec import Spec, from_dict
 from .importer_conventions import query_evidence
-from .importer_items import OPTION_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, UNSCALED_NOTE, VECTOR_SUM, Item
+from .importer_items import (OPTION_NOTE, ROWS_NAMED_NOTE, SCALAR_PRODUCT, SUM_TERM, SUM_TERM_NOTE, UNSCALED_NOTE,
+                             VECTOR_SUM, Item)
 from .importer_names import step_of_ident, step_of_text
 from .importer_model import (CLAIM_ORDER, Choice, ClaimRow, Note, _close, _eq, _floats, _index, _num, _numeric,
                              _rows_float, _same_values, _ulp)
@@ -406,7 +407,8 @@ class _Placer:
     def repeat_of(self, it: Item) -> str | None:
         """Every row of the item already placed with the same numbers (a table that prints the
         weights row once per value vector)."""
-        if it.shape[0] == 1 and not it.row_vectors and it.shape[1] >= 2 and _numeric(it.rows) and (
+        if it.shape[0] == 1 and not it.row_vectors and it.shape[1] >= 2 and _numeric(it.rows) \
+                and ROWS_NAMED_NOTE not in it.notes and (
                 it.strength <= 1 or not (step_of_text(it.label) or step_of_ident(it.label.strip(" :")))):
             # one row named only by its section ("Step 5: Softmax … For first row [0.08, 0.18, 0.29]:"),
             # printed exactly as a row placed before: the page quotes that row as this step's input
