@@ -216,3 +216,24 @@ def test_unclosed_brackets_do_not_take_quadratic_time():
     t = time.perf_counter()
     numbers(text * 3)
     assert time.perf_counter() - t < 20  # generous: a quadratic scan would take minutes
+
+
+def test_a_run_of_unclosed_brackets_is_matched_in_one_pass():
+    # 300 000 '[' nested past the depth limit and never closed: each used to be scanned again up to the
+    # group limit (MAX_GROUP_CHARS), about 35 minutes of work for this page (hours at the page limit); the
+    # brackets are now matched once, and the page is refused as holding no worked example
+    from symattn.analyses.importer import import_examples
+
+    with pytest.raises(SymattnError, match="no worked example"):
+        import_examples("[" * 300_000, source="brackets.md")
+
+
+def test_a_blocks_context_on_its_line_is_bounded():
+    # the label before a block is read from at most MAX_CONTEXT_CHARS of its line (a line of thousands of
+    # LaTeX matrices was read with all the line before each, quadratic in the line)
+    from symattn.read.pages.scan import MAX_CONTEXT_CHARS, scan
+
+    [b] = scan(lines("x " * 5000 + "Q = [[1, 2], [3, 4]]" + " y" * 5000))
+    assert b.rows == [["1", "2"], ["3", "4"]]
+    assert b.before.endswith("Q =") or b.before.endswith("Q = ")
+    assert len(b.before) <= MAX_CONTEXT_CHARS and len(b.after) <= MAX_CONTEXT_CHARS

@@ -21,6 +21,7 @@ that needs more than :data:`symattn.limits.MAX_PAGE_SCAN` steps is refused.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 
 from ...errors import LimitError
@@ -47,11 +48,36 @@ _FRACTION_RE = re.compile(r"[+-]?\d{1,300}/\d{1,300}")  # an exact claim, \frac{
 class _Budget:
     def __init__(self) -> None:
         self.left = MAX_PAGE_SCAN
+        self._closes_of: str | None = None
+        self._closes: array | None = None  # per "[" of that text: the offset after its "]", else 0
 
     def spend(self, n: int) -> None:
         self.left -= n
         if self.left < 0:
             raise LimitError(f"the page needs more than {MAX_PAGE_SCAN} steps to read (see the README's limits)")
+
+    def skip_to_close(self, text: str, i: int, end: int) -> int:
+        """The offset after the bracket closing the one at ``text[i]`` (counting only brackets) when it
+        closes before ``end``, else ``i + 1``. The brackets of ``text`` are matched once, in one pass
+        charged to the budget, so that a run of unclosed brackets costs linear time, not a scan to
+        ``end`` from each of them.
+
+        >>> b = _Budget()
+        >>> b.skip_to_close("[[[1]]] [", 0, 9), b.skip_to_close("[[[1]]] [", 8, 9), b.skip_to_close("[[1]]", 0, 3)
+        (7, 9, 1)
+        """
+        if self._closes_of is not text:
+            self.spend(len(text))
+            closes = array("q", bytes(8 * len(text)))  # 0: no closing bracket
+            stack: list[int] = []
+            for m in re.finditer(r"[\[\]]", text):
+                if m.group() == "[":
+                    stack.append(m.start())
+                elif stack:
+                    closes[stack.pop()] = m.start() + 1
+            self._closes_of, self._closes = text, closes
+        c = self._closes[i] if self._closes is not None else 0
+        return c if 0 < c <= end else i + 1
 
 
 def entry_kind(text: str) -> str:
@@ -99,19 +125,6 @@ _INF_CODE_RE = re.compile(r"""float\(\s*['"]([+-]?)inf(?:inity)?['"]\s*\)|([+-]?
 _ATOM_OK_RE = re.compile(r"[\d.+\-*/×·^()eE…⋯?]+|[+-]?inf|[+-]?nan|[+-]?∞|[+-]?(?:\d+\.?\d*|\.\d+)%")
 
 
-def _skip_to_close(text: str, i: int, end: int) -> int:
-    """The offset after the bracket closing the one at ``text[i]`` (or ``i + 1``), counting only brackets."""
-    depth = 0
-    for k in range(i, end):
-        if text[k] == "[":
-            depth += 1
-        elif text[k] == "]":
-            depth -= 1
-            if depth == 0:
-                return k + 1
-    return i + 1
-
-
 def _slash_comment(text: str, k: int, start: int) -> bool:
     """A C-style comment after a row, "[0.4, 0.1, 0.8], // tok_idx=0": `//` right after a comma or a
     bracket (not integer division, `6 // 2`, which follows a number)."""
@@ -141,7 +154,7 @@ def _match_bracket(text: str, i: int, budget: _Budget) -> int | None:
             depth += 1
             if depth > MAX_GROUP_DEPTH:
                 budget.spend(k - i)
-                return -_skip_to_close(text, i, end)
+                return -budget.skip_to_close(text, i, end)
         elif ch == "]":
             depth -= 1
             if depth == 0:
@@ -391,10 +404,15 @@ def _scan_segment(seg: _Segment, budget: _Budget) -> list:
     return out
 
 
+#: how much of a block's line, each side of it, is its context (the label before it, what follows): bounded, so
+#: that a line of thousands of blocks is read in linear time, not each block with all the line before it
+MAX_CONTEXT_CHARS = 2_000
+
+
 def _context(seg: _Segment, start: int, end: int) -> tuple[str, str]:
     ls, _ = seg.line_text(start)
     _, le = seg.line_text(max(start, end - 1))
-    return seg.text[ls:start], seg.text[end:le]
+    return seg.text[max(ls, start - MAX_CONTEXT_CHARS):start], seg.text[end:min(le, end + MAX_CONTEXT_CHARS)]
 
 
 def _interval(before: str, entries: list[str]) -> bool:
