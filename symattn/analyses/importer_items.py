@@ -2363,12 +2363,15 @@ class _Collector:
         page speaks of scaling or a root nearby) gives the scaled scores; a divisor that the
         numerators add up to (the softmax's sum) gives the weights."""
         num = r"[+-]?(?:\d+\.?\d*|\.\d+)"
-        rx = re.compile(r"^\s*(?:[-*•+]\s+|\d{1,2}[.)]\s+)?([^\d=]{0,80}?)[`$]*\s*(" + num + r")\s*/\s*(" + num +
+        # possessive leading space (\s*+): a line of spaces is not split between it and the label
+        # every way (that was quadratic in the line, minutes for a few thousand spaces)
+        rx = re.compile(r"^\s*+(?:[-*•+]\s+|\d{1,2}[.)]\s+)?([^\d=]{0,80}?)[`$]*+\s*+(" + num + r")\s*/\s*(" + num +
                         r")\s*(?:=|≈)\s*(" + num + r")\s*[`$]*\s*$")
         k = 0
         lines = self.lines
         while k < len(lines):
-            m = rx.match(lines[k].text.replace("−", "-")) if lines[k].role != "code" and k not in self.block_lines else None
+            m = rx.match(lines[k].text.replace("−", "-")) if lines[k].role != "code" and k not in self.block_lines \
+                and "/" in lines[k].text else None
             if not m:
                 k += 1
                 continue
