@@ -127,6 +127,15 @@ KNOWN_MISSES = {
     "ar/day43.md": 29,
     "ar/orhan.html": 117,
     "ar/playingmusic.html": 382,
+    # batches at and au, test batches collected in session 8 and measured before any change made that session
+    # (at 108/336, au 148/214); not worked on
+    "at/ch7notes.md": 63,
+    "at/guiaparcial.md": 84,
+    "at/handcalc.md": 3,
+    "at/l03lesson.md": 78,
+    "au/mhalesson.js": 42,
+    "au/vanillareadme.md": 10,
+    "au/workedproblem.md": 14,
 }
 
 #: numbers a page's import places that the reader did not (a reading as right as the reader's), and why
@@ -163,6 +172,11 @@ KNOWN_EXTRAS = {
     "aq/maskcomments.py": 12,
     "aq/startquery.ipynb": 7,
     "ar/playingmusic.html": 12,
+    # batches at and au as measured (see KNOWN_MISSES)
+    "at/ch7notes.md": 23,
+    "at/handcalc.md": 7,
+    "at/l03lesson.md": 6,
+    "au/workedproblem.md": 36,
 }
 
 

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import symattn as sa
 from symattn.errors import SymattnError
+from symattn.read.pages.formats import SOURCE_SUFFIXES
 
-SUFFIXES = {".md", ".html", ".tex", ".ipynb", ".txt", ".rs", ".py", ".jl", ".r"}  # pages as met; source files are read as text
+SUFFIXES = {".md", ".html", ".tex", ".ipynb", ".txt", *SOURCE_SUFFIXES}  # pages as met; source files are read as text
 
 
 def _val(x):
