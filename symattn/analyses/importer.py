@@ -47,6 +47,9 @@ from .importer_batches import batch_items
 from .importer_printed_shapes import mark_shapes_and_operands
 from .importer_one_query import one_query_steps
 from .importer_claims_only import draws_at_random, root_of_ratio
+from .importer_head_projections import head_projections, set_projection_work_aside
+from .importer_scalar_sums import scalar_sum_items
+from .importer_printed_query import headed_output, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
@@ -1421,7 +1424,8 @@ class _Importer(_ClaimsOnlyReadings):
                 stage = "scores"
                 given["scores"] = scores_item
                 unprinted = _projected_unprinted(lines, self.items)
-                if "V" not in unprinted:  # (the page writes V = X W_V with a W_V it never prints: X is no V)
+                seg.q_apart = printed_query_apart(x, claims_items)  # Q printed, made from X: X is no V
+                if "V" not in unprinted and seg.q_apart is None:  # (V = X W_V, W_V never printed: X is no V)
                     given["V"] = x
                 claims_items.remove(scores_item)
                 q_labels = scores_item.row_labels
@@ -1443,7 +1447,8 @@ class _Importer(_ClaimsOnlyReadings):
                                   + example_text + ", so this draft starts from the printed scores, " +
                                   ("with the embeddings as the values V" if "V" in given else
                                    f"with no values (the page writes {unprinted['V']!r} and never prints the "
-                                   "weight)"), scores_item.at()))
+                                   "weight)" if "V" in unprinted else "with no values (the page prints Q, made from "
+                                   "the embeddings by weights it never prints)"), scores_item.at()))
         else:
             q, k, v = printed.get("Q"), printed.get("K"), printed.get("V")
             s = next((c for c in claims_items if c.step == "scores" and c.kind == "matrix" and _numeric(c.rows)), None) \
@@ -1468,6 +1473,18 @@ class _Importer(_ClaimsOnlyReadings):
                 notes.append(Note("assumed", "the page projects its Q, K and V itself and works head "
                                   f"{q.head or 1}; this draft starts from the projections it prints "
                                   f"({q.at()}, {k.at()}, {v.at()})", q.at()))
+            elif q is not None and k is not None and v is not None and not scores_start and \
+                    _heads_project_qkv(per_head, ws, q) and (hp := head_projections(claims_items, per_head, (q, k, v),
+                                                                                   ws)) is not None:
+                set_projection_work_aside(claims_items, (q, k, v), hp[1], hp[0], per_head)
+                (q, k, v), used = hp  # each head's Q_i = Q·W^Q_i printed: start from them, joined
+                claims_items[:] = [c for c in claims_items if not any(c is u for u in used)]
+                given["Wo"] = ws["Wo"] if "Wo" in ws and ws["Wo"].shape[0] == q.shape[1] else None  # type: ignore
+                notes.append(Note("assumed", f"the page projects its Q, K and V again with each head's weights and "
+                                  f"prints each head's projections: this draft starts from them, joined "
+                                  f"({q.label}, {k.label}, {v.label}), one block of columns per head", q.at()))
+                if given["Wo"] is None:
+                    del given["Wo"]
             elif q is not None and k is not None and v is not None and not scores_start and \
                     _heads_project_qkv(per_head, ws, q):
                 return None, ("the page projects its Q, K and V again with each head's weights "
@@ -1895,8 +1912,9 @@ class _Importer(_ClaimsOnlyReadings):
         data = self.spec_data(ex_inputs, tokens, key_tokens, conv)
         title = self.title(index, seg.first)
         ordered = placer.ordered()
-        if stage == "scores" and self.printed_from_random(given):
-            ordered = self.inputs_as_claims(spec, given, ex_inputs, ordered, notes)
+        if stage == "scores" and self.printed_from_random(given, seg):
+            ordered = printed_query_claims(getattr(seg, "q_apart", None), spec, notes) + \
+                self.inputs_as_claims(spec, given, ex_inputs, ordered, notes)
             ex_inputs, conv_rounded = {}, False
             if tokens and key_tokens and len(tokens) == 1 and tokens[0] in key_tokens:
                 # one query of the sentence: a file of claims names its row among the sentence's tokens
@@ -1905,6 +1923,8 @@ class _Importer(_ClaimsOnlyReadings):
                                     list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
             ordered = _output_matrices(list(tokens) if tokens else spec.query_labels(), claims_items, placer.notes,
                                        ordered)
+            ordered += headed_output(getattr(seg, "q_apart", None), list(tokens) if tokens else spec.query_labels(),
+                                     claims_items, placer.notes)
             if not tokens:
                 ordered = _named_query_row(ordered, given["scores"])
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
@@ -1938,7 +1958,7 @@ class _Importer(_ClaimsOnlyReadings):
             self.twins.append((plain, masked))
         return ex, ""
 
-    def printed_from_random(self, given: dict[str, Item]) -> bool:
+    def printed_from_random(self, given: dict[str, Item], seg: "_Segment | None" = None) -> bool:
         """Whether the scores an example starts from are printed by code that computes them from numbers the page
         never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
         the page (prose, a table) or as a literal in its code: they are then one more printed result."""
@@ -1951,6 +1971,8 @@ class _Importer(_ClaimsOnlyReadings):
         if s is not None and set(given) == {"scores"} and _shapes_only(self.page.lines, self.items):
             # 'Q shape: (1, 3, 4), K shape: (1, 3, 4)': the program had Q and K and printed only their shapes
             return True
+        if s is not None and set(given) == {"scores"} and getattr(seg, "q_apart", None) is not None:
+            return True  # Q printed (from X by weights never printed), no K, no V: its QKᵀ is a result
         if s is not None and s.role not in ("output", "code") and \
                 {"Q", "K"} <= set(_projected_unprinted(self.page.lines, self.items)):
             return True  # Q = X W_Q and K = X W_K with weights the page never prints: its QKᵀ is a result
@@ -1975,7 +1997,7 @@ class _Importer(_ClaimsOnlyReadings):
         made = "the page's code computes these scores"
         if it.role != "output":  # Q = XW_Q, K = XW_K written, the weights never printed
             proj = ", ".join(_projected_unprinted(self.page.lines, self.items).values())
-            made = f"the page makes these scores as QKᵀ with {proj}"
+            made = f"the page makes these scores as QKᵀ with {proj}" if proj else "the page makes these scores as QKᵀ"
             how = "weights"
         notes.append(Note("assumed", f"{made} from {how} it never prints: they are "
                                      "claims, not inputs (check starts from them, each known only to its printed "
@@ -2231,6 +2253,8 @@ class _Importer(_ClaimsOnlyReadings):
         self.vector_sums()
         self.stacked_vector_sums()
         self.componentwise_sums()
+        sums = scalar_sum_items(self.page.lines, {it.line for it in self.items if it.kind == "vsum"})
+        self.items = sorted(self.items + sums, key=lambda it: it.line) if sums else self.items  # '= 0.25 × 2 + …'
         self.same_line_chains()
         self.math_chains()
         self.cross_line_chains()

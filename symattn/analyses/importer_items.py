@@ -26,6 +26,7 @@ from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_results import first_result, unpacked_output, unpacked_weights
+from .importer_symbol_heads import heading_symbol_step
 from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, names_qkv_together, product_step,
                              quoted, step_of_ident, step_of_text)
 
@@ -1403,7 +1404,8 @@ class _Collector:
             if k in self.block_lines and not t.startswith(("#",)) and not re.fullmatch(r"\d{1,3}", t):
                 if ln.role != "code":
                     break
-            if t and not re.fullmatch(r"[=×xX*·\-–—]+|\$\$|\\\[|\\\]|```\w*", t):
+            if t and (not re.fullmatch(r"[=×xX*·\-–—]+|\$\$|\\\[|\\\]|```\w*", t) or (
+                    ln.role == "heading" and heading_symbol_step(t))):  # '### X': a symbol, not a times sign
                 if ln.role == "code":
                     # a print statement's text or variable, or an assignment
                     m = re.search(r"print\(\s*f?[\"']([^\"'{]*)", t)
@@ -1455,6 +1457,13 @@ class _Collector:
         lhs = top.split("=")[0].strip()
         lhs = re.sub(r"\\(?:text|mathrm|textbf|mathbf|operatorname)\{([^{}]*)\}", r"\1", lhs).strip()
         return lhs if 0 < len(lhs) <= 60 and "[" not in lhs else ""
+
+    def heading_text(self, start: int, text: str) -> bool:
+        """Whether ``text`` is the nearest heading above line ``start`` (blank lines between)."""
+        k = start - 1
+        while k >= 0 and start - k <= 4 and not self.lines[k].text.strip():
+            k -= 1
+        return k >= 0 and self.lines[k].role == "heading" and self.lines[k].text.strip() == text.strip()
 
     def heading_head(self, start: int) -> int | None:
         """The head a section is about: the nearest heading above names "Head 2"."""
@@ -2018,6 +2027,8 @@ class _Collector:
             return
         ctx, s = self.context_label(t.start)
         step = step_of_text(ctx[-160:]) if ctx else None
+        if step is None and ctx and self.heading_text(t.start, ctx):
+            step = heading_symbol_step(ctx)  # '### Q' over the table: the symbol names it
         width = max(len(r) for r in rows)
         rows = [r + [""] * (width - len(r)) for r in rows]
         rows = unquoted_labels(rows)

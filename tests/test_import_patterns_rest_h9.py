@@ -1,0 +1,168 @@
+"""Ways of writing numbers met on the older held-out pages still imperfect (session 9, "rest"), as tables
+of (snippet, what it must yield). Each expected value was read off the snippet by hand."""
+
+import pytest
+
+from import_snippets import claims, imported
+
+from symattn.analyses.importer_scalar_sums import scalar_sum_chain
+from symattn.analyses.importer_symbol_heads import heading_symbol_step
+from symattn.errors import SymattnError
+
+# --- a heading that is one symbol names the table under it ------------------------------------------------------
+
+HEADING_SYMBOLS = [
+    ("X", "X"), ("Q", "Q"), ("K", "K"), ("V", "V"), ("W_Q", "Wq"), ("$W^V$", "Wv"),
+    ("Output", None), ("Queries and keys", None), ("x", None), ("Q & A", None), ("Step 1", None),
+]
+
+
+@pytest.mark.parametrize("text,step", HEADING_SYMBOLS)
+def test_heading_symbol_step(text, step):
+    assert heading_symbol_step(text) == step
+
+
+def _tables(q_rows, k_table=False):
+    """A page of '### NAME' headings over Token | Dim tables: X, Q (and K), the scores, weights, output."""
+    def table(cols, rows):
+        head = "| Token | " + " | ".join(cols) + " |\n|---|" + "---|" * len(cols) + "\n"
+        return head + "".join(f"| {i} | " + " | ".join(r) + " |\n" for i, r in enumerate(rows))
+    dims, keys = ["Dim 1", "Dim 2"], ["0", "1"]
+    page = "Attention is softmax(QK^T / sqrt(d_k)) V, with d_k = 2.\n\n"
+    page += "### X\n\n" + table(dims, [["1", "0"], ["0", "1"]]) + "\n"
+    page += "### Q\n\n" + table(dims, q_rows) + "\n"
+    if k_table:
+        page += "### K\n\n" + table(dims, [["1", "1"], ["0", "2"]]) + "\n"
+    page += "### Q @ K^T\n\n" + table(keys, [["3", "1"], ["0", "2"]]) + "\n"
+    page += "### Attention Weights\n\n" + table(keys, [["0.8044", "0.1956"], ["0.1956", "0.8044"]]) + "\n"
+    page += "### Output\n\n" + table(dims, [["1.3911", "1.8044"], ["2.6089", "1.1956"]]) + "\n"
+    return page
+
+
+def test_printed_queries_without_keys_or_values_are_claims():
+    # Q printed (not X), no K, no V: the draft starts from the printed scores, with no values; Q, the scores
+    # and the output are claims, X no input (the values are not the embeddings)
+    ex, = imported(_tables([["2", "1"], ["0", "3"]]))
+    assert not ex.inputs
+    got = claims(ex)
+    assert {("Q", "#0", ("2", "1")), ("Q", "#1", ("0", "3"))} <= got
+    assert {("scores", "#0", ("3", "1")), ("scores", "#1", ("0", "2"))} <= got
+    assert {("weights", "#0", ("0.8044", "0.1956")), ("output", "#1", ("2.6089", "1.1956"))} <= got
+
+
+def test_heading_x_names_the_embeddings_table():
+    # '### X' is the embeddings' name, not a times sign: the table under it is X (here Q = X, so no Q apart)
+    ex = imported(_tables([["1", "0"], ["0", "1"]]))[0]
+    assert set(ex.inputs) == {"scores", "V"} and [[str(x) for x in r] for r in ex.inputs["V"].rows] == [["1", "0"], ["0", "1"]]
+    assert not any(c.step == "Q" for c in ex.claims)
+
+
+def test_printed_keys_are_not_read_so():
+    # K printed as well: Q and K are given, not claims of a draft that starts from the scores
+    exs = imported(_tables([["2", "1"], ["0", "3"]], k_table=True))
+    assert not any(c.step == "Q" and c.values == ["2", "1"] for ex in exs for c in ex.claims)
+
+
+# --- each head's projections of a given Q, K, V printed (Q_1 = Q·W^Q_1, …): joined, one block per head ----------
+
+HEADS_PAGE = r"""## Two heads
+
+$Q, K, V$ each have shape $(2,2)$, split into 2 heads of size 1.
+
+Each head's projection matrices are $(2,1)$. The projections are:
+
+$$
+W^Q_1 = \begin{bmatrix} 1 \\ 1 \end{bmatrix}, \quad
+W^K_1 = \begin{bmatrix} 1 \\ 0 \end{bmatrix}, \quad
+W^V_1 = \begin{bmatrix} 1 \\ 0 \end{bmatrix},
+$$
+
+$$
+W^Q_2 = \begin{bmatrix} 0 \\ 1 \end{bmatrix}, \quad
+W^K_2 = \begin{bmatrix} 0 \\ 1 \end{bmatrix}, \quad
+W^V_2 = \begin{bmatrix} 0 \\ 1 \end{bmatrix}.
+$$
+
+Each head takes its projections of these inputs:
+
+$$
+Q = \begin{bmatrix} 1 & 2 \\ 0 & 1 \end{bmatrix},\quad
+K = \begin{bmatrix} 2 & 1 \\ 1 & 3 \end{bmatrix},\quad
+V = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix}.
+$$
+
+**Step 1: each head's projections**
+
+$$
+Q_1 = \begin{bmatrix} 3 \\ 1 \end{bmatrix}, \quad
+K_1 = \begin{bmatrix} 2 \\ 1 \end{bmatrix}, \quad
+V_1 = \begin{bmatrix} 2 \\ 0 \end{bmatrix}
+$$
+
+$$
+Q_2 = \begin{bmatrix} 2 \\ 1 \end{bmatrix}, \quad
+K_2 = \begin{bmatrix} 1 \\ 3 \end{bmatrix}, \quad
+V_2 = \begin{bmatrix} 0 \\ 2 \end{bmatrix}
+$$
+
+**Step 2: head 1 scores** (d_k = 1)
+
+$$
+Q_1 K_1^T = \begin{bmatrix} 6 & 3 \\ 2 & 1 \end{bmatrix}
+$$
+"""
+
+
+def test_head_projections_joined_into_inputs():
+    ex, = imported(HEADS_PAGE)
+    # Q·[W^Q_1 | W^Q_2] = [[1, 2], [0, 1]]·[[1, 0], [1, 1]] = [[3, 2], [1, 1]]: Q_1 = [3, 1]ᵀ, Q_2 = [2, 1]ᵀ
+    assert {k: [[str(x) for x in r] for r in g.rows] for k, g in ex.inputs.items()} == {
+        "Q": [["3", "2"], ["1", "1"]], "K": [["2", "1"], ["1", "3"]], "V": [["2", "0"], ["0", "2"]]}
+    assert ex.convention["heads"].value == 2
+    # head 1's scores Q_1·K_1ᵀ = [3, 1]ᵀ·[2, 1] = [[6, 3], [2, 1]]
+    assert {("head1.scores", "1", ("6", "3")), ("head1.scores", "2", ("2", "1"))} <= claims(ex)
+
+
+def test_head_projection_that_is_no_product_is_not_joined():
+    # Q_1 printed as [3, 0]ᵀ, which is not Q·W^Q_1 = [3, 1]ᵀ: not taken for the projections (no example)
+    page = HEADS_PAGE.replace(r"Q_1 = \begin{bmatrix} 3 \\ 1 \end{bmatrix}", r"Q_1 = \begin{bmatrix} 3 \\ 0 \end{bmatrix}")
+    assert page != HEADS_PAGE
+    with pytest.raises(SymattnError, match="projects its Q, K and V again"):
+        imported(page)
+
+
+# --- one query's output as a chain of scalar products (V one column wide) -----------------------------------
+
+SCALAR_CHAIN = r"""
+$$
+Q = \begin{bmatrix} 1 & 1 \end{bmatrix}, \quad
+K = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad
+V = \begin{bmatrix} 2 \\ 6 \end{bmatrix}.
+$$
+
+The scores are $QK^T = [1, 1]$, so the weights are $[0.5, 0.5]$, and the output is
+
+$$
+[0.5, 0.5] \begin{bmatrix} 2 \\ 6 \end{bmatrix} = 0.5 \times 2 + 0.5 \times 6 = 1 + 3 = 4.
+$$
+"""
+
+
+def test_scalar_product_chain_is_weighted_values_and_output():
+    ex, = imported(SCALAR_CHAIN)
+    got = {(c.step, c.row, c.key, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert ("output", "1", None, ("4",)) in got
+    assert {("weighted", "1", "1", ("1",)), ("weighted", "1", "2", ("3",))} <= got
+
+
+@pytest.mark.parametrize("text,want", [
+    (r"= 0.5 \times 2 + 0.5 \times 6 = 1 + 3 = 4.", (["1", "3"], "4")),
+    ("= 0.25 × 2 + 0.75 × 4 = 0.5 + 3 = 3.5", (["0.5", "3"], "3.5")),
+    ("= 0.33 * 3 + 0.67 * 3 = 0.99 + 2.01 = 3", (["0.99", "2.01"], "3")),
+    ("= 0.5 × 2 + 0.5 × 6 = 1 + 3 = 5", None),      # the sum is 4, not 5
+    ("= 0.5 × 2 + 0.5 × 6 = 1 + 4 = 5", None),      # 0.5 × 6 is 3, not 4
+    ("= 0.5 × 2 + 0.5 × 6 = 1 + 3 + 0 = 4", None),  # three terms for two products
+    ("= 1 + 3 = 4", None),                           # no products: the terms say nothing of keys
+])
+def test_scalar_sum_chain(text, want):
+    assert scalar_sum_chain(text) == want
