@@ -28,12 +28,6 @@ KNOWN_MISSES = {
     # a token's row times one head's weights written out as a list item ('"love" → [0, 1] @ [[0,1],[1,0]] = [1, 0]'
     # under "New Q2 = X @ W_Q2 →"): the product's result, head 2's query for "love", is listed, not placed
     "j/multihead.md": 2,
-    # Q and K printed (rounded) with no V and no weights to make them: no example that starts from the printed
-    # scores has a step Q or K, so they are listed (24 numbers); the block under "scores = Q × Kᵀ / √d_k" is the
-    # scaled scores to the reader but the import's input scores (the page prints no raw scores, and its printed
-    # weights follow the block divided by √8, not by the √4 the prose states: 9 numbers); the output, with no V
-    # printed, has no step to be a claim of and is listed (12)
-    "m/stepdoc.md": 45,
     # example 2 (a causal mask): the reader takes the Q, K, V printed at the end as the inputs; the import takes
     # the X literal with the identity projections np.eye(3) (Q = X @ Wq) as inputs and the printed Q, K, V as
     # claims, as it reads example 1 of the same page; both check the same printed numbers (27 missed, 27 extra)

@@ -5,6 +5,7 @@ import pytest
 
 from import_snippets import claims, imported
 
+from symattn.analyses.importer_defined_names import defined_name
 from symattn.analyses.importer_scalar_sums import scalar_sum_chain
 from symattn.analyses.importer_symbol_heads import heading_symbol_step
 from symattn.errors import SymattnError
@@ -166,3 +167,75 @@ def test_scalar_product_chain_is_weighted_values_and_output():
 ])
 def test_scalar_sum_chain(text, want):
     assert scalar_sum_chain(text) == want
+
+
+# --- a name defined with the scale, then printed under that name: the scaled scores ----------------------------
+
+@pytest.mark.parametrize("text,name", [
+    ("scores = Q × Kᵀ / √d_k", "scores"),
+    ("S = Q @ K.T / sqrt(d_k)", "S"),
+    (r"scores = \frac{QK^T}{\sqrt{d_k}}", "scores"),
+    ("scores = Q × Kᵀ", None),          # no scale
+    ("weights = softmax(scores)", None),
+])
+def test_defined_name(text, name):
+    assert defined_name(text) == name
+
+
+def _defined_page(definition):
+    return f"""Q and K come from weights drawn at random.
+
+```
+Q = [[1.0, 0.0],
+     [0.0, 1.0]]
+
+K = [[2.0, 0.0],
+     [0.0, 2.0]]
+```
+
+The scores are:
+
+```
+{definition}
+```
+
+Example output:
+
+```
+scores =
+[[1.41, 0.00],
+ [0.00, 1.41]]
+```
+
+```
+weights =
+[[0.804, 0.196],
+ [0.196, 0.804]]
+```
+
+```
+output =
+[[0.5, 0.1],
+ [0.2, 0.3]]
+```
+"""
+
+
+def test_scores_printed_under_the_name_defined_scaled():
+    # 'scores = Q × Kᵀ / √d_k' then 'scores =' [[1.41, 0], [0, 1.41]] (= [[2, 0], [0, 2]] / √2): the scaled scores;
+    # no V: a draft of claims only, Q and K among them
+    ex, = imported(_defined_page("scores = Q × Kᵀ / √d_k"))
+    assert not ex.inputs
+    got = claims(ex)
+    assert {("scaled", "1", ("1.41", "0.00")), ("scaled", "2", ("0.00", "1.41"))} <= got
+    assert {("Q", "1", ("1.0", "0.0")), ("K", "2", ("0.0", "2.0"))} <= got
+    assert not any(c.step == "scores" for c in ex.claims)
+
+
+def test_scores_defined_without_scale_stay_raw():
+    # 'scores = Q × Kᵀ' (no root): the printed scores are the raw scores, the product of the Q and K printed
+    # whole above them (no V): a result, so Q, K and the scores are all claims
+    ex, = imported(_defined_page("scores = Q × Kᵀ"))
+    assert not ex.inputs and not any(c.step == "scaled" for c in ex.claims)
+    got = claims(ex)
+    assert {("scores", "1", ("1.41", "0.00")), ("Q", "2", ("0.0", "1.0")), ("K", "1", ("2.0", "0.0"))} <= got

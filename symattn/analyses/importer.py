@@ -49,7 +49,8 @@ from .importer_one_query import one_query_steps
 from .importer_claims_only import draws_at_random, root_of_ratio
 from .importer_head_projections import head_projections, set_projection_work_aside
 from .importer_scalar_sums import scalar_sum_items
-from .importer_printed_query import headed_output, printed_query_apart, printed_query_claims
+from .importer_defined_names import named_scaled_scores
+from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
@@ -1424,8 +1425,9 @@ class _Importer(_ClaimsOnlyReadings):
                 stage = "scores"
                 given["scores"] = scores_item
                 unprinted = _projected_unprinted(lines, self.items)
-                seg.q_apart = printed_query_apart(x, claims_items)  # Q printed, made from X: X is no V
-                if "V" not in unprinted and seg.q_apart is None:  # (V = X W_V, W_V never printed: X is no V)
+                q_apart = printed_query_apart(x, claims_items)  # Q printed, made from X: X is no V
+                seg.qk_printed = [q_apart] if q_apart is not None else None  # type: ignore[attr-defined]
+                if "V" not in unprinted and q_apart is None:  # (V = X W_V, W_V never printed: X is no V)
                     given["V"] = x
                 claims_items.remove(scores_item)
                 q_labels = scores_item.row_labels
@@ -1516,6 +1518,7 @@ class _Importer(_ClaimsOnlyReadings):
                 stage = "scores"
                 given["scores"] = s
                 claims_items.remove(s)
+                seg.qk_printed = printed_qk(q, k, s, v)  # type: ignore[attr-defined]  (Q, K printed, no V)
                 if v is not None:
                     given["V"] = v
                     if v in claims_items:  # V written in code is a literal, not among the printed items
@@ -1913,7 +1916,7 @@ class _Importer(_ClaimsOnlyReadings):
         title = self.title(index, seg.first)
         ordered = placer.ordered()
         if stage == "scores" and self.printed_from_random(given, seg):
-            ordered = printed_query_claims(getattr(seg, "q_apart", None), spec, notes) + \
+            ordered = printed_query_claims(getattr(seg, "qk_printed", None), spec, notes, placer.notes) + \
                 self.inputs_as_claims(spec, given, ex_inputs, ordered, notes)
             ex_inputs, conv_rounded = {}, False
             if tokens and key_tokens and len(tokens) == 1 and tokens[0] in key_tokens:
@@ -1923,7 +1926,7 @@ class _Importer(_ClaimsOnlyReadings):
                                     list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
             ordered = _output_matrices(list(tokens) if tokens else spec.query_labels(), claims_items, placer.notes,
                                        ordered)
-            ordered += headed_output(getattr(seg, "q_apart", None), list(tokens) if tokens else spec.query_labels(),
+            ordered += headed_output(getattr(seg, "qk_printed", None), list(tokens) if tokens else spec.query_labels(),
                                      claims_items, placer.notes)
             if not tokens:
                 ordered = _named_query_row(ordered, given["scores"])
@@ -1971,7 +1974,7 @@ class _Importer(_ClaimsOnlyReadings):
         if s is not None and set(given) == {"scores"} and _shapes_only(self.page.lines, self.items):
             # 'Q shape: (1, 3, 4), K shape: (1, 3, 4)': the program had Q and K and printed only their shapes
             return True
-        if s is not None and set(given) == {"scores"} and getattr(seg, "q_apart", None) is not None:
+        if s is not None and set(given) == {"scores"} and getattr(seg, "qk_printed", None):
             return True  # Q printed (from X by weights never printed), no K, no V: its QKᵀ is a result
         if s is not None and s.role not in ("output", "code") and \
                 {"Q", "K"} <= set(_projected_unprinted(self.page.lines, self.items)):
@@ -2275,6 +2278,7 @@ class _Importer(_ClaimsOnlyReadings):
         drop_unprojected_x(self.items, self.page.lines)
         commented_copies(self.items)
         scores_defined_scaled(self.items, self.page.lines)
+        named_scaled_scores(self.items, self.page.lines)  # 'scores = Q × Kᵀ / √d_k', then 'scores =' [[…]]
         read_test_cases(self.items, self.page.lines)
         self.matvec_roles()
         _mask_rows(self.items)

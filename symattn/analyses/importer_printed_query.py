@@ -2,6 +2,8 @@
 no values and no projection weights: Q is then X times a weight the page never prints, so X is no V
 either, and the printed scores QKᵀ are a result of numbers the page does not give. Such a draft starts
 from the printed scores as claims (check judges them from their printed digits), with Q a claim too.
+Likewise a page that prints Q and K whole (no V) and then the scores: the scores are QKᵀ of them, a
+result, and Q and K are claims beside them.
 
 >>> from symattn.analyses.importer_items import Item
 >>> x = Item(rows=[["1", "0"], ["0", "1"]], where=[None, None], line=0, end=1, step="X")
@@ -29,23 +31,49 @@ def printed_query_apart(x: Item, claims_items: list[Item]) -> Item | None:
     return qs[0]
 
 
-def printed_query_claims(q: Item | None, spec, notes: list[Note]) -> list[ClaimRow]:
-    """The printed queries as the first claims of a draft that starts from the printed scores (none without Q)."""
-    if q is None:
+def printed_qk(q: Item | None, k: Item | None, scores: Item, v: Item | None) -> list[Item] | None:
+    """Q and K printed whole under their names (matrices as wide as each other, Q as tall as the scores, K
+    as tall as the scores are wide) on a page that prints no V: [Q, K], whose product the scores are."""
+    if q is None or k is None or v is not None or q.kind != "matrix" or k.kind != "matrix":
+        return None
+    if min(q.strength, k.strength) < 2 or q.operand or k.operand or not (_numeric(q.rows) and _numeric(k.rows)):
+        return None
+    if q.shape[1] != k.shape[1] or q.shape[0] != scores.shape[0] or k.shape[0] != scores.shape[1] or \
+            scores.shape[0] < 2 or max(q.line, k.line) > scores.line:
+        return None
+    return [q, k]
+
+
+def printed_query_claims(printed: list[Item] | None, spec, notes: list[Note],
+                         placer_notes: list[Note] | None = None) -> list[ClaimRow]:
+    """The printed queries (and keys) as the first claims of a draft that starts from the printed scores (none
+    without them); the notes that listed them as unplaced are dropped."""
+    if not printed:
         return []
-    labels = spec.query_labels()
-    notes.append(Note("assumed", "Q is printed but no K, no V and no projection weights: Q is made from the "
-                                 "embeddings by weights the page never prints, so the embeddings are no values and "
-                                 "Q is a claim", q.at()))
-    return [ClaimRow("Q", labels[i] if i < len(labels) else str(i + 1), list(r),
-                     str(q.where[i] if i < len(q.where) else q.where[0])) for i, r in enumerate(q.rows)]
+    if len(printed) == 1:
+        notes.append(Note("assumed", "Q is printed but no K, no V and no projection weights: Q is made from the "
+                                     "embeddings by weights the page never prints, so the embeddings are no values "
+                                     "and Q is a claim", printed[0].at()))
+    else:
+        notes.append(Note("assumed", "Q and K are printed and no V: the printed scores are their product, a result, "
+                                     "so Q, K and the scores are claims", printed[0].at()))
+    out = []
+    for it in printed:
+        labels = spec.query_labels() if it.step == "Q" else spec.key_labels()
+        out += [ClaimRow(it.step or "Q", labels[i] if i < len(labels) else str(i + 1), list(r),
+                         str(it.where[i] if i < len(it.where) else it.where[0])) for i, r in enumerate(it.rows)]
+        if placer_notes is not None:
+            placer_notes[:] = [n for n in placer_notes if not (n.kind == "unplaced" and n.where == it.at())]
+    return out
 
 
-def headed_output(q: Item | None, queries: list[str], items: list[Item], notes: list[Note]) -> list[ClaimRow]:
+def headed_output(printed: list[Item] | None, queries: list[str], items: list[Item],
+                  notes: list[Note]) -> list[ClaimRow]:
     """With the printed queries taken as a claim (see :func:`printed_query_claims`), the output printed whole
     under its name after them, one row per query, that the draft listed for want of V: its rows are claims."""
-    if q is None:
+    if not printed:
         return []
+    q = printed[0]
     for it in items:
         if it.step != "output" or it.kind != "matrix" or it.line < q.line or it.shape[0] != len(queries) \
                 or it.operand or it.products or not _numeric(it.rows):
