@@ -56,9 +56,6 @@ KNOWN_MISSES = {
     # there)
     "ac/examnotes.md": 3,
     # batches aa, ad, ae, af, ag and ah, measured before any change made for them (aa 268/322, ad 123/180, ae 527/754, af 0/1047, ag 321/544, ah 182/405)
-    # batch aa after its fixes: janeparis' second layer (Q = K = V = the FFN outputs under "New vectors", its
-    # scores, weights and output) is a second example the importer does not separate: listed, not placed (26)
-    "aa/janeparis.md": 26,
     # batch ad after its fixes: comicpages prints no inputs (64-d V rows elided) and its numbers are one query's
     # dots in MathJax list items, a scaled matrix in a code comment and a 64-d elided output: no claims-only
     # reading takes them yet (18)
@@ -75,9 +72,6 @@ KNOWN_MISSES = {
     # ift6390 after the fixes for ae/ah: the prose "poids 0.67" (each C to O) and "poids 0.45 chacun" (O to each C)
     # name no token and give one number for several entries: listed, not placed (4)
     "ah/ift6390.md": 4,
-    # rusttests after the fixes for ae/ah: test_query_key_product's batched q, k and expected (2 × 2 × 3, 2 × 3 × 3:
-    # two examples, one per batch entry, with no V) are listed as stacks, not read as two examples (42)
-    "ah/rusttests.rs": 42,
     # batches ai, aj and ak, test batches measured at the end of the session that collected them, never worked on (ai 304/408, aj 273/489, ak 53/170)
     # batch ak after its fixes (53/170 before; dotctx and foldprimer now place every number)
     # lecture06: its example 1 starts from the given scores e with the hidden states h_i as V, read as inputs where

@@ -6,6 +6,7 @@ import pytest
 from import_snippets import claims, imported
 
 from symattn.analyses.importer_defined_names import defined_name
+from symattn.analyses.importer_layer_inputs import says_inputs
 from symattn.analyses.importer_scalar_sums import scalar_sum_chain
 from symattn.analyses.importer_symbol_heads import heading_symbol_step
 from symattn.errors import SymattnError
@@ -239,3 +240,95 @@ def test_scores_defined_without_scale_stay_raw():
     assert not ex.inputs and not any(c.step == "scaled" for c in ex.claims)
     got = claims(ex)
     assert {("scores", "1", ("1.41", "0.00")), ("Q", "2", ("0.0", "1.0")), ("K", "1", ("2.0", "0.0"))} <= got
+
+
+# --- a batch of stacked q and k, then a stack of their products (no values): one claims-only example each -------
+
+STACKED = """#[test]
+fn test_scores() {
+    let q = array![
+        [[1.0, 2.0], [3.0, 4.0]],
+        [[0.0, 1.0], [1.0, 0.0]]
+    ];
+    let k = array![
+        [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        [[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]
+    ];
+    let expected = array![
+        [[EXPECTED1]],
+        [[0.0, 2.0, 3.0], [2.0, 0.0, 1.0]]
+    ];
+    assert_eq!(scores(q, k), expected);
+}
+"""
+
+
+def test_stacked_products_one_example_per_batch_entry():
+    # entry 1: [1, 2]·[1, 0] = 1, [1, 2]·[0, 1] = 2, [1, 2]·[1, 1] = 3; [3, 4]· … = 3, 4, 7
+    page = STACKED.replace("[[EXPECTED1]]", "[[1.0, 2.0, 3.0], [3.0, 4.0, 7.0]]")
+    exs = imported(page, fmt="text")
+    got = [claims(e) for e in exs if not e.inputs]
+    assert len(got) == 2
+    assert {("Q", "1", ("1.0", "2.0")), ("K", "3", ("1.0", "1.0")), ("scores", "2", ("3.0", "4.0", "7.0"))} <= got[0]
+    assert {("Q", "2", ("1.0", "0.0")), ("K", "1", ("2.0", "0.0")), ("scores", "1", ("0.0", "2.0", "3.0"))} <= got[1]
+    assert all(e.convention["scale"].value == "none" for e in exs if not e.inputs)
+
+
+def test_stacked_non_products_are_not_read_so():
+    # entry 1's 7.0 written 7.5: the stack is not q·kᵀ, so no batch entry is drafted
+    page = STACKED.replace("[[EXPECTED1]]", "[[1.0, 2.0, 3.0], [3.0, 4.0, 7.5]]")
+    try:
+        exs = imported(page, fmt="text")
+    except SymattnError:
+        exs = []
+    assert not any(c.step == "scores" and c.values == ["0.0", "2.0", "3.0"] for e in exs for c in e.claims)
+
+
+# --- a later layer's inputs written token by token, as the embeddings were: a new example -----------------------
+
+LAYERS = """# Two layers
+
+Each word starts as an embedding:
+- "cat" -> `[1, 0]`
+- "sat" -> `[0, 1]`
+
+Keys, queries and values are the embeddings themselves. No scaling.
+
+- Score to "cat" = `[1, 0]` · `[1, 0]` = 1
+- Score to "sat" = `[1, 0]` · `[0, 1]` = 0
+
+### Layer 2
+
+CAPTION
+- "cat" -> `[2, 1]`
+- "sat" -> `[1, 3]`
+
+- Score to "cat" = `[2, 1]` · `[2, 1]` = 5
+- Score to "sat" = `[2, 1]` · `[1, 3]` = 5
+"""
+
+
+def test_later_layer_inputs_start_a_new_example():
+    exs = imported(LAYERS.replace("CAPTION", "Layer 2 takes the outputs of layer 1 as its inputs:"))
+    assert len(exs) == 2
+    second = exs[1]
+    assert [[str(x) for x in r] for r in second.inputs["Q"].rows] == [["2", "1"], ["1", "3"]]
+    # [2, 1]·[2, 1] = 5, [2, 1]·[1, 3] = 5: the query "cat"'s scores in the second example
+    assert ("scores", "cat", ("5", "5")) in claims(second)
+
+
+def test_later_outputs_not_called_inputs_stay_one_example():
+    # "The outputs of layer 1:" says nothing of inputs: the block is not read as a new X
+    exs = imported(LAYERS.replace("CAPTION", "The outputs of layer 1:"))
+    assert len(exs) == 1
+
+
+@pytest.mark.parametrize("text,said", [
+    ("MHA2 takes the outputs of FFNN1 as its inputs:", True),
+    ("- New vectors:", True),
+    ("The inputs to the next layer are:", True),
+    ("The outputs of the attention layer:", False),
+    ("Inputs and outputs have the same shape.", False),
+])
+def test_says_inputs(text, said):
+    assert says_inputs(text) is said

@@ -50,6 +50,8 @@ from .importer_claims_only import draws_at_random, root_of_ratio
 from .importer_head_projections import head_projections, set_projection_work_aside
 from .importer_scalar_sums import scalar_sum_items
 from .importer_defined_names import named_scaled_scores
+from .importer_stacked_products import numbered, stacked_qk_products
+from .importer_layer_inputs import layer_inputs
 from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -2266,6 +2268,7 @@ class _Importer(_ClaimsOnlyReadings):
             self.glued_tables(toks)
         self.untangle_tokens()
         self.group_tokens()
+        layer_inputs(self.items, self.page.lines)  # 'MHA2 takes … as its inputs: "Jane" -> [..]': a new X
         self.group_indexed()
         self.items = _row_lines(self.items)
         self.items = _one_query_keys(self.items)
@@ -2356,6 +2359,8 @@ class _Importer(_ClaimsOnlyReadings):
             runs = claims_by_cell(self)
             if runs:
                 return runs  # a notebook's runs, each cell's printed steps from inputs it never prints: claims only
+        if not out and (alone := numbered(stacked_qk_products(self, []))):
+            return alone  # only a batch of q, k and their products q·kᵀ: claims only
         if not out:
             lines_alone = [e for e in (self.softmax_line_example(seg) for seg, _ in skipped) if e is not None]
             for n, ex in enumerate(lines_alone, 1):  # 'softmax([1, 2, -inf]) = [..]' is all the page works
@@ -2400,6 +2405,7 @@ class _Importer(_ClaimsOnlyReadings):
         out += [e for e in (self.other_head_example(it, h, out) for it, h in other_heads) if e is not None]
         out += self.indexed_entries(out)
         out += scaled_pairs(self, out)  # another example's raw and scaled scores, printed without inputs
+        out += stacked_qk_products(self, out)  # a batch of q, k and their products q·kᵀ, no values: claims only
         outright += self.softmax_lines_unplaced(out)
         more = self.one_query_beside(out)
         if more:

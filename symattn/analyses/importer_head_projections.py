@@ -30,6 +30,12 @@ def _exact(x: str) -> Fraction | None:
         return None
 
 
+def exact_values(rows: list[list[str]]) -> list[list[Fraction]] | None:
+    """The rows in exact numbers (None when an entry is no number)."""
+    out = [[_exact(x) for x in r] for r in rows]
+    return None if any(x is None for r in out for x in r) else out  # type: ignore[return-value]
+
+
 def exact_product(a: list[list[str]], b: list[list[str]]) -> list[list[Fraction]] | None:
     """a · b in exact numbers (None when an entry is no number or the shapes do not chain)."""
     if not a or not b or any(len(r) != len(b) for r in a) or len(b[0]) > MAX_DIM or len(b) > MAX_DIM:
