@@ -47,7 +47,6 @@ KNOWN_MISSES = {
     "v/npvstorch.ipynb": 16,    # the PyTorch restatement of the context vectors (rounded) and the keys
     # batches x and y, measured at the very end of that session (x 60/759, y 185/210, the same with the importer
     # the session began with); x/datetrans was then read in part (numbered token columns, d_k from the weights)
-    "x/cleannp.ipynb": 24,      # random weights never printed; the weights and context as NumPy arrays
     "x/tomjerry.md": 3,         # "Self-Correction" asides with other weights
     # batches z, ab and ac, measured before any change made for them (z 339/339, ab 281/502, ac 126/320); ab and
     # ac are being worked on, z placed every number untouched

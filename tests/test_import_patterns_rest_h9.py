@@ -3,8 +3,9 @@ of (snippet, what it must yield). Each expected value was read off the snippet b
 
 import pytest
 
-from import_snippets import claims, imported
+from import_snippets import claims, imported, notebook
 
+from symattn.analyses.importer_assigned_output import assigned_output
 from symattn.analyses.importer_defined_names import defined_name
 from symattn.analyses.importer_layer_inputs import says_inputs
 from symattn.analyses.importer_scalar_sums import scalar_sum_chain
@@ -332,3 +333,39 @@ def test_later_outputs_not_called_inputs_stay_one_example():
 ])
 def test_says_inputs(text, said):
     assert says_inputs(text) is said
+
+
+# --- a bare variable named like the weights, assigned as weights times V: the output ------------------------------
+
+def _random_notebook(assign):
+    return notebook(
+        ("import numpy as np\nX = np.random.rand(2, 3)\nW_q = np.random.rand(3, 2)\nW_k = np.random.rand(3, 2)\n"
+         "W_v = np.random.rand(3, 2)\nQ, K, V = X @ W_q, X @ W_k, X @ W_v", None),
+        ("s = Q @ K.T\nattn_weights = softmax(s / K.shape[-1]**0.5)\n" + assign, None),
+        ("attn", "array([[0.5, 0.25],\n       [0.75, 0.5]])"),
+        ("attn_weights", "array([[0.4, 0.6],\n       [0.3, 0.7]])"),
+    )
+
+
+def test_bare_variable_assigned_weights_times_v_is_the_output():
+    ex, = imported(_random_notebook("attn = attn_weights @ V"), fmt="notebook")
+    got = claims(ex)
+    assert {("output", "1", ("0.5", "0.25")), ("weights", "2", ("0.3", "0.7"))} <= got
+
+
+def test_bare_variable_assigned_otherwise_keeps_its_name():
+    # attn = softmax(s): the name says weights and so does the code; the 2-column printout is no output
+    try:
+        exs = imported(_random_notebook("attn = softmax(s)"), fmt="notebook")
+    except SymattnError:
+        exs = []
+    assert not any(c.step == "output" for e in exs for c in e.claims)
+
+
+@pytest.mark.parametrize("code,name,out", [
+    (["attn = attn_weights @ V"], "attn", True),
+    (["attn = np.matmul(p_attn, values)"], "attn", False),   # p_attn names no step
+    (["attn = weights @ V", "attn = attn / 2"], "attn", False),  # the last assignment decides
+])
+def test_assigned_output(code, name, out):
+    assert assigned_output(code, name) is out

@@ -52,6 +52,7 @@ from .importer_scalar_sums import scalar_sum_items
 from .importer_defined_names import named_scaled_scores
 from .importer_stacked_products import numbered, stacked_qk_products
 from .importer_layer_inputs import layer_inputs
+from .importer_assigned_output import relabel_assigned_outputs
 from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -2281,6 +2282,7 @@ class _Importer(_ClaimsOnlyReadings):
         drop_unprojected_x(self.items, self.page.lines)
         commented_copies(self.items)
         scores_defined_scaled(self.items, self.page.lines)
+        relabel_assigned_outputs(self.items, self.page.lines)  # attn = attn_weights @ V, then attn printed
         named_scaled_scores(self.items, self.page.lines)  # 'scores = Q × Kᵀ / √d_k', then 'scores =' [[…]]
         read_test_cases(self.items, self.page.lines)
         self.matvec_roles()
