@@ -44,7 +44,6 @@ KNOWN_MISSES = {
     # the output and the nine weighted terms miss (15) and Q's three rows and the output are extras (12)
     "u/dhyan.md": 15,
     "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
-    "v/npvstorch.ipynb": 16,    # the PyTorch restatement of the context vectors (rounded) and the keys
     # batches x and y, measured at the very end of that session (x 60/759, y 185/210, the same with the importer
     # the session began with); x/datetrans was then read in part (numbered token columns, d_k from the weights)
     "x/tomjerry.md": 3,         # "Self-Correction" asides with other weights
@@ -132,7 +131,6 @@ KNOWN_EXTRAS = {
     # an aside or another example's (npvstorch 16: the softmax of the
     # unscaled scores beside the example, taken as its weights); scores of a head the reader reads otherwise (4)
     "u/dhyan.md": 12,           # see KNOWN_MISSES: the same example, its query "shiny" the second of three rows
-    "v/npvstorch.ipynb": 16,
     # batch x as measured (see KNOWN_MISSES): tomjerry's asides and heatmap array made into examples of
     # their own (29)
     "x/tomjerry.md": 29,

@@ -6,6 +6,7 @@ import pytest
 from import_snippets import claims, imported, notebook
 
 from symattn.analyses.importer_assigned_output import assigned_output
+from symattn.analyses.importer_claims_scores import fits_softmax
 from symattn.analyses.importer_defined_names import defined_name
 from symattn.analyses.importer_layer_inputs import says_inputs
 from symattn.analyses.importer_scalar_sums import scalar_sum_chain
@@ -369,3 +370,59 @@ def test_bare_variable_assigned_otherwise_keeps_its_name():
 ])
 def test_assigned_output(code, name, out):
     assert assigned_output(code, name) is out
+
+
+# --- a random notebook's printed keys, a softmax tried on the unscaled scores, a rounded rerun ---------------------
+
+def _scores_notebook(first_weights, rerun="tensor([[1.042, 1.103],\n        [1.045, 1.102]], grad_fn=<MmBackward0>)"):
+    return notebook(
+        ("import numpy as np\nX = np.random.rand(2, 3)\nW_q = np.random.rand(3, 2)\nW_k = np.random.rand(3, 2)\n"
+         "W_v = np.random.rand(3, 2)\nqueries = X @ W_q\nkeys = X @ W_k\nvalues = X @ W_v", None),
+        ("keys", "array([[0.5, 1.25],\n       [0.75, 0.5]])"),
+        ("attn_scores = queries @ keys.T\nattn_scores", "array([[1.0, 0.5],\n       [0.2, 0.8]])"),
+        ("softmax(attn_scores)", first_weights),
+        ("attn_weights = softmax(attn_scores / keys.shape[-1]**0.5)\nattn_weights",
+         "array([[0.5875, 0.4125],\n       [0.3955, 0.6045]])"),
+        ("context_vec = attn_weights @ values\ncontext_vec", "array([[1.04199908, 1.1026673],\n       [1.04514966, 1.10237919]])"),
+        ("import torch\nclass SA(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+         "        self.W_query = torch.nn.Parameter(torch.rand(3, 2))\nsa = SA()\nsa(torch.tensor(X))", rerun),
+    )
+
+
+def test_softmax_of_unscaled_scores_is_an_aside_and_keys_are_claims():
+    # softmax([1.0, 0.5]) = [0.6225, 0.3775] (unscaled), softmax([1.0, 0.5] / √2) = [0.5875, 0.4125]: the draft
+    # scales by 1/√2, so the second printing is the weights and the first an aside; keys printed whole: K
+    ex, = imported(_scores_notebook("array([[0.6225, 0.3775],\n       [0.3543, 0.6457]])"), fmt="notebook")
+    got = claims(ex)
+    assert {("weights", "1", ("0.5875", "0.4125")), ("weights", "2", ("0.3955", "0.6045"))} <= got
+    assert not any(c.values == ["0.6225", "0.3775"] for c in ex.claims)
+    assert {("K", "1", ("0.5", "1.25")), ("K", "2", ("0.75", "0.5"))} <= got
+
+
+def test_other_weights_printed_first_are_not_set_aside():
+    # the first printing is not the softmax of the unscaled scores ([0.6225, 0.3775]): nothing is swapped
+    ex, = imported(_scores_notebook("array([[0.55, 0.45],\n       [0.30, 0.70]])"), fmt="notebook")
+    assert any(c.values == ["0.55", "0.45"] for c in ex.claims)
+
+
+def test_rounded_rerun_restates_the_output():
+    ex, = imported(_scores_notebook("array([[0.6225, 0.3775],\n       [0.3543, 0.6457]])"), fmt="notebook")
+    again = [c for c in ex.claims if c.group is not None and c.step == "output"]
+    assert [c.values for c in again] == [["1.042", "1.103"], ["1.045", "1.102"]]
+
+
+def test_rerun_with_other_numbers_is_no_restatement():
+    ex, = imported(_scores_notebook("array([[0.6225, 0.3775],\n       [0.3543, 0.6457]])",
+                                    rerun="tensor([[1.142, 1.103],\n        [1.045, 1.102]], grad_fn=<MmBackward0>)"),
+                   fmt="notebook")
+    assert not any(c.group is not None and c.step == "output" for c in ex.claims)
+
+
+@pytest.mark.parametrize("scores,weights,factor,fits", [
+    ([["1", "0"]], [["0.731", "0.269"]], 1.0, True),
+    ([["1", "0"]], [["0.670", "0.330"]], 2 ** -0.5, True),
+    ([["1", "0"]], [["0.670", "0.330"]], 1.0, False),
+    ([["1.0", "0.5"]], [["0.6225", "0.3775"]], 1.0, True),
+])
+def test_fits_softmax(scores, weights, factor, fits):
+    assert fits_softmax(scores, weights, factor) is fits

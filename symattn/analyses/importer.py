@@ -53,6 +53,8 @@ from .importer_defined_names import named_scaled_scores
 from .importer_stacked_products import numbered, stacked_qk_products
 from .importer_layer_inputs import layer_inputs
 from .importer_assigned_output import relabel_assigned_outputs
+from .importer_claims_scores import key_claims, scale_factor, unscaled_weights_aside
+from .importer_restated import restated_rounded
 from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -1931,6 +1933,8 @@ class _Importer(_ClaimsOnlyReadings):
                                        ordered)
             ordered += headed_output(getattr(seg, "qk_printed", None), list(tokens) if tokens else spec.query_labels(),
                                      claims_items, placer.notes)
+            ordered = key_claims(list(key_tokens or tokens or spec.key_labels()), claims_items, placer.notes, ordered)
+            ordered = unscaled_weights_aside(ordered, scale_factor(conv), placer.notes)
             if not tokens:
                 ordered = _named_query_row(ordered, given["scores"])
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
@@ -2392,6 +2396,8 @@ class _Importer(_ClaimsOnlyReadings):
                        for e in out for g in e.inputs.values()):
                     continue  # an example's input, carried into this part of the page (a masked copy)
                 same = _printed_before(near, it)
+                if not same and restated_rounded(near, it):
+                    continue  # the same step printed rounded by code with weights of its own
                 if same:
                     near.notes.append(Note("repeat", f"prints {same} again, with the same numbers (from code whose "
                                                      "weights the page makes in code)", it.at()))
