@@ -46,7 +46,6 @@ KNOWN_MISSES = {
     "v/multihead.ipynb": 1,     # a hand check np.exp(0.5596)/(…) = 0.6269606805367254
     # batches x and y, measured at the very end of that session (x 60/759, y 185/210, the same with the importer
     # the session began with); x/datetrans was then read in part (numbered token columns, d_k from the weights)
-    "x/tomjerry.md": 3,         # "Self-Correction" asides with other weights
     # batches z, ab and ac, measured before any change made for them (z 339/339, ab 281/502, ac 126/320); ab and
     # ac are being worked on, z placed every number untouched
     # batch ac after its fixes: examnotes' row 3 of the weights restated as (1/3, 1/3, 1/3) in prose (fractions in a
@@ -131,9 +130,6 @@ KNOWN_EXTRAS = {
     # an aside or another example's (npvstorch 16: the softmax of the
     # unscaled scores beside the example, taken as its weights); scores of a head the reader reads otherwise (4)
     "u/dhyan.md": 12,           # see KNOWN_MISSES: the same example, its query "shiny" the second of three rows
-    # batch x as measured (see KNOWN_MISSES): tomjerry's asides and heatmap array made into examples of
-    # their own (29)
-    "x/tomjerry.md": 29,
     "z/simplex2.ipynb": 1,     # the printed sum of the weights ("1.") its reader does not count
     "ac/examnotes.md": 3,      # the printed row sums ("row sums = [1. 1. 1.]") its reader does not count
     # batches aa–ah as measured (see KNOWN_MISSES)

@@ -7,6 +7,8 @@ from import_snippets import claims, imported, notebook
 
 from symattn.analyses.importer_assigned_output import assigned_output
 from symattn.analyses.importer_claims_scores import fits_softmax
+from symattn.analyses.importer_clause_step import clause_named_vectors, clause_step
+from symattn.analyses.importer_items import Item
 from symattn.analyses.importer_defined_names import defined_name
 from symattn.analyses.importer_layer_inputs import says_inputs
 from symattn.analyses.importer_scalar_sums import scalar_sum_chain
@@ -426,3 +428,74 @@ def test_rerun_with_other_numbers_is_no_restatement():
 ])
 def test_fits_softmax(scores, weights, factor, fits):
     assert fits_softmax(scores, weights, factor) is fits
+
+
+# --- inputs given one at a time after an example: the parts between are no examples -------------------------------
+
+SETUP = '''```python
+import numpy as np
+Q = np.array([[1, 0]])
+K = np.array([[1, 0], [0, 1]])
+V = np.array([[2], [4]])
+weights = softmax(Q @ K.T)
+print("weights:", weights)
+```
+
+```
+weights: [[0.73105858 0.26894142]]
+```
+
+A second case:
+
+```python
+keys = np.array([[0, 1], [1, 1]])
+values = np.array([[10, 0], [0, 10]])
+query = np.array([1, 1])
+weights = softmax(query @ keys.T)
+print("weights:", weights)
+```
+
+```
+weights: [0.26894142 0.73105858]
+```
+'''
+
+
+def test_inputs_given_one_at_a_time_make_one_example():
+    # keys, values, then query: no draft pairs the new keys with the old queries and values
+    exs = imported(SETUP)
+    assert all(ex.claims for ex in exs)
+    last = exs[-1]
+    assert [[str(x) for x in r] for r in last.inputs["K"].rows] == [["0", "1"], ["1", "1"]]
+    # [1, 1]·[0, 1] = 1, [1, 1]·[1, 1] = 2: softmax([1, 2]) = [0.2689, 0.7311]
+    assert any(c.step == "weights" and c.values == ["0.26894142", "0.73105858"] for c in last.claims)
+
+
+# --- a vector inside a long sentence, named by the clause just before it -----------------------------------------
+
+@pytest.mark.parametrize("before,step", [
+    ("The code changed, and the numbers move. To match the code below, take the weights of the example to be `",
+     "weights"),
+    ("Earlier we printed the weights; the numbers were rounded, so the output is `", "output"),
+    ("The output of the first layer is, as printed, `", None),
+    ("Attention weights:", None),   # a label right before it: the usual rules read it
+])
+def test_clause_step(before, step):
+    assert clause_step(before) == step
+
+
+LONG = ("An earlier draft of the code computed the scores the other way round, and that choice can move the printed "
+        "numbers. To stay in line with the code below, take the weights of the original example to be `")
+
+
+@pytest.mark.parametrize("step,strength,before,want", [
+    ("output", 1, LONG, "weights"),      # named 'output' by the lines above: the clause says weights
+    (None, 0, LONG, "weights"),
+    ("output", 2, LONG, "output"),       # a label of its own: kept
+    ("output", 1, "The output:", "output"),  # short text: the usual rules
+])
+def test_vector_named_by_its_clause(step, strength, before, want):
+    it = Item(rows=[["0.42", "0.42", "0.16"]], where=[None], line=3, end=3, kind="vector", step=step,
+              strength=strength, role="prose", before=before)
+    clause_named_vectors([it])
+    assert it.step == want
