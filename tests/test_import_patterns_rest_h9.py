@@ -6,6 +6,7 @@ import pytest
 from import_snippets import claims, imported, notebook
 
 from symattn.analyses.importer_assigned_output import assigned_output
+from symattn.analyses.importer_caption_phrase import caption_step
 from symattn.analyses.importer_claims_scores import fits_softmax
 from symattn.analyses.importer_clause_step import clause_named_vectors, clause_step
 from symattn.analyses.importer_items import Item
@@ -499,3 +500,27 @@ def test_vector_named_by_its_clause(step, strength, before, want):
               strength=strength, role="prose", before=before)
     clause_named_vectors([it])
     assert it.step == want
+
+
+# --- a printout captioned "Scaled scores =": the phrase names it, not its last word ------------------------------
+
+def _captioned(caption):
+    return notebook(
+        ("import numpy as np, math\nX = np.array([[1, 0], [0, 1]])\nQ = X\nK = X\nV = X\nd_k = Q.shape[1]\n"
+         "scores = Q @ K.T\nprint(\"Scores =\")\nprint(scores)", "Scores =\n[[1. 0.]\n [0. 1.]]\n"),
+        (f"s2 = scores / math.sqrt(d_k)\nprint(\"{caption}\")\nprint(s2)", f"{caption}\n[[0.7071 0.    ]\n [0.     0.7071]]\n"),
+    )
+
+
+def test_caption_phrase_names_the_scaled_scores():
+    ex, = imported(_captioned("Scaled scores ="), fmt="notebook")
+    # [[1, 0], [0, 1]] / √2 = [[0.7071, 0], [0, 0.7071]]
+    assert any(c.step == "scaled" and c.values == ["0.7071", "0."] and c.group is None for c in ex.claims)
+
+
+@pytest.mark.parametrize("before,step", [
+    ("Scaled scores = ", "scaled"), ("Masked scores =", "masked"), ("scaled attention scores:", "scaled"),
+    ("scores = ", None), ("Raw scores = ", None), ("Scores after softmax =", None),
+])
+def test_caption_step(before, step):
+    assert caption_step(before) == step

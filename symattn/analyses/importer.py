@@ -57,6 +57,7 @@ from .importer_claims_scores import key_claims, scale_factor, unscaled_weights_a
 from .importer_restated import restated_rounded
 from .importer_setup_steps import drop_setup_steps
 from .importer_clause_step import clause_named_vectors
+from .importer_caption_phrase import captioned_phrases
 from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -2289,6 +2290,7 @@ class _Importer(_ClaimsOnlyReadings):
         commented_copies(self.items)
         scores_defined_scaled(self.items, self.page.lines)
         relabel_assigned_outputs(self.items, self.page.lines)  # attn = attn_weights @ V, then attn printed
+        captioned_phrases(self.items)  # print("Scaled scores =") over the matrix: the scaled scores
         clause_named_vectors(self.items)  # '…, take the weights … to be `[0.42 0.42 0.16]`': the clause names it
         named_scaled_scores(self.items, self.page.lines)  # 'scores = Q × Kᵀ / √d_k', then 'scores =' [[…]]
         read_test_cases(self.items, self.page.lines)
