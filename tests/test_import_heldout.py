@@ -22,9 +22,6 @@ KNOWN_MISSES = {
     # four numbers below 1e-300 (5.7661442e-340 …) are past the documented decimal exponent
     # limit and listed as such
     "c/basics.md": 4,
-    # the weighted values written in a chain on one line ("Output = 0.731*[10,0] + 0.269*[0,20] = [7.31, 0]
-    # + [0,5.38] = [7.31, 5.38]"): the terms [7.31, 0] and [0, 5.38] are listed as terms of a sum, not placed
-    "g/puzzle13.txt": 4,
     # a token's row times one head's weights written out as a list item ('"love" → [0, 1] @ [[0,1],[1,0]] = [1, 0]'
     # under "New Q2 = X @ W_Q2 →"): the product's result, head 2's query for "love", is listed, not placed
     "j/multihead.md": 2,

@@ -6,6 +6,7 @@ import pytest
 from import_snippets import claims, imported, notebook
 
 from symattn.analyses.importer_assigned_output import assigned_output
+from symattn.analyses.importer import _without_pv_prefix
 from symattn.analyses.importer_caption_phrase import caption_step
 from symattn.analyses.importer_claims_scores import fits_softmax
 from symattn.analyses.importer_clause_step import clause_named_vectors, clause_step
@@ -524,3 +525,31 @@ def test_caption_phrase_names_the_scaled_scores():
 ])
 def test_caption_step(before, step):
     assert caption_step(before) == step
+
+
+# --- 'Output = p₁*[v₁] + p₂*[v₂] = [t₁] + [t₂] = [o]': the terms after the weights times V's rows ----------------
+
+PV_CHAIN = """Q = [[1, 0]], K = [[1, 0], [0, 1]], V = [[10, 0], [0, 20]]. No scaling.
+
+Scores = [1, 0]. Softmax(1, 0) = [0.731, 0.269].
+
+Output = 0.731*[10,0] + 0.269*[0,20] = [7.31, 0] + [0,5.38] = [7.31, 5.38].
+"""
+
+
+def test_output_chain_with_name_before_the_products():
+    ex, = imported(PV_CHAIN, fmt="text")
+    got = {(c.step, c.row, c.key, tuple(c.values)) for c in ex.claims if c.group is None}
+    # key 1's term 0.731·[10, 0] = [7.31, 0], key 2's 0.269·[0, 20] = [0, 5.38]
+    assert {("weighted", "1", "1", ("7.31", "0")), ("weighted", "1", "2", ("0", "5.38"))} <= got
+    assert ("output", "1", None, ("7.31", "5.38")) in got
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("Output = 0.7*[1,0] + 0.3*[0,2] = [0.7, 0] + [0, 0.6] = [0.7, 0.6]", 2),
+    (r"Output row 1: $0.4 \cdot [1,2] + 0.6 \cdot [3,4] = [0.4, 0.8] + [1.8, 2.4] = [2.2, 3.2]$", 2),
+    ("Output = [0.7, 0] + [0, 0.6] = [0.7, 0.6]", 0),          # no products before the terms
+    ("A = B = 0.7*[1,0] + 0.3*[0,2] = [0.7, 0] + [0, 0.6]", 0),  # two names before it: not this form
+])
+def test_pv_prefix(text, kept):
+    assert _without_pv_prefix(text)[1] == kept

@@ -109,7 +109,7 @@ _VTERM = r"\[[^\[\]=]{1,2000}\]"
 _VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
 
 _PV_TERM = r"\s*(?:\d++(?:\.\d++)?|\.\d++)\s*(?:\\cdot|\\times|·|\*|×)\s*\[[^\[\]=]{1,400}\]\s*"
-_PV_PREFIX_RE = re.compile(rf"([^\[\]=$]{{0,80}}?)\$?((?:{_PV_TERM}\+)+{_PV_TERM})=")
+_PV_PREFIX_RE = re.compile(rf"([^\[\]=$]{{0,80}}?)(?:=\s*)?\$?((?:{_PV_TERM}\+)+{_PV_TERM})=")  # ('Output = 0.7*[..] + …')
 
 
 def _without_pv_prefix(text: str) -> tuple[str, int]:
