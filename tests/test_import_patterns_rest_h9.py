@@ -13,6 +13,7 @@ from symattn.analyses.importer_clause_step import clause_named_vectors, clause_s
 from symattn.analyses.importer_items import Item
 from symattn.analyses.importer_defined_names import defined_name
 from symattn.analyses.importer_layer_inputs import says_inputs
+from symattn.analyses.importer_max_entry import max_line
 from symattn.analyses.importer_scalar_sums import scalar_sum_chain
 from symattn.analyses.importer_symbol_heads import heading_symbol_step
 from symattn.errors import SymattnError
@@ -553,3 +554,33 @@ def test_output_chain_with_name_before_the_products():
 ])
 def test_pv_prefix(text, kept):
     assert _without_pv_prefix(text)[1] == kept
+
+
+# --- the largest entry of a step printed again on its own line --------------------------------------------------
+
+def _max_notebook(line):
+    return notebook(
+        ("import torch\nQ = torch.tensor([[1.0, 0.0], [0.0, 2.0]])\nK = Q\nV = Q\nscores = Q @ K.T\n"
+         "print('Raw scores:', scores)\nprint(" + repr(line) + ")",
+         "Raw scores: tensor([[1.0000, 0.0000],\n        [0.0000, 4.0000]])\n" + line + "\n"),
+    )
+
+
+def test_max_entry_restates_its_cell():
+    ex, = imported(_max_notebook("Unscaled max score: 4.000000000"), fmt="notebook")
+    again = [c for c in ex.claims if c.group is not None]
+    assert [(c.step, c.row, c.values) for c in again] == [("scores", "2", ["..", "4.000000000"])]
+
+
+def test_max_that_fits_no_entry_is_not_placed():
+    ex, = imported(_max_notebook("Unscaled max score: 3.5"), fmt="notebook")
+    assert not any(c.group is not None for c in ex.claims)
+
+
+@pytest.mark.parametrize("text,got", [
+    ("Scaled max score: 0.6467906832695007", ("Scaled max score", "0.6467906832695007")),
+    ("The Highest probablity: --->  0.896264053717683", ("The Highest probablity", "0.896264053717683")),
+    ("max_len = 6", None), ("The maximum is 4", None),
+])
+def test_max_line(text, got):
+    assert max_line(text) == got

@@ -58,6 +58,7 @@ from .importer_restated import restated_rounded
 from .importer_setup_steps import drop_setup_steps
 from .importer_clause_step import clause_named_vectors
 from .importer_caption_phrase import captioned_phrases
+from .importer_max_entry import max_restatements
 from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -2426,6 +2427,7 @@ class _Importer(_ClaimsOnlyReadings):
         if outright:
             out = sorted(out + outright, key=lambda e: e.first_index)
         out = drop_setup_steps(out)  # keys =, values =, then query =: the parts between print nothing
+        max_restatements(out, self.page.lines)  # 'Unscaled max score: 1.8294003009796143': one entry again
         for n, ex in enumerate(out, 1):
             ex.index = n
             walked_first_head(self, ex)  # 'Scaled Scores (Batch 0, Head 0):' on a many-head page: head1's
