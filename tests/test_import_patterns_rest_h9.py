@@ -14,6 +14,7 @@ from symattn.analyses.importer_items import Item
 from symattn.analyses.importer_defined_names import defined_name
 from symattn.analyses.importer_layer_inputs import says_inputs
 from symattn.analyses.importer_max_entry import max_line
+from symattn.analyses.importer_named_row import cut_or_rounded
 from symattn.analyses.importer_scalar_sums import scalar_sum_chain
 from symattn.analyses.importer_symbol_heads import heading_symbol_step
 from symattn.errors import SymattnError
@@ -584,3 +585,50 @@ def test_max_that_fits_no_entry_is_not_placed():
 ])
 def test_max_line(text, got):
     assert max_line(text) == got
+
+
+# --- one row of the weights, named by its number, the only step printed: claims only -----------------------------
+
+def _row_notebook(row, listed="0.2413, **0.6122**, 0.1464"):
+    return notebook(
+        ("import numpy as np\nX = np.random.rand(1, 3, 4)\nw_q = np.random.rand(4, 4)\nw_k = np.random.rand(4, 4)\n"
+         "Q = X @ w_q\nK = X @ w_k\nscores = Q @ K.transpose(0, 2, 1) / np.sqrt(4)\nweights = softmax(scores)", None),
+        ("print('Row 2 weights: --->', weights[0][1])\nprint('Highest weight: --->', weights[0][1].max())",
+         f"Row 2 weights: ---> [{row}]\nHighest weight: --->  0.6122456789\n"),
+        f"Row two of the weights, cut to four digits: [{listed}]",
+    )
+
+
+ROW = "0.24133456 0.61224568 0.14641976"  # sums to 1
+
+
+def test_named_row_of_weights_alone():
+    ex, = imported(_row_notebook(ROW), fmt="notebook")
+    assert not ex.inputs
+    main = {(c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert ("2", ("0.24133456", "0.61224568", "0.14641976")) in main and ("1", ("..", "..", "..")) in main
+    again = sorted(tuple(c.values) for c in ex.claims if c.group is not None)
+    # 0.24133456 cut to 0.2413, 0.61224568 to 0.6122, 0.14641976 to 0.1464; the largest entry 0.6122456789
+    assert again == [("..", "0.6122456789", ".."), ("0.2413", "0.6122", "0.1464")]
+
+
+def test_named_row_other_list_restates_nothing():
+    # 0.2412 is neither 0.24133456 cut nor rounded to four digits: the list is not read as the row again
+    ex, = imported(_row_notebook(ROW, listed="0.2412, **0.6122**, 0.1464"), fmt="notebook")
+    assert not any(c.values[0] == "0.2412" for c in ex.claims)
+
+
+def test_named_row_that_is_no_distribution_is_not_read():
+    try:
+        exs = imported(_row_notebook("0.5 0.7 0.1"), fmt="notebook")
+    except SymattnError:
+        exs = []
+    assert not any(c.values == ["0.5", "0.7", "0.1"] for e in exs for c in e.claims)
+
+
+@pytest.mark.parametrize("short,full,ok", [
+    ("0.0129", "0.0129619", True), ("0.013", "0.0129619", True), ("0.0128", "0.0129619", False),
+    ("0.8962", "0.89626405", True), ("0.8963", "0.89626405", True), ("0.8961", "0.89626405", False),
+])
+def test_cut_or_rounded(short, full, ok):
+    assert cut_or_rounded(short, full) is ok

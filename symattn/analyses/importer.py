@@ -59,6 +59,7 @@ from .importer_setup_steps import drop_setup_steps
 from .importer_clause_step import clause_named_vectors
 from .importer_caption_phrase import captioned_phrases
 from .importer_max_entry import max_restatements
+from .importer_named_row import named_row_only
 from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -2373,6 +2374,8 @@ class _Importer(_ClaimsOnlyReadings):
                 return runs  # a notebook's runs, each cell's printed steps from inputs it never prints: claims only
         if not out and (alone := numbered(stacked_qk_products(self, []))):
             return alone  # only a batch of q, k and their products q·kᵀ: claims only
+        if not out and (row := named_row_only(self)) is not None:
+            return [row]  # 'Row 1 weights: … [..]' the only step printed: claims only
         if not out:
             lines_alone = [e for e in (self.softmax_line_example(seg) for seg, _ in skipped) if e is not None]
             for n, ex in enumerate(lines_alone, 1):  # 'softmax([1, 2, -inf]) = [..]' is all the page works

@@ -12,8 +12,8 @@ words name a step (``Unscaled max score``: the scores) must name the step of tha
 ('Unscaled max score', '1.8294003009796143')
 >>> max_line("The Highest probablity: --->  0.896264053717683")
 ('The Highest probablity', '0.896264053717683')
->>> max_line("max_len = 6") is None
-True
+>>> max_line("Highest weight: 0.61"), max_line("max_len = 6") is None
+(('Highest weight', '0.61'), True)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .importer_model import ClaimRow, ImportedExample, _num
 from .importer_names import step_of_text
 from .importer_rows import _within_rounding
 
-_MAX_RE = re.compile(r"\s*([A-Za-z][\w ]{0,40}?\b(?:max(?:imum)?|highest|largest)\b[\w ]{0,30}?)\s*[:=]\s*"
+_MAX_RE = re.compile(r"\s*((?:[A-Za-z][\w ]{0,40}?)?\b(?:max(?:imum)?|highest|largest)\b[\w ]{0,30}?)\s*[:=]\s*"
                      r"(?:-{1,3}>\s*)?([+-]?\d{1,6}\.\d{1,20})\s*", re.I)
 _STEPS = ("scores", "scaled", "weights")
 
