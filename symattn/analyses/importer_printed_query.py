@@ -2,8 +2,6 @@
 no values and no projection weights: Q is then X times a weight the page never prints, so X is no V
 either, and the printed scores QKᵀ are a result of numbers the page does not give. Such a draft starts
 from the printed scores as claims (check judges them from their printed digits), with Q a claim too.
-Likewise a page that prints Q and K whole (no V) and then the scores: the scores are QKᵀ of them, a
-result, and Q and K are claims beside them.
 
 >>> from symattn.analyses.importer_items import Item
 >>> x = Item(rows=[["1", "0"], ["0", "1"]], where=[None, None], line=0, end=1, step="X")
@@ -29,19 +27,6 @@ def printed_query_apart(x: Item, claims_items: list[Item]) -> Item | None:
     if len(qs) != 1 or _same_values(qs[0].rows, x.rows):
         return None
     return qs[0]
-
-
-def printed_qk(q: Item | None, k: Item | None, scores: Item, v: Item | None) -> list[Item] | None:
-    """Q and K printed whole under their names (matrices as wide as each other, Q as tall as the scores, K
-    as tall as the scores are wide) on a page that prints no V: [Q, K], whose product the scores are."""
-    if q is None or k is None or v is not None or q.kind != "matrix" or k.kind != "matrix":
-        return None
-    if min(q.strength, k.strength) < 2 or q.operand or k.operand or not (_numeric(q.rows) and _numeric(k.rows)):
-        return None
-    if q.shape[1] != k.shape[1] or q.shape[0] != scores.shape[0] or k.shape[0] != scores.shape[1] or \
-            scores.shape[0] < 2 or max(q.line, k.line) > scores.line:
-        return None
-    return [q, k]
 
 
 def printed_query_claims(printed: list[Item] | None, spec, notes: list[Note],

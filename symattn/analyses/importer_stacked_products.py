@@ -5,7 +5,8 @@ per batch entry), then a stack that is each entry's product q·kᵀ, with no val
     let k = array![[[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 2.0]]];
     let expected = array![[[1.0, 2.0], [3.0, 4.0]], [[0.0, 2.0], [2.0, 0.0]]];
 
-Each batch entry is an example of its own with no inputs a file can hold (it needs V): its Q, its K and
+(A page that gives stacked values too, or says it has heads, is read otherwise.) Each batch entry is an
+example of its own with no inputs a file can hold (it needs V): its Q, its K and
 its raw scores are claims (scale none). Read only when every entry of the third stack is exactly the
 product of the entries of the two before it (numbers as written), so a stack of anything else (another
 function's result, scaled scores) is never taken for scores.
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .importer_head_projections import exact_product, exact_values
+from .importer_conventions import heads_evidence
 from .importer_items import Item
 from .importer_model import Choice, ClaimRow, ImportedExample, Note
 
@@ -41,6 +43,8 @@ def stacked_qk_products(imp: Any, out: list[ImportedExample]) -> list[ImportedEx
     """One claims-only example per batch entry of stacked q, k and their products (see the module)."""
     used = {str(g.where[0]) for e in out for g in e.inputs.values()} | {c.where for e in out for c in e.claims}
     stacks = [it for it in imp.items if _stacked(it) and str(it.where[0]) not in used]
+    if any(it.step == "V" for it in stacks) or heads_evidence(imp.page.lines) is not None:
+        return []  # values given (another reading's batch), or the stacks may be heads
     lines = imp.page.lines
     made: list[ImportedExample] = []
     for i, q in enumerate(stacks):
