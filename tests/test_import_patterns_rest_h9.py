@@ -659,3 +659,20 @@ def test_exp_check_restates_one_weight():
 ])
 def test_exp_check(text, got):
     assert exp_check(text) == got
+
+
+def test_exp_check_with_another_value_is_not_read():
+    # e / (e + 1) is 0.7311, not 0.75: the printed number restates no weight
+    page = EXP_CHECK.replace("0.7310585786300049", "0.75")
+    exs = imported(page, fmt="notebook")
+    assert not any(c.group is not None and c.step == "weights" and "0.75" in c.values for e in exs for c in e.claims)
+
+
+def test_inputs_given_afresh_with_nothing_printed_stay_an_example():
+    # a second part with all-new Q, K, V (none carried over, none given again later) is its own example, though it
+    # prints nothing: it is no set-up step of another
+    page = SETUP.split("A second case:")[0] + (
+        "Another set, not worked:\n\n```python\nQ = np.array([[3, 1]])\nK = np.array([[1, 1], [2, 0]])\n"
+        "V = np.array([[5], [6]])\nweights = softmax(Q @ K.T)\n```\n")
+    exs = imported(page)
+    assert any(e.inputs and [[str(x) for x in r] for r in e.inputs["Q"].rows] == [["3", "1"]] for e in exs)
