@@ -47,6 +47,7 @@ from .importer_batches import batch_items
 from .importer_printed_shapes import mark_shapes_and_operands
 from .importer_one_query import one_query_steps
 from .importer_claims_only import draws_at_random, root_of_ratio
+from .importer_two_precisions import code_row_index, coarser_than_results, inputs_claimed, print_precision_raised
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
@@ -1486,6 +1487,11 @@ class _Importer(_ClaimsOnlyReadings):
                 focus = _one_query_named(given, tokens, claims_items, notes)
                 if focus is not None:
                     tokens, key_tokens = focus
+                if tokens is None and q.shape[0] == 1 < k.shape[0]:  # query_2 = W_q @ x_2 with x_2 = X[2]
+                    keys_found, _ = self.tokens_for(k.shape[0], seg, x)
+                    i = code_row_index(q.label, [ln.text for ln in self.page.lines[:q.line] if ln.role == "code"])
+                    if keys_found and i is not None and i < len(keys_found):
+                        tokens, key_tokens = [keys_found[i]], list(keys_found)
                 if hidden_start:
                     k0, _, code = made[0]
                     notes.append(Note("assumed", f"the page makes its weights in code ({code!r}, "
@@ -1908,6 +1914,16 @@ class _Importer(_ClaimsOnlyReadings):
             if not tokens:
                 ordered = _named_query_row(ordered, given["scores"])
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
+        elif stage == "qkv" and seg.random and coarser_than_results(ex_inputs, ordered, print_precision_raised(
+                [ln.text for ln in lines[max(g.end for g in given.values()): seg.last + 1] if ln.role == "code"])):
+            # the same run printed at two precisions: Q, K, V cut to a digit, the results to nine (claims only)
+            ordered = inputs_claimed(ex_inputs, spec.query_labels(), spec.key_labels()) + ordered
+            ex_inputs, conv_rounded = {}, False
+            if tokens and key_tokens and len(tokens) == 1 and tokens[0] in key_tokens:
+                tokens, key_tokens = list(key_tokens), None
+            notes = [n for n in notes if not n.text.startswith("inputs_rounded")] + [Note(
+                "assumed", "the page prints Q, K and V at a coarser print precision than the results it computes "
+                           "from them (set_printoptions raised in between): they are claims, not inputs")]
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,

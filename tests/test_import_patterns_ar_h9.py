@@ -1,0 +1,127 @@
+"""Ways of writing numbers met on held-out batch ar (tests/pages/heldout/ar/), as small snippets written
+for these tests (not copied from the pages), each with what it must yield. The expected values were read
+off the snippets by hand (the printed results of the two-precision run were worked out from the unrounded
+numbers the snippet's own run would hold, then cut to six decimals)."""
+
+import pytest
+
+from import_snippets import claims, imported, notebook
+
+from symattn.analyses.importer_model import ClaimRow, Given
+from symattn.analyses.importer_printed import fstring_printed, tuple_with_shapes
+from symattn.analyses.importer_two_precisions import (code_row_index, coarser_than_results, print_precision_raised,
+                                                      printed_decimals)
+
+# --- print(f"caption: {name}") prints name's value ------------------------------------------------------------
+
+FSTRINGS = [
+    ('f"Q: {Q}"', "Q"),
+    ("f'weights:\\n{attn_w}'", "attn_w"),
+    ('f"out = {out!r}"', "out"),
+    ('f"{x[0]}"', "x[0]"),
+    ('f"score {s:.3f}"', "s"),
+    # near misses: no field, several fields, a shape, an expression, not an f-string
+    ('f"no field"', None),
+    ('f"{a} and {b}"', None),
+    ('f"shape {Q.shape}"', None),
+    ('f"{a + b}"', None),
+    ('"Q: {Q}"', None),
+    ('f"{{Q}}"', None),
+]
+
+
+@pytest.mark.parametrize("arg,name", FSTRINGS)
+def test_fstring_printed(arg, name):
+    assert fstring_printed(arg) == name
+
+
+# --- a cell ending in a tuple of a shape and a value: the shape prints no block ---------------------------------
+
+TUPLES = [
+    ("ctx.shape, ctx", 1, ["ctx"]),
+    ("(out.shape, out, w)", 2, ["out", "w"]),
+    ("len(xs), xs", 1, ["xs"]),
+    ("ctx.shape, ctx", 2, ["", "ctx"]),  # the shape read as a block too: no name for it
+    ("ctx.shape, ctx", 3, None),  # three blocks printed: the count does not fit
+    ("a, b", 2, None),  # no shape: read elsewhere (tuple_shown)
+    ("a.shape, a + b", 1, None),  # an expression is no name
+]
+
+
+@pytest.mark.parametrize("last,count,names", TUPLES)
+def test_tuple_with_shapes(last, count, names):
+    assert tuple_with_shapes(last, count) == names
+
+
+# --- the embedding row a one-row query is taken from, by its code index ----------------------------------------
+
+ROWS = [
+    ("q_1", ["x_1 = emb[1]", "q_1 = W_q @ x_1"], 1),
+    ("q", ["q = W_q.matmul(emb[3])"], 3),
+    ("q", ["x = emb[0]", "q = W_q @ x"], 0),
+    ("q", ["q = W_q @ (emb[1] + emb[2])"], None),  # two rows: no one row
+    ("q", ["x = emb[0]", "k = W_k @ x"], None),  # q never assigned
+    ("q", ["x = emb[i]", "q = W_q @ x"], None),  # an index the code computes
+]
+
+
+@pytest.mark.parametrize("name,code,index", ROWS)
+def test_code_row_index(name, code, index):
+    assert code_row_index(name, code) == index
+
+
+def test_print_precision_raised():
+    assert print_precision_raised(["torch.set_printoptions(precision=2)", "np.set_printoptions(precision=8)"]) == 8
+    assert print_precision_raised(["np.set_printoptions(suppress=True)"]) is None
+    assert print_precision_raised(["# precision = 9"]) is None
+
+
+def test_coarser_than_results():
+    ins = {"Q": Given([["1.0", "-0.5"]], ["l1"]), "K": Given([["0.3", "2.0"], ["1.1", "0.0"]], ["l2", "l3"])}
+    fine = [ClaimRow("weights", "1", ["0.731059", "0.268941"], "l9")]
+    rough = [ClaimRow("weights", "1", ["0.73", "0.27"], "l9")]
+    assert printed_decimals([["1.0", "-0.25"]]) == 2
+    assert coarser_than_results(ins, fine, 9)
+    assert not coarser_than_results(ins, fine, None)  # no precision raised in the code
+    assert not coarser_than_results(ins, fine, 3)  # raised too little
+    assert not coarser_than_results(ins, rough, 9)  # the results are printed as coarse as the inputs
+
+
+# --- a notebook printing its run at two precisions: Q, K, V are claims, the example has no inputs ---------------
+
+def _two_precision_page(raise_precision=True):
+    set_p = "torch.set_printoptions(precision=6)\n" if raise_precision else ""
+    return notebook(
+        ("words = 'a b c'.split()\nwords", "['a', 'b', 'c']"),
+        ("torch.set_printoptions(precision=1)\nW_q = torch.rand(4, 4)\nW_k = torch.rand(4, 4)\n"
+         "W_v = torch.rand(2, 4)", None),
+        ("x_1 = emb[1]\nquery_1 = W_q @ x_1\nprint(query_1)", "tensor([1.0, 0.0, -1.0, 0.5])"),
+        ("keys = (W_k @ emb.T).T\nvalues = (W_v @ emb.T).T\nprint(f'keys: {keys}')\nprint(f'values: {values}')",
+         "keys: tensor([[1.0, -0.0, 0.1, 1.0],\n        [-0.5, 1.0, 0.5, 0.0],\n        [1.5, 0.5, -1.0, 0.5]])\n"
+         "values: tensor([[0.2, 1.0],\n        [-1.0, 0.4],\n        [0.6, -0.3]])"),
+        ("omega_1 = query_1 @ keys.T\nomega_1", "tensor([1.4, -1.0, 2.8])"),
+        (f"scaled = omega_1 / 4 ** 0.5\nattn = F.softmax(scaled, dim=0)\n{set_p}print(scaled)\n"
+         "print(f'weights: {attn}')",
+         "tensor([0.698250, -0.491850, 1.394450])\nweights: tensor([0.302087, 0.091892, 0.606021])"),
+        ("context_1 = attn @ values\ncontext_1.shape, context_1", "(torch.Size([2]), tensor([0.325795, 0.160695]))"),
+    )
+
+
+def test_two_precisions_are_claims():
+    ex, = imported(_two_precision_page(), "notebook")
+    assert ex.inputs == {}
+    assert ex.tokens == ["a", "b", "c"]
+    got = claims(ex)
+    assert ("Q", "b", ("1.0", "0.0", "-1.0", "0.5")) in got  # the query of x_1 = emb[1]: the second word
+    assert ("K", "c", ("1.5", "0.5", "-1.0", "0.5")) in got
+    assert ("V", "a", ("0.2", "1.0")) in got
+    assert ("scaled", "b", ("0.698250", "-0.491850", "1.394450")) in got  # print(scaled): not the caption below
+    assert ("weights", "b", ("0.302087", "0.091892", "0.606021")) in got
+    assert ("output", "b", ("0.325795", "0.160695")) in got  # context_1.shape, context_1
+
+
+def test_one_precision_keeps_inputs():
+    # near miss: the same page without the precision raised keeps Q, K and V as its (rounded) inputs
+    ex, = imported(_two_precision_page(raise_precision=False), "notebook")
+    assert set(ex.inputs) == {"Q", "K", "V"}
+    assert not any(c.step in ("Q", "K", "V") for c in ex.claims)
