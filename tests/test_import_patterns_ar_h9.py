@@ -125,3 +125,101 @@ def test_one_precision_keeps_inputs():
     ex, = imported(_two_precision_page(raise_precision=False), "notebook")
     assert set(ex.inputs) == {"Q", "K", "V"}
     assert not any(c.step in ("Q", "K", "V") for c in ex.claims)
+
+
+# --- an HTML page that computes in its script: the inline script read as code --------------------------------------
+
+def _script_page(script, extra=""):
+    return ("<html><head><script src='https://cdn.example/lib.js'></script></head><body>\n"
+            "<h1>Self-attention demo</h1>\n<p>Press the button to see the attention table.</p>\n"
+            f"{extra}<table id='out'></table>\n<script type=\"module\">\n{script}\n</script>\n</body></html>")
+
+
+_LOOKUP_JS = """const vocab = {
+    "red":   [1.0, 0.0],   // colour
+    "green": [0.0, 1.0],
+    "tea":   [0.5, 0.5],
+    "leaf":  [0.2, 0.8]
+};
+const sentences = {
+    1: ["red", "tea"],
+    2: ["green", "leaf", "tea"]
+};
+const WQ = [[1, 0], [0, 1]];
+const WK = [[2, 0], [0, 1]];
+const WV = [[1, 1], [0, 1]];
+function run(id) {
+    const X = sentences[id].map(w => vocab[w]);
+    const Q = matMul(X, WQ), K = matMul(X, WK), V = matMul(X, WV);
+    let scores = matMul(Q, transpose(K));
+    const temp = 0.5;
+    scores = scores.map(r => r.map(x => x / temp));
+    show(softmax(scores));
+}"""
+
+
+def test_script_lookup_table_and_sentences():
+    exs = imported(_script_page(_LOOKUP_JS), "html")
+    assert [ex.tokens for ex in exs] == [["red", "tea"], ["green", "leaf", "tea"]]
+    one, two = exs
+    assert one.inputs["X"].rows == [["1.0", "0.0"], ["0.5", "0.5"]]
+    assert two.inputs["X"].rows == [["0.0", "1.0"], ["0.2", "0.8"], ["0.5", "0.5"]]
+    assert two.inputs["Wk"].rows == [["2", "0"], ["0", "1"]]
+    assert one.spec.convention.scale_text == "1/0.5"  # x / temp, temp = 0.5
+
+
+def test_script_without_sentences_is_one_table():
+    # near miss: no word lists index the table: one example with every word of it
+    js = _LOOKUP_JS.replace('    1: ["red", "tea"],\n    2: ["green", "leaf", "tea"]\n', "")
+    ex, = imported(_script_page(js), "html")
+    assert ex.tokens == ["red", "green", "tea", "leaf"]
+
+
+def test_script_not_read_when_the_text_gives_the_example():
+    # near miss: the page's own text gives X and the weights: its script (other numbers) is not read
+    text = ("<p>X = [[1, 2], [3, 4]]</p>\n<p>W_Q = [[1, 0], [0, 1]]</p>\n<p>W_K = [[1, 0], [0, 1]]</p>\n"
+            "<p>W_V = [[1, 0], [0, 1]]</p>\n<p>Scores = [[5, 11], [11, 25]]</p>\n")
+    exs = imported(_script_page(_LOOKUP_JS, text), "html")
+    assert [ex.inputs["X"].rows for ex in exs] == [[["1", "2"], ["3", "4"]]]
+
+
+def test_script_src_and_importmap_are_not_code():
+    from symattn.read.pages.scripts import script_lines
+    page = ('<script src="a.js">var W = [[1, 2]];</script>\n<script type="importmap">{"imports": {"x": [1, 2]}}'
+            '</script>\n<script>\nvar K = [[3, 4]];\n</script>')
+    assert [(ln.text, ln.where.line) for ln in script_lines(page)] == [("var K = [[3, 4]];", 4)]
+
+
+def test_script_refused_page_still_refused():
+    import symattn as sa
+    from symattn.errors import SymattnError
+    with pytest.raises(SymattnError, match="no worked example"):
+        sa.import_examples(_script_page("const colours = ['red', 'green'];\nconsole.log(colours);"), format="html",
+                           source="snippet")
+
+
+# --- a scale written as a number ----------------------------------------------------------------------------------
+
+def _lines(*texts):
+    from symattn.read.pages.model import Line, Where
+    return [Line(t, Where(k + 1), "code") for k, t in enumerate(texts)]
+
+
+CONSTANT_SCALES = [
+    (("const sharp = 0.6;", "scores = scores.map(r => r.map(x => x / sharp));"), "1/0.6"),
+    (("logits = q @ k.T / 8",), "1/8"),
+    (("temperature = 2.5", "attn_scores = attn_scores / temperature"), "1/2.5"),
+    (("scores = scores * 0.125",), "0.125"),
+    # near misses: a square root, a name that is no plain number, no scores on the line, a division by 1
+    (("scores = q @ k.T / math.sqrt(8)",), None),
+    (("d = x.shape[-1]", "scores = q @ k.T / d"), None),
+    (("mean = total / 4",), None),
+    (("scores = scores / 1",), None),
+]
+
+
+@pytest.mark.parametrize("code,value", CONSTANT_SCALES)
+def test_constant_scale(code, value):
+    from symattn.analyses.importer_constant_scale import constant_scale
+    got = constant_scale(_lines(*code))
+    assert (got[0] if got is not None else None) == value

@@ -47,6 +47,8 @@ from .importer_batches import batch_items
 from .importer_printed_shapes import mark_shapes_and_operands
 from .importer_one_query import one_query_steps
 from .importer_claims_only import draws_at_random, root_of_ratio
+from .importer_constant_scale import constant_scale
+from .importer_lookup import keyed_vectors, sentences_of
 from .importer_two_precisions import code_row_index, coarser_than_results, inputs_claimed, print_precision_raised
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
@@ -1886,6 +1888,10 @@ class _Importer(_ClaimsOnlyReadings):
             after = scale_evidence([ln for ln in lines[seg.last + 1: seg.last + 40] if ln.role == "code"])
             if after is not None:
                 conv["scale"] = Choice(after.value, f"the page's code says so: {after.text!r}", where=after.where)
+        fixed = constant_scale([ln for ln in lines[seg.last + 1: seg.last + 80] if ln.role == "code"]) \
+            if not placer.claims and stage in ("qkv", "x") else None
+        if fixed is not None:  # the code working the inputs divides its scores by a constant: over the prose
+            conv["scale"] = Choice(fixed[0], f"the page's code says so: {fixed[2]!r}", where=fixed[1])
         if not placer.claims and stage == "qkv" and "query" not in conv:
             # nothing printed: the code after the inputs may take one query's row (q = vectors["jumped"])
             query = query_evidence([ln for ln in lines[seg.last + 1: seg.last + 40] if ln.role == "code"], tokens)
@@ -3152,17 +3158,34 @@ def import_examples(text: str, format: str | None = None, source: str = "<page>"
     from the text). A page with no recognisable worked example raises
     :class:`~symattn.errors.SymattnError` saying what was looked for.
     """
-    page = read_page(text, format, source)
-    col = collect(page)
-    col = replace(col, items=mark_shapes_and_operands(col.items, page.lines))
-    # a 4-D printout (batch, heads, …) is read only on a page whose inputs are a batch; elsewhere it is skipped
-    out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
-        it for it in col.items if it.outer == 1])).run())
+    try:
+        out = _page_examples(read_page(text, format, source))
+    except LimitError:
+        raise
+    except SymattnError:
+        page = read_page(text, format, source, scripts=True)  # an HTML page computing in its scripts
+        if page.format != "html" or not any(ln.role == "code" for ln in page.lines):
+            raise
+        out = _page_examples(page)
     for ex in out:
         try:
             ex.spec = from_dict(ex.data(), source)
         except (SpecError, InputError) as e:  # pragma: no cover - the data was validated while placing
             raise SymattnError(f"{source}: the imported example {ex.index} does not validate: {e}") from None
+    return out
+
+
+def _page_examples(page: Page) -> list[ImportedExample]:
+    col = collect(page)
+    col = replace(col, items=keyed_vectors(mark_shapes_and_operands(col.items, page.lines), page.lines))
+    # a 4-D printout (batch, heads, …) is read only on a page whose inputs are a batch; elsewhere it is skipped
+    out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
+        it for it in col.items if it.outer == 1])).run())
+    split = [sentences_of(ex, [w for w, _, _ in col.token_lists]) or [ex] for ex in out]
+    if any(len(x) > 1 for x in split):  # a word-keyed table of embeddings and sentences indexing it
+        out = [e for x in split for e in x]
+        for n, ex in enumerate(out, 1):
+            ex.index, ex.count = n, len(out)
     return out
 
 

@@ -25,6 +25,7 @@ from ...errors import LimitError, SymattnError
 from ...limits import MAX_BLANK_RUN, MAX_PAGE_BYTES, MAX_PAGE_TEXT
 from .decimal_commas import read_decimal_commas
 from .macros import undefined_macros
+from .scripts import script_lines, with_scripts
 from .model import Line, Page, Where
 from .infnames import named_infinities
 from .mermaid import MERMAID_FENCE_RE, mermaid_texts
@@ -842,7 +843,7 @@ def doctest_lines(lines: list[Line]) -> None:
             state = ""
 
 
-def read_page(text: str, format: str | None = None, source: str = "<page>") -> Page:
+def read_page(text: str, format: str | None = None, source: str = "<page>", scripts: bool = False) -> Page:
     """Read a page's text into a :class:`~symattn.read.pages.model.Page` (lines and blocks).
 
     ``format`` is one of :data:`FORMATS` (or None: from the suffix of ``source``, else from the
@@ -867,6 +868,8 @@ def read_page(text: str, format: str | None = None, source: str = "<page>") -> P
         body = undefined_macros(_clean(text))
         lines = {"markdown": markdown_lines, "html": html_lines, "latex": latex_lines,
                  "text": text_lines}[fmt](body)
+        if scripts and fmt == "html":  # a page that gives nothing in its text: its inline scripts as code
+            lines = with_scripts(lines, script_lines(without_comments(body)))
     total = sum(len(x.text) + 1 for x in lines)
     if total > MAX_PAGE_TEXT:
         raise LimitError(f"{source}: the page holds {total} characters of text, past the limit of {MAX_PAGE_TEXT} "
