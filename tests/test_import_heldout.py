@@ -124,7 +124,6 @@ KNOWN_MISSES = {
     "aq/drawers.md": 154,
     "aq/maskcomments.py": 9,
     "aq/startquery.ipynb": 25,
-    "ar/day43.md": 29,
     # batches as, at and au, test batches collected in session 8 and measured before any change made that
     # session (as 73/159, at 108/336, au 148/214); not worked on
     "as/bertmask.md": 23,

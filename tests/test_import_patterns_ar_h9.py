@@ -223,3 +223,95 @@ def test_constant_scale(code, value):
     from symattn.analyses.importer_constant_scale import constant_scale
     got = constant_scale(_lines(*code))
     assert (got[0] if got is not None else None) == value
+
+
+# --- a matrix whose rows hang below its first, indented (rows commented, or several matrices side by side) --------
+
+_HANGING = """## Worked example
+
+```
+Q = [1, 0]    # "sun"
+    [0, 2]    # "rain"
+
+K = [1, 1]    # "sun"
+    [0, 1]    # "rain"
+
+V = [4, 2]    # "sun"
+    [2, 6]    # "rain"
+```
+
+scores = [[1, 0], [2, 2]]
+"""
+
+
+def test_hanging_rows_with_comments():
+    ex, = imported(_HANGING)
+    assert ex.tokens == ["sun", "rain"]
+    assert ex.inputs["Q"].rows == [["1", "0"], ["0", "2"]]
+    assert ex.inputs["V"].rows == [["4", "2"], ["2", "6"]]
+    assert ("scores", "rain", ("2", "2")) in claims(ex)  # [0, 2]·[1, 1] = 2 and [0, 2]·[0, 1] = 2
+
+
+_SIDE = """## Exercise
+
+```
+Q = [1, 0], K = [2, 0], V = [1, 3]
+    [0, 1]      [0, 2]      [5, 7]
+```
+
+scores = [[2, 0], [0, 2]]
+"""
+
+
+def test_hanging_rows_side_by_side():
+    ex, = imported(_SIDE)
+    assert ex.inputs["K"].rows == [["2", "0"], ["0", "2"]]
+    assert ex.inputs["V"].rows == [["1", "3"], ["5", "7"]]
+    assert ("scores", "2", ("0", "2")) in claims(ex)
+
+
+def test_hanging_rows_near_misses():
+    from symattn.read.pages.hanging_rows import join_hanging_rows
+    from symattn.read.pages.model import Line, Where
+
+    def rewrite(*texts):
+        return [ln.text for ln in join_hanging_rows([Line(t, Where(k + 1), "code") for k, t in enumerate(texts)])]
+
+    lone = ("M = [1, 0, 0]", "    [1, 1, 0]")  # a lone matrix with bare rows: left as printed
+    assert rewrite(*lone) == list(lone)
+    ragged = ("Q = [1, 0], K = [2, 0]", "    [0, 1]      [0, 2, 3]")  # a row of another width: left as printed
+    assert rewrite(*ragged) == list(ragged)
+    flush = ("Q = [1, 0]  # a", "[0, 1]  # b")  # not indented: no hanging row
+    assert rewrite(*flush) == list(flush)
+    assert rewrite("Q = [1, 0]  # a", "    [0, 1]  # b") == ["Q = [[1, 0],    # a", "     [0, 1]]    # b"]
+
+
+# --- '≈ [...]' on the line under 'NAME = a·[…] + b·[…]': the chain's rounded end, named by its first line ---------
+
+_APPROX = """## By hand
+
+```
+X = [[1, 0], [0, 1]]
+```
+
+scores = [[1, 0], [0, 1]]
+
+weights = [[0.73, 0.27], [0.27, 0.73]]
+
+```
+output = 0.73[1,0] + 0.27[0,1]
+       ≈ [0.73, 0.27]
+```
+"""
+
+
+def test_approx_chain_end():
+    ex, = imported(_APPROX)
+    assert ("output", "1", ("0.73", "0.27")) in claims(ex)
+
+
+def test_approx_without_chain_head_is_not_named():
+    # near miss: '≈ [...]' under a line that names nothing ('Some text.') is no output
+    from symattn.analyses.importer_items import continued_chain_head
+    assert continued_chain_head(["Some text.", "≈ [1, 2]"], 1, "prose", ["prose"] * 2) == ""
+    assert continued_chain_head(["out = 0.5[1, 2] + 0.5[3, 4]", "    ≈ [2, 3]"], 1, "code", ["code"] * 2) == "out"

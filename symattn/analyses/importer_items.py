@@ -887,9 +887,9 @@ def continued_chain_head(texts: list[str], k: int, role: str, roles: list[str]) 
     ''
     """
     j = k - 1
-    while j >= 0 and k - j <= 6 and roles[j] == role and texts[j].lstrip().startswith("="):
+    while j >= 0 and k - j <= 6 and roles[j] == role and texts[j].lstrip().startswith(("=", "≈")):
         j -= 1
-    if j < 0 or k - j > 6 or roles[j] != role or "=" not in texts[j] or texts[j].lstrip().startswith("="):
+    if j < 0 or k - j > 6 or roles[j] != role or "=" not in texts[j] or texts[j].lstrip().startswith(("=", "≈")):
         return ""
     head = texts[j].split("=")[0].strip(" \t:*`$")
     return head if head and "[" not in head and len(head) <= 60 else ""
@@ -1499,7 +1499,9 @@ class _Collector:
 
     def numbers(self, b: Numbers) -> None:
         label, ident, transposed = _label_before(b.before, b.role)
-        if not label and b.depth == 1 and re.fullmatch(r"\s*=\s*", b.before):
+        if label.strip() in ("≈", "~") and b.depth == 1 and re.fullmatch(r"\s*[≈~]\s*", b.before):
+            label = ""  # '≈ [4.2, 5.3]' under 'output = 0.51[…] + …': the chain's rounded end (see below)
+        if not label and b.depth == 1 and re.fullmatch(r"\s*[=≈~]\s*", b.before):
             # 'Output for "cat" = 0.24 × V_the + …' / '= 0.24 × [0.5, 0.3] + …' / '= [0.48, 0.55]': a chain
             # continued on lines that open with '=' ends in what its first line's left side names
             label = continued_chain_head([ln.text for ln in self.lines], b.start, b.role,

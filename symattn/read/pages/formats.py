@@ -25,6 +25,7 @@ from ...errors import LimitError, SymattnError
 from ...limits import MAX_BLANK_RUN, MAX_PAGE_BYTES, MAX_PAGE_TEXT
 from .decimal_commas import read_decimal_commas
 from .macros import undefined_macros
+from .hanging_rows import join_hanging_rows
 from .scripts import script_lines, with_scripts
 from .model import Line, Page, Where
 from .infnames import named_infinities
@@ -879,7 +880,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>", scri
     if fmt != "notebook":
         doctest_lines(lines)
     lines = read_decimal_commas(named_infinities(lines))
-    lines = unstack_side_by_side(lines)
+    lines = unstack_side_by_side(join_hanging_rows(lines))
     page = Page(fmt, lines, source=source)
     page.blocks = scan(lines)
     return page
