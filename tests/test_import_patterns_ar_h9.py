@@ -315,3 +315,11 @@ def test_approx_without_chain_head_is_not_named():
     from symattn.analyses.importer_items import continued_chain_head
     assert continued_chain_head(["Some text.", "≈ [1, 2]"], 1, "prose", ["prose"] * 2) == ""
     assert continued_chain_head(["out = 0.5[1, 2] + 0.5[3, 4]", "    ≈ [2, 3]"], 1, "code", ["code"] * 2) == "out"
+
+
+def test_script_scan_is_bounded():
+    # hostile input: many openers with no closing tag, and many small scripts: one pass each
+    from symattn.read.pages.scripts import script_lines
+    assert script_lines("<script>" * 50000) == []
+    got = script_lines("<script>var a = [1];</script>\n" * 20000)
+    assert len(got) == 20000 and got[-1].where.line == 20000

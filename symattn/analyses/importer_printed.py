@@ -57,6 +57,8 @@ def tuple_with_shapes(last: str, count: int) -> list[str] | None:
     >>> tuple_with_shapes("ctx.shape, ctx", 3), tuple_with_shapes("a + b, a", 1), tuple_with_shapes("a, b", 2)
     (None, None, None)
     """
+    if len(last) > 400:
+        return None
     m = re.fullmatch(r"\(?\s*([^()=]{1,300}?(?:\([^()]{0,60}\)[^()=]{0,100}?)*)\s*,?\s*\)?", last.strip())
     if not m:
         return None

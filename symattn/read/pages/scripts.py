@@ -13,8 +13,8 @@ import re
 
 from .model import Line, Where
 
-#: an opening <script> tag and its attributes, up to its closing tag (bounded, case-insensitive)
-_SCRIPT_RE = re.compile(r"<script\b([^>]{0,400})>(.*?)</script\s*>", re.I | re.S)
+#: an opening <script> tag and its attributes (bounded, case-insensitive); its body runs to the next "</script"
+_OPEN_RE = re.compile(r"<script\b([^>]{0,400})>", re.I)
 _SKIP_TYPES = re.compile(r"type\s*=\s*[\"']?(?:importmap|math/|text/(?:x-)?(?:template|tex|html)|"
                          r"text/x-mathjax|module-shim)", re.I)
 
@@ -22,11 +22,23 @@ _SKIP_TYPES = re.compile(r"type\s*=\s*[\"']?(?:importmap|math/|text/(?:x-)?(?:te
 def script_lines(text: str) -> list[Line]:
     """The lines of each inline script as code lines, numbered as on the page (blank lines dropped)."""
     out: list[Line] = []
-    for m in _SCRIPT_RE.finditer(text):
-        attrs, body = m.group(1), m.group(2)
+    low = text.lower()
+    pos = 0
+    counted, line = 0, 1  # newlines counted up to ``counted``: each part of the text is counted once
+    while True:  # one pass: each opener's body ends at the next closing tag (none: the scripts end)
+        m = _OPEN_RE.search(text, pos)
+        if m is None:
+            break
+        close = low.find("</script", m.end())
+        if close < 0:
+            break
+        attrs, body = m.group(1), text[m.end():close]
+        pos = close + 8
         if re.search(r"\bsrc\s*=", attrs, re.I) or _SKIP_TYPES.search(attrs) or not body.strip():
             continue
-        first = text.count("\n", 0, m.start(2)) + 1
+        line += text.count("\n", counted, m.end())
+        counted = m.end()
+        first = line
         for k, t in enumerate(body.split("\n")):
             if t.strip():
                 out.append(Line(t.rstrip(), Where(first + k, None, False), "code"))
