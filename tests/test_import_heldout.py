@@ -96,9 +96,6 @@ KNOWN_MISSES = {
     "aq/drawers.md": 154,
     "aq/maskcomments.py": 9,
     "aq/startquery.ipynb": 25,
-    "ar/day43.md": 29,
-    "ar/orhan.html": 117,
-    "ar/playingmusic.html": 382,
     # batches as, at and au, test batches collected in session 8 and measured before any change made that
     # session (as 73/159, at 108/336, au 148/214); not worked on
     "as/bertmask.md": 23,
@@ -140,7 +137,6 @@ KNOWN_EXTRAS = {
     "ap/day44.md": 4,
     "aq/maskcomments.py": 12,
     "aq/startquery.ipynb": 7,
-    "ar/playingmusic.html": 12,
     # batches as, at and au as measured (see KNOWN_MISSES)
     "as/liuzhou.md": 9,
     "at/ch7notes.md": 23,

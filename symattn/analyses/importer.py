@@ -62,6 +62,9 @@ from .importer_max_entry import max_restatements
 from .importer_named_row import named_row_only
 from .importer_exp_check import exp_checks
 from .importer_printed_query import headed_output, printed_query_apart, printed_query_claims
+from .importer_constant_scale import constant_scale
+from .importer_lookup import keyed_vectors, sentences_of
+from .importer_two_precisions import code_row_index, coarser_than_results, inputs_claimed, print_precision_raised
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
@@ -1516,6 +1519,11 @@ class _Importer(_ClaimsOnlyReadings):
                 focus = _one_query_named(given, tokens, claims_items, notes)
                 if focus is not None:
                     tokens, key_tokens = focus
+                if tokens is None and q.shape[0] == 1 < k.shape[0]:  # query_2 = W_q @ x_2 with x_2 = X[2]
+                    keys_found, _ = self.tokens_for(k.shape[0], seg, x)
+                    i = code_row_index(q.label, [ln.text for ln in self.page.lines[:q.line] if ln.role == "code"])
+                    if keys_found and i is not None and i < len(keys_found):
+                        tokens, key_tokens = [keys_found[i]], list(keys_found)
                 if hidden_start:
                     k0, _, code = made[0]
                     notes.append(Note("assumed", f"the page makes its weights in code ({code!r}, "
@@ -1910,6 +1918,10 @@ class _Importer(_ClaimsOnlyReadings):
             after = scale_evidence([ln for ln in lines[seg.last + 1: seg.last + 40] if ln.role == "code"])
             if after is not None:
                 conv["scale"] = Choice(after.value, f"the page's code says so: {after.text!r}", where=after.where)
+        fixed = constant_scale([ln for ln in lines[seg.last + 1: seg.last + 80] if ln.role == "code"]) \
+            if not placer.claims and stage in ("qkv", "x") else None
+        if fixed is not None:  # the code working the inputs divides its scores by a constant: over the prose
+            conv["scale"] = Choice(fixed[0], f"the page's code says so: {fixed[2]!r}", where=fixed[1])
         if not placer.claims and stage == "qkv" and "query" not in conv:
             # nothing printed: the code after the inputs may take one query's row (q = vectors["jumped"])
             query = query_evidence([ln for ln in lines[seg.last + 1: seg.last + 40] if ln.role == "code"], tokens)
@@ -1943,6 +1955,16 @@ class _Importer(_ClaimsOnlyReadings):
             if not tokens:
                 ordered = _named_query_row(ordered, given["scores"])
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
+        elif stage == "qkv" and seg.random and coarser_than_results(ex_inputs, ordered, print_precision_raised(
+                [ln.text for ln in lines[max(g.end for g in given.values()): seg.last + 1] if ln.role == "code"])):
+            # the same run printed at two precisions: Q, K, V cut to a digit, the results to nine (claims only)
+            ordered = inputs_claimed(ex_inputs, spec.query_labels(), spec.key_labels()) + ordered
+            ex_inputs, conv_rounded = {}, False
+            if tokens and key_tokens and len(tokens) == 1 and tokens[0] in key_tokens:
+                tokens, key_tokens = list(key_tokens), None
+            notes = [n for n in notes if not n.text.startswith("inputs_rounded")] + [Note(
+                "assumed", "the page prints Q, K and V at a coarser print precision than the results it computes "
+                           "from them (set_printoptions raised in between): they are claims, not inputs")]
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,
@@ -3189,18 +3211,35 @@ def import_examples(text: str, format: str | None = None, source: str = "<page>"
     from the text). A page with no recognisable worked example raises
     :class:`~symattn.errors.SymattnError` saying what was looked for.
     """
-    page = read_page(text, format, source)
-    col = collect(page)
-    col = replace(col, items=mark_shapes_and_operands(col.items, page.lines))
-    # a 4-D printout (batch, heads, …) is read only on a page whose inputs are a batch; elsewhere it is skipped
-    out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
-        it for it in col.items if it.outer == 1])).run())
-    exp_checks(out, page.lines)  # 'np.exp(0.5596) / (np.exp(0.5596) + np.exp(0.0404))' then its value: one weight
+    try:
+        out = _page_examples(read_page(text, format, source))
+    except LimitError:
+        raise
+    except SymattnError:
+        page = read_page(text, format, source, scripts=True)  # an HTML page computing in its scripts
+        if page.format != "html" or not any(ln.role == "code" for ln in page.lines):
+            raise
+        out = _page_examples(page)
     for ex in out:
         try:
             ex.spec = from_dict(ex.data(), source)
         except (SpecError, InputError) as e:  # pragma: no cover - the data was validated while placing
             raise SymattnError(f"{source}: the imported example {ex.index} does not validate: {e}") from None
+    return out
+
+
+def _page_examples(page: Page) -> list[ImportedExample]:
+    col = collect(page)
+    col = replace(col, items=keyed_vectors(mark_shapes_and_operands(col.items, page.lines), page.lines))
+    # a 4-D printout (batch, heads, …) is read only on a page whose inputs are a batch; elsewhere it is skipped
+    out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
+        it for it in col.items if it.outer == 1])).run())
+    exp_checks(out, page.lines)  # 'np.exp(0.5596) / (np.exp(0.5596) + np.exp(0.0404))' then its value: one weight
+    split = [sentences_of(ex, [w for w, _, _ in col.token_lists]) or [ex] for ex in out]
+    if any(len(x) > 1 for x in split):  # a word-keyed table of embeddings and sentences indexing it
+        out = [e for x in split for e in x]
+        for n, ex in enumerate(out, 1):
+            ex.index, ex.count = n, len(out)
     return out
 
 

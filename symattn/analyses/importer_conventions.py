@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from ..read.pages.model import Line
+from .importer_constant_scale import constant_scale
 
 __all__ = ["Evidence", "scale_evidence", "mask_evidence", "mask_lines", "layout_evidence", "per_token_layout",
            "query_evidence", "snippet",
@@ -112,6 +113,9 @@ def scale_evidence(lines: list[Line]) -> Evidence | None:
     hit = _first(bare, _SCALE_CODE, joined=False) or _divided_by_root_name(bare)
     if hit:
         return Evidence("1/sqrt(d_k)", str(hit[0].where), snippet(hit[0].text, hit[1]))
+    fixed = constant_scale(bare)  # scores / sharpFactor with sharpFactor = 0.6: the scale 1/0.6
+    if fixed is not None:
+        return Evidence(*fixed)
     raw = _first(bare, _SOFTMAX_OF_SCORES, joined=False) or _first(bare, _SOFTMAX_OF_SCORES_CALL, joined=False)
     if raw:  # softmax(scores) and no scaling anywhere in the code
         return Evidence("none", str(raw[0].where), snippet(raw[0].text, raw[1]))

@@ -27,6 +27,7 @@ from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout
 from .importer_params import parameter_copy
 from .importer_results import first_result, unpacked_output, unpacked_weights
 from .importer_symbol_heads import heading_symbol_step
+from .importer_printed import fstring_printed, tuple_with_shapes
 from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, names_qkv_together, product_step,
                              quoted, step_of_ident, step_of_text)
 
@@ -887,9 +888,9 @@ def continued_chain_head(texts: list[str], k: int, role: str, roles: list[str]) 
     ''
     """
     j = k - 1
-    while j >= 0 and k - j <= 6 and roles[j] == role and texts[j].lstrip().startswith("="):
+    while j >= 0 and k - j <= 6 and roles[j] == role and texts[j].lstrip().startswith(("=", "≈")):
         j -= 1
-    if j < 0 or k - j > 6 or roles[j] != role or "=" not in texts[j] or texts[j].lstrip().startswith("="):
+    if j < 0 or k - j > 6 or roles[j] != role or "=" not in texts[j] or texts[j].lstrip().startswith(("=", "≈")):
         return ""
     head = texts[j].split("=")[0].strip(" \t:*`$")
     return head if head and "[" not in head and len(head) <= 60 else ""
@@ -1507,7 +1508,9 @@ class _Collector:
 
     def numbers(self, b: Numbers) -> None:
         label, ident, transposed = _label_before(b.before, b.role)
-        if not label and b.depth == 1 and re.fullmatch(r"\s*=\s*", b.before):
+        if label.strip() in ("≈", "~") and b.depth == 1 and re.fullmatch(r"\s*[≈~]\s*", b.before):
+            label = ""  # '≈ [4.2, 5.3]' under 'output = 0.51[…] + …': the chain's rounded end (see below)
+        if not label and b.depth == 1 and re.fullmatch(r"\s*[=≈~]\s*", b.before):
             # 'Output for "cat" = 0.24 × V_the + …' / '= 0.24 × [0.5, 0.3] + …' / '= [0.48, 0.55]': a chain
             # continued on lines that open with '=' ends in what its first line's left side names
             label = continued_chain_head([ln.text for ln in self.lines], b.start, b.role,
@@ -1986,6 +1989,7 @@ class _Collector:
         if not code:
             return None
         names: list[str] = []
+        fnames: list[str] = []  # the same, with one entry per print of an f-string (tried last)
         code = [re.sub(r"\s+#.*$", "", t) if not t.lstrip().startswith("#") else "" for t in code]
         looped = loop_printed(code)
         for t in code if looped is None else []:
@@ -1995,11 +1999,19 @@ class _Collector:
                 nonstr = [p for p in parts if p and not re.match(r"^[fbr]?[\"']", p) and "=" not in p]
                 if nonstr:
                     names.append(nonstr[-1])
+                    fnames.append(nonstr[-1])
+                elif any(re.match(r"^[rR]?[fF]", p) and "{" in p for p in parts):
+                    # print(f"Q: {Q}") prints Q's value (one name kept in its place; "" for one not read)
+                    fnames.append((fstring_printed(parts[0]) or "") if len(parts) == 1 else "")
         names += looped or []
         last = next((t.strip() for t in reversed(code) if t.strip() and not t.strip().startswith("#")), "")
         shown = tuple_shown(last, [x for x in outs if isinstance(x, Numbers)], b) if "," in last else None
         if shown:
             return shown
+        nums = [x for x in outs if isinstance(x, Numbers)]
+        shaped = tuple_with_shapes(last, len(nums)) if "," in last and b in nums else None
+        if shaped:
+            return shaped[nums.index(b)] or None  # ctx.shape, ctx: the value's block, not its shape's
         if re.fullmatch(r"[A-Za-z_][\w.]*(\.T)?|[A-Za-z_]\w*\[[^\]]*\]", last) or (
                 re.fullmatch(r"[A-Za-z_][\w.]*(\([^()=]*\))?(\.\w+(\([^()=]*\))?)*", last)
                 and not re.match(r"(print|display|plt\.|sns\.|ax\.|fig\.)", last)):
@@ -2018,6 +2030,11 @@ class _Collector:
             return names[-1]
         if len(names) == 1 and len(b.rows) > 1 and [x for x in outs if len(getattr(x, "rows", ())) > 1] == [b]:
             return names[0]  # one variable printed, one matrix among scalars and shapes: that variable's
+        if looped is None and fnames != names[:len(fnames)] and len(outs) == len(fnames) and fnames[idx] and (
+                b.start == 0 or self.lines[b.start - 1].role != "output" or not self.lines[b.start - 1].text.strip()):
+            # print(x); print(f"weights: {w}"): one block per print, in order (for a block printed with no
+            # caption of its own)
+            return fnames[idx]
         return None
 
     def table(self, t: Table) -> None:

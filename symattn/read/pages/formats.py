@@ -25,6 +25,8 @@ from ...errors import LimitError, SymattnError
 from ...limits import MAX_BLANK_RUN, MAX_PAGE_BYTES, MAX_PAGE_TEXT
 from .decimal_commas import read_decimal_commas
 from .macros import undefined_macros
+from .hanging_rows import join_hanging_rows
+from .scripts import script_lines, with_scripts
 from .model import Line, Page, Where
 from .infnames import named_infinities
 from .mermaid import MERMAID_FENCE_RE, mermaid_texts
@@ -842,7 +844,7 @@ def doctest_lines(lines: list[Line]) -> None:
             state = ""
 
 
-def read_page(text: str, format: str | None = None, source: str = "<page>") -> Page:
+def read_page(text: str, format: str | None = None, source: str = "<page>", scripts: bool = False) -> Page:
     """Read a page's text into a :class:`~symattn.read.pages.model.Page` (lines and blocks).
 
     ``format`` is one of :data:`FORMATS` (or None: from the suffix of ``source``, else from the
@@ -867,6 +869,8 @@ def read_page(text: str, format: str | None = None, source: str = "<page>") -> P
         body = undefined_macros(_clean(text))
         lines = {"markdown": markdown_lines, "html": html_lines, "latex": latex_lines,
                  "text": text_lines}[fmt](body)
+        if scripts and fmt == "html":  # a page that gives nothing in its text: its inline scripts as code
+            lines = with_scripts(lines, script_lines(without_comments(body)))
     total = sum(len(x.text) + 1 for x in lines)
     if total > MAX_PAGE_TEXT:
         raise LimitError(f"{source}: the page holds {total} characters of text, past the limit of {MAX_PAGE_TEXT} "
@@ -876,7 +880,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>") -> P
     if fmt != "notebook":
         doctest_lines(lines)
     lines = read_decimal_commas(named_infinities(lines))
-    lines = unstack_side_by_side(lines)
+    lines = unstack_side_by_side(join_hanging_rows(lines))
     page = Page(fmt, lines, source=source)
     page.blocks = scan(lines)
     return page
