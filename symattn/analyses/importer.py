@@ -64,6 +64,8 @@ from .importer_stacked_sums import stacked_sums
 from .importer_prose_rows import join_listed_rows
 from .importer_random_steps import printed_steps_of_random_weights
 from .importer_fused import split_fused
+from .importer_fit_scale import weights_fit_unscaled
+from .importer_fresh_scores import scores_given_afresh
 from .importer_cells_only import claims_by_cell
 from .importer_code_inputs import (keys_over_subset, next_part_heading, one_query_inputs, x_with_stated_identities,
                                    x_worked_in_code)
@@ -1108,7 +1110,7 @@ class _Importer(_ClaimsOnlyReadings):
                 if cur is None:
                     cur = _Segment(first=it.line)
                     segs.append(cur)
-                elif _fresh_scores(cur, it):
+                elif _fresh_scores(cur, it) or scores_given_afresh(cur.items, cur.last, it, self.page.lines):
                     # other raw scores, after the first were worked to weights, on a page that gives no inputs:
                     # the page works another example from them (a stability demo's large scores)
                     cur = _Segment(first=it.line)
@@ -1763,6 +1765,11 @@ class _Importer(_ClaimsOnlyReadings):
                                        "applies softmax to the printed scores as they are", assumed=True)
         elif sc is not None:
             conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
+        if stage == "scores" and conv.get("scale") is not None and conv["scale"].value == "1/sqrt(d_k)" and (
+                unscaled_w := weights_fit_unscaled(given["scores"].rows, claims_items, getattr(conv.get("d_k"), "value", None))):
+            conv["scale"] = Choice("none", f"the printed weights ({unscaled_w.at()}) are the softmax of the printed scores "
+                                   "as they are", where=unscaled_w.at())  # (importer_fit_scale.py)
+            conv.pop("d_k", None)
         divided = _score_divided(lines[seg.first: seg.last + 1], claims_items)
         if divided is not None and stage in ("x", "qkv"):
             conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading

@@ -25,6 +25,8 @@ from .importer_factors import FACTOR_NOTE, product_factor
 from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
+from .importer_row_words import row_named_before
+from .importer_one_query_dots import one_query_items
 from .importer_results import first_result, unpacked_output, unpacked_weights
 from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, names_qkv_together, product_step,
                              quoted, step_of_ident, step_of_text)
@@ -1800,6 +1802,8 @@ class _Collector:
             it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
         if it.row_index is None and len(it.rows) == 1 and it.kind != "stack":
             it.row_index = _row_word(it.label)  # Softmax(\text{Row 3}) = [[…]]: one row, the third query's
+        if it.row_index is None and it.kind == "vector" and not self.base:
+            it.row_index = row_named_before(b.before)  # 'Para la fila 3: softmax([…]) ≈ […]' (importer_row_words.py)
         sub = re.search(r"\[\s*(\d+)\s*\]\s*\)?\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0
@@ -3533,6 +3537,7 @@ def collect(page: Page) -> Collected:
     c.lines_items()
     c.answer_options()
     c.dot_lines()
+    c.items += one_query_items(c.lines, c.items, Item)  # q · k₁ = … = 1, α₁ = … = 0.5 (importer_one_query_dots.py)
     c.vector_dot_lines()
     c.token_dot_chains()
     c.pair_dot_lines()

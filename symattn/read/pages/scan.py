@@ -711,7 +711,7 @@ def _label_column(text: str, end: int, n: int) -> list[str] | None:
 # matrices drawn with bars
 
 _BAR_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_BAR_GROUP_RE = re.compile(rf"\|\s*({_BAR_NUM}(?:[ \t]+{_BAR_NUM})*)\s*\|")
+_BAR_GROUP_RE = re.compile(rf"\|\s*((?:{_BAR_NUM}|-?∞)(?:[ \t]+(?:{_BAR_NUM}|-?∞))*)\s*\|")  # -∞: a masked entry
 #: the pieces of tall brackets copied from rendered math (⎡ ⎤ ⎢ ⎥ ⎣ ⎦, ⎛ ⎞ ⎜ ⎟ ⎝ ⎠) and box bars, as bars
 _BAR_PIECES = str.maketrans({c: "|" for c in "⎡⎤⎢⎥⎣⎦⎛⎞⎜⎟⎝⎠│┃"})
 _BAR_GAP_RE = re.compile(r"\s*(?:([A-Za-z][\w^{}']{0,30})\s*=\s*)?")

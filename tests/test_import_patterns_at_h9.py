@@ -1,0 +1,221 @@
+"""Ways of writing numbers met on held-out batch at (tests/pages/heldout/at/), as tables of
+(snippet, what it must yield). Each expected value was read off the snippet by hand."""
+
+from fractions import Fraction
+
+import pytest
+
+from import_snippets import claims, imported
+
+from symattn.analyses.importer_fit_scale import weights_fit_unscaled
+from symattn.analyses.importer_fresh_scores import scores_given_afresh
+from symattn.analyses.importer_items import Item
+from symattn.analyses.importer_model import toml_value
+from symattn.analyses.importer_one_query_dots import one_query_entries
+from symattn.analyses.importer_row_words import row_named_before
+from symattn.read.pages import read_page
+from symattn.read.pages.hand_math import hand_math_line, hand_vectors
+from symattn.read.pages.model import Line, Where
+
+FENCE = "```"
+
+# --- a tuple of numbers written for a vector, in hand-written math -------------------------------------------
+
+TUPLES = [
+    ("z = 0.5 × (2, 0, 1, 1) + 0.5 × (0, 1, 2, 1)", "z = 0.5 × [2, 0, 1, 1] + 0.5 × [0, 1, 2, 1]"),
+    ("z = (1, 0, 0.5, 0.5) + (0, 0.5, 1, 0.5)", "z = [1, 0, 0.5, 0.5] + [0, 0.5, 1, 0.5]"),
+    ("- k₁ = (3, -1), v₂ = (0.25, 4)", "- k_1 = [3, -1], v_2 = [0.25, 4]"),
+    ("y ≈ (0.7, 0.3)", "y ≈ [0.7, 0.3]"),
+    # near misses: left as written
+    ("plt.figure(figsize=(8, 6))", None),  # a call's argument
+    ("f(1, 2) = 3", None),  # a function's arguments, not after '=' or an operator
+    ("shape = (2, 3)", None),  # a shape
+    ("x_range = (0, 1)", None),  # an interval
+    ("q = (1, a, 0)", None),  # not all numbers
+    ("(1, 2)", None),  # nothing before it
+]
+
+
+@pytest.mark.parametrize("text,want", TUPLES)
+def test_hand_vectors(text, want):
+    assert hand_vectors(text) == (want if want is not None else text)
+
+
+HAND_LINES = [
+    ("α₁ = e¹ / (e¹ + e¹) = 0.5", True),
+    ("S = | 0.5  0.3 |", True),
+    ("z = (1, 2)", True),
+    ("q · k₁ = (1×1) + (0×1) = 1", True),
+    ("Gradient ≈ 0 (vanishing gradients!)", False),  # a sign of math, none of hand-worked vectors
+    ("Q₂₁ = (0.5 × 0.1) + (0.6 × 0.0)", False),  # two indices: an entry worked in code, not a vector
+    ("x = np.array([1, 2])", False),  # a program
+    ("for i in range(3):", False),
+]
+
+
+@pytest.mark.parametrize("text,want", HAND_LINES)
+def test_hand_math_line(text, want):
+    assert hand_math_line(text) is want
+
+
+def _roles(page: str) -> list[tuple[str, str]]:
+    return [(ln.role, ln.text) for ln in read_page(page, "markdown").lines if ln.text.strip()]
+
+
+def test_bare_fence_of_hand_math_is_text():
+    page = f"Work:\n\n{FENCE}\nz = (1, 2) + (3, 4)\nz = (4, 6)\n{FENCE}\n"
+    assert ("prose", "z = [1, 2] + [3, 4]") in _roles(page)
+    assert ("prose", "z = [4, 6]") in _roles(page)
+
+
+FENCES_LEFT = [
+    f"{FENCE}python\nz = (1, 2)\n{FENCE}\n",  # a language named: code
+    f"{FENCE}\nz = (1, 2)\nprint(z)\n{FENCE}\n",  # a program
+    f"{FENCE}\nScores ≈ 0 when unscaled\n{FENCE}\n",  # text in a box, no vector worked
+]
+
+
+@pytest.mark.parametrize("page", FENCES_LEFT)
+def test_other_fences_stay_code(page):
+    assert all(role in ("code", "output") for role, _ in _roles(page))
+
+
+def test_two_fences_in_a_row():
+    """A fence naming a language right before a bare one: each is judged on its own."""
+    page = f"{FENCE}python\nx = 1\n{FENCE}\n{FENCE}\nv = (2, 3)\n{FENCE}\n"
+    assert ("code", "x = 1") in _roles(page)
+    assert ("prose", "v = [2, 3]") in _roles(page)
+
+
+# --- a matrix drawn with bars, masked entries written -∞ --------------------------------------------------
+
+def test_bar_matrix_with_infinities():
+    page = f"{FENCE}\nS' = | 0.3   -∞  |\n     | 0.1   0.7 |\n{FENCE}\n"
+    blocks = [b for b in read_page(page, "markdown").blocks if getattr(b, "form", "") == "rows"]
+    assert [b.rows for b in blocks] == [[["0.3", "-∞"], ["0.1", "0.7"]]]
+
+
+def test_infinity_in_a_draft():
+    assert (toml_value("-∞"), toml_value("−∞"), toml_value("∞"), toml_value("-0.5")) == \
+        ("-inf", "-inf", "inf", toml_value("-0.5"))
+
+
+# --- one query worked by hand: q · kⱼ and αⱼ with one index ----------------------------------------------
+
+ENTRIES = [
+    ("q · k_2 = (2×1) + (1×3) = 2 + 3 = 5", [("scores", 2, "5")]),
+    ("q · k₃ = 0.25", [("scores", 3, "0.25")]),
+    ("α₃ = e² / (e¹ + e² + e³) = 0.245", [("weights", 3, "0.245")]),
+    ("so **α₁ = 0.2** and **α₂ = 0.8**", [("weights", 1, "0.2"), ("weights", 2, "0.8")]),
+    # near misses
+    ("q · k_2 / √2 = 3.54", []),  # scaled, not the raw score
+    ("α₁₂ = 0.3", []),  # two indices: another reader's
+    ("q_1 · k_2 = 4", []),  # an indexed query: another reader's
+    ("α₁ = 0.5 × 4", []),  # the number is a factor
+    ("a₁ = 0.5", []),  # not a weight's name
+]
+
+
+@pytest.mark.parametrize("text,want", ENTRIES)
+def test_one_query_entries(text, want):
+    assert one_query_entries(text) == want
+
+
+def _frac(x):
+    return Fraction(str(x))
+
+
+def test_worked_query_in_bare_fences():
+    """A query and two key/value pairs as tuples, worked by hand in bare fences (unscaled)."""
+    page = "\n".join([
+        "Given a query q = (1, 1, 0) and two key-value pairs (no scaling):",
+        "- k₁ = (1, 0, 0), v₁ = (2, 4)",
+        "- k₂ = (0, 1, 0), v₂ = (0, 2)",
+        "",
+        FENCE,
+        "q · k₁ = (1×1) + (1×0) + (0×0) = 1",
+        "q · k₂ = (1×0) + (1×1) + (0×0) = 1",
+        FENCE,
+        "",
+        FENCE,
+        "α₁ = e¹ / (e¹ + e¹) = 0.5",
+        "α₂ = e¹ / (e¹ + e¹) = 0.5",
+        FENCE,
+        "",
+        FENCE,
+        "z = 0.5 × (2, 4) + 0.5 × (0, 2)",
+        "z = (1, 2) + (0, 1)",
+        "z = (1, 3)",
+        FENCE,
+    ])
+    (ex,) = imported(page)
+    spec = ex.spec
+    assert [[_frac(x) for x in r] for r in spec.inputs["K"]] == [[1, 0, 0], [0, 1, 0]]
+    assert [[_frac(x) for x in r] for r in spec.inputs["V"]] == [[2, 4], [0, 2]]
+    placed = {(c.step, c.row, c.key, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert placed == {("scores", "1", None, ("1", "1")), ("weights", "1", None, ("0.5", "0.5")),
+                      ("weighted", "1", "1", ("1", "2")), ("weighted", "1", "2", ("0", "1")),
+                      ("output", "1", None, ("1", "3"))}
+    assert claims(ex) >= {("output", "1", ("1", "3"))}
+
+
+# --- scores given afresh under a heading, and weights that say they are unscaled --------------------------
+
+def _item(step, rows, line, kind=None):
+    return Item(rows=rows, where=[Where(line + 1)] * len(rows), line=line, end=line + len(rows) - 1,
+                kind=kind or ("matrix" if len(rows) > 1 else "vector"), step=step, strength=3)
+
+
+def test_scores_given_afresh():
+    q, k = _item("Q", [["1", "0"]], 0), _item("K", [["1", "0"], ["0", "1"]], 1)
+    lines = [Line("", Where(i + 1)) for i in range(8)]
+    lines[5] = Line("Exercise 2", Where(6), "heading")
+    s3 = _item("scores", [["1", "2", "3"]] * 3, 6)
+    assert scores_given_afresh([q, k], 2, s3, lines)
+    assert not scores_given_afresh([q, k], 2, _item("scores", [["1", "2"], ["3", "4"]], 6), lines)  # two keys
+    assert not scores_given_afresh([q, k], 6, s3, lines)  # no heading between
+    kt = _item("K", [["1", "0", "2"], ["0", "1", "2"]], 1)
+    kt.transposed = True  # Kᵀ printed: three keys
+    assert not scores_given_afresh([q, kt], 2, s3, lines)
+
+
+def test_weights_fit_unscaled():
+    scores = [["0.4", "0.1", "0.9"], ["1.0", "2.0", "0.5"]]
+    w = _item("weights", [["0.27", "0.73", "0"]], 5)  # softmax(1.0, 2.0), the third key masked
+    assert weights_fit_unscaled(scores, [w], 16) is w
+    assert weights_fit_unscaled(scores, [w], None) is None
+    scaled = _item("weights", [["0.44", "0.56", "0"]], 6)  # softmax((1.0, 2.0) / 4)
+    assert weights_fit_unscaled(scores, [w, scaled], 16) is None  # the page shows scaled weights too
+    wrong = _item("weights", [["0.5", "0.5", "0"]], 5)
+    assert weights_fit_unscaled(scores, [wrong], 16) is None
+
+
+# --- the row a line names in its own language before the vectors it works ---------------------------------
+
+ROW_WORDS = [
+    ("For row 2: softmax(", 2), ("Para la fila 3: softmax([0.1, 0.2]) ≈ ", 3), ("Pour la ligne 1 : ", 1),
+    ("Na linha 4: ", 4), ("Für Zeile 2: ", 2), ("Per la riga 5: ", 5),
+    # near misses
+    ("rows 1 and 2: ", None), ("row 1 and row 2: ", None), ("the 3 rows: ", None), ("fila 0: ", None),
+    ("Row 3 ", None),  # no colon: not a label of what follows
+]
+
+
+@pytest.mark.parametrize("before,row", ROW_WORDS)
+def test_row_named_before(before, row):
+    assert row_named_before(before) == row
+
+
+def test_rows_named_in_spanish_place_wrong_weights_at_their_rows():
+    """Weights printed per row after 'Para la fila i:' go to row i even where they do not follow from the
+    scores (a page's slip), not to the first query."""
+    page = "\n".join([
+        "S = [[1, 0], [0, 1]]",
+        "",
+        "Para la fila 1: softmax([1, 0]) ≈ [0.73, 0.27]",
+        "Para la fila 2: softmax([0, 1]) ≈ [0.4, 0.6]",
+    ])
+    (ex,) = imported(page)
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims}
+    assert ("weights", "2", ("0.4", "0.6")) in got
+    assert ("weights", "1", ("0.73", "0.27")) in got
