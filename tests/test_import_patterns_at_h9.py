@@ -8,8 +8,9 @@ import pytest
 from import_snippets import claims, imported
 
 from symattn.analyses.importer_fit_scale import weights_fit_unscaled
+from symattn.analyses.importer_identity import identity_columns
 from symattn.analyses.importer_fresh_scores import scores_given_afresh
-from symattn.analyses.importer_items import Item
+from symattn.analyses.importer_items import Item, softmax_argument, softmax_result
 from symattn.analyses.importer_model import toml_value
 from symattn.analyses.importer_one_query_dots import one_query_entries
 from symattn.analyses.importer_row_words import row_named_before
@@ -194,9 +195,11 @@ def test_weights_fit_unscaled():
 
 ROW_WORDS = [
     ("For row 2: softmax(", 2), ("Para la fila 3: softmax([0.1, 0.2]) ≈ ", 3), ("Pour la ligne 1 : ", 1),
-    ("Na linha 4: ", 4), ("Für Zeile 2: ", 2), ("Per la riga 5: ", 5),
+    ("Na linha 4: ", 4), ("Für Zeile 2: ", 2), ("Per la riga 5: ", 5), ("行 2: $\\text{softmax}(", 2), ("第 3 行：", 3),
+    ("행 1: ", 1),
     # near misses
     ("rows 1 and 2: ", None), ("row 1 and row 2: ", None), ("the 3 rows: ", None), ("fila 0: ", None),
+    ("行列 1: ", None),  # 行列: a matrix, not a row
     ("Row 3 ", None),  # no colon: not a label of what follows
 ]
 
@@ -219,3 +222,68 @@ def test_rows_named_in_spanish_place_wrong_weights_at_their_rows():
     got = {(c.step, c.row, tuple(c.values)) for c in ex.claims}
     assert ("weights", "2", ("0.4", "0.6")) in got
     assert ("weights", "1", ("0.73", "0.27")) in got
+
+
+# --- softmax written in LaTeX text: its argument restates a row, its result is the weights ------------------
+
+SOFTMAX_LATEX = [
+    (r"行 1: $\text{softmax}(", ")", True, False),
+    (r"$\operatorname{softmax}(", ") = ", True, False),
+    (r"$\text{softmax}([0.7, 0, 0.35]) \approx ", "$", False, True),
+    (r"softmax([1, 2]) \approx ", "", False, True),
+    # near misses
+    (r"$\text{softmax}(", r" \cdot V)", False, False),  # a product inside: no argument alone
+    (r"$\text{softmax}(QK^T) V \approx ", "", False, False),  # the output, not the weights
+]
+
+
+@pytest.mark.parametrize("before,after,argument,result", SOFTMAX_LATEX)
+def test_softmax_in_latex_text(before, after, argument, result):
+    assert softmax_argument(before, after) is argument
+    assert softmax_result(before) is result
+
+
+def test_rows_named_in_chinese_with_latex_softmax():
+    """'行 i: $\\text{softmax}([…]) \\approx […]$' one line per query: the bracket inside softmax restates the
+    scaled row, the one after ≈ is that row's weights, placed at row i even where it does not follow."""
+    page = "\n".join([
+        "$Q = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}$, $K = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}$, "
+        "$V = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}$, no scaling",
+        "",
+        "行 1: $\\text{softmax}([1, 0]) \\approx [0.73, 0.27]$",
+        "",
+        "行 2: $\\text{softmax}([0, 1]) \\approx [0.4, 0.6]$",
+    ])
+    (ex,) = imported(page)
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert ("weights", "1", ("0.73", "0.27")) in got
+    assert ("weights", "2", ("0.4", "0.6")) in got
+    assert not any(c.step == "weights" and tuple(c.values) in (("1", "0"), ("0", "1")) for c in ex.claims)
+
+
+# --- an identity written with its shape: W^V = I_{4×2} -------------------------------------------------------
+
+IDENTITY_SHAPES = [
+    (r"W^V = I_{4 \times 2}", 4, 2), ("W_V = I_{3×2}", 3, 2), ("W_V = I_{3x1}", 3, 1),
+    # near misses: square
+    ("W_V = I", 4, 4), ("W_V = I_4", 4, 4),
+    (r"W^V = I_{4 \times 2}", 3, 3),  # its rows are not the embeddings' width: not this example's
+    (r"W^V = I_{2 \times 4}", 2, 2),  # wider than tall: not read
+]
+
+
+@pytest.mark.parametrize("text,rows,cols", IDENTITY_SHAPES)
+def test_identity_columns(text, rows, cols):
+    assert identity_columns(text, rows) == cols
+
+
+def test_value_weights_as_a_rectangular_identity():
+    page = "\n".join([
+        r"$$X = \begin{bmatrix} 1 & 2 & 3 \\ 4 & 5 & 6 \end{bmatrix}$$",
+        r"$$W^Q = \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 0 & 0 \end{bmatrix}, \quad "
+        r"W^K = \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 0 & 0 \end{bmatrix}, \quad W^V = I_{3 \times 2}$$",
+        r"$$V = X W^V = \begin{bmatrix} 1 & 2 \\ 4 & 5 \end{bmatrix}$$",
+    ])
+    (ex,) = imported(page)
+    assert [[_frac(x) for x in r] for r in ex.spec.inputs["Wv"]] == [[1, 0], [0, 1], [0, 0]]
+    assert {("V", "1", ("1", "2")), ("V", "2", ("4", "5"))} <= claims(ex)

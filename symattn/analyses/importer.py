@@ -69,7 +69,7 @@ from .importer_fresh_scores import scores_given_afresh
 from .importer_cells_only import claims_by_cell
 from .importer_code_inputs import (keys_over_subset, next_part_heading, one_query_inputs, x_with_stated_identities,
                                    x_worked_in_code)
-from .importer_identity import stated_identities
+from .importer_identity import identity_columns, stated_identities
 from .importer_partial_weights import query_claims
 from .importer_grids import grid_examples
 from .importer_testcases import TEST_CASE_NOTE, read_test_cases
@@ -1371,10 +1371,11 @@ class _Importer(_ClaimsOnlyReadings):
                 if w not in ws and (w in eye or w in times):
                     ev = eye.get(w) or times[w]
                     c = times[w].value if w in times and w not in eye else "1"
-                    inputs[w] = ws[w] = Item(rows=[[c if i == j else "0" for j in range(dm)] for i in range(dm)],
+                    cols = identity_columns(ev.text, dm)  # I_{4×2}: the 4×2 identity (importer_identity.py)
+                    inputs[w] = ws[w] = Item(rows=[[c if i == j else "0" for j in range(cols)] for i in range(dm)],
                                              where=[ev.where] * dm, line=x.line, end=x.line, step=w, strength=3,
                                              label=ev.text)
-                    notes.append(Note("found", f"{w} = {'' if c == '1' else c + '·'}I ({dm}×{dm}): the page says so: "
+                    notes.append(Note("found", f"{w} = {'' if c == '1' else c + '·'}I ({dm}×{cols}): the page says so: "
                                       f"{ev.text!r}", ev.where))
             for w in ("Wq", "Wk", "Wv"):
                 if w not in ws:

@@ -1060,7 +1060,7 @@ def softmax_result(before: str) -> bool:
     >>> softmax_result("softmax([2, 4, 4]) = "), softmax_result("`softmax(scores) ≈ "), softmax_result("softmax(s) V = ")
     (True, True, False)
     """
-    m = re.search(r"\bsoft-?max\s*\(\s*(\[[^\[\]]*\]|[A-Za-z_]\w*)\s*\)\s*(?:=|≈)\s*$", before, re.I)
+    m = re.search(r"\bsoft-?max\}?\s*\(\s*(\[[^\[\]]*\]|[A-Za-z_]\w*)\s*\)\s*(?:=|≈|\\approx)\s*$", before, re.I)
     return bool(m and (m.group(1).startswith("[") or step_of_ident(m.group(1)) in ("scores", "scaled", "masked")))
 
 
@@ -1070,7 +1070,7 @@ def softmax_argument(before: str, after: str) -> bool:
     >>> softmax_argument("`softmax(", ")`"), softmax_argument("softmax = ", "")
     (True, False)
     """
-    return bool(re.search(r"\bsoft-?max\s*\(\s*$", before, re.I) and re.match(r"\s*\)", after))
+    return bool(re.search(r"\bsoft-?max\}?\s*\(\s*$", before, re.I) and re.match(r"\s*\)", after))  # (\text{softmax}(…))
 
 
 _FAMILY = {"scores", "scaled", "masked"}
