@@ -9,7 +9,7 @@ from import_snippets import claims, imported
 
 from symattn.analyses.importer_fit_scale import weights_fit_unscaled
 from symattn.analyses.importer_identity import identity_columns
-from symattn.analyses.importer_fresh_scores import scores_given_afresh
+from symattn.analyses.importer_fresh_scores import qkv_given_afresh, scores_given_afresh
 from symattn.analyses.importer_items import Item, softmax_argument, softmax_result
 from symattn.analyses.importer_model import toml_value
 from symattn.analyses.importer_one_query_dots import one_query_entries
@@ -287,3 +287,39 @@ def test_value_weights_as_a_rectangular_identity():
     (ex,) = imported(page)
     assert [[_frac(x) for x in r] for r in ex.spec.inputs["Wv"]] == [[1, 0], [0, 1], [0, 0]]
     assert {("V", "1", ("1", "2")), ("V", "2", ("4", "5"))} <= claims(ex)
+
+
+# --- Q = K = V given under a new heading after an example worked from embeddings: a new example ---------------
+
+def test_problem_after_a_worked_example_is_its_own():
+    page = "\n".join([
+        "## Example",
+        r"$$X = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad W^Q = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, "
+        r"\quad W^K = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}, \quad W^V = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix}$$",
+        "No scaling.",
+        r"$$QK^\top = \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}$$",
+        "",
+        "## Problem 1",
+        r"Given $Q = K = V = \begin{bmatrix} 2 & 0 \\ 0 & 2 \end{bmatrix}$, no scaling:",
+        r"$$QK^\top = \begin{bmatrix} 4 & 0 \\ 0 & 4 \end{bmatrix}$$",
+    ])
+    exs = imported(page)
+    assert len(exs) == 2
+    second = exs[1]
+    assert [[_frac(x) for x in r] for r in second.spec.inputs["Q"]] == [[2, 0], [0, 2]]
+    assert ("scores", "1", ("4", "0")) in claims(second)
+
+
+def test_qkv_given_afresh_needs_the_three_together():
+    def item(step, line):
+        return Item(rows=[["1", "0"], ["0", "1"]], where=[Where(line + 1)] * 2, line=line, end=line + 1,
+                    kind="matrix", step=step, strength=3)
+    x, w = item("X", 0), item("weights", 2)
+    q, k, v = item("Q", 6), item("K", 6), item("V", 6)
+    lines = [Line("", Where(i + 1)) for i in range(8)]
+    lines[5] = Line("Problem 1", Where(6), "heading")
+    assert qkv_given_afresh({"X": x}, [x, w], q, [x, w, q, k, v], lines)
+    assert not qkv_given_afresh({}, [x, w], q, [x, w, q, k, v], lines)  # the example did not start from X
+    assert not qkv_given_afresh({"X": x}, [x], q, [x, q, k, v], lines)  # nothing worked before
+    k2 = item("K", 7)
+    assert not qkv_given_afresh({"X": x}, [x, w], q, [x, w, q, k2, v], lines)  # not on one line: projections shown

@@ -65,7 +65,7 @@ from .importer_prose_rows import join_listed_rows
 from .importer_random_steps import printed_steps_of_random_weights
 from .importer_fused import split_fused
 from .importer_fit_scale import weights_fit_unscaled
-from .importer_fresh_scores import scores_given_afresh
+from .importer_fresh_scores import qkv_given_afresh, scores_given_afresh
 from .importer_cells_only import claims_by_cell
 from .importer_code_inputs import (keys_over_subset, next_part_heading, one_query_inputs, x_with_stated_identities,
                                    x_worked_in_code)
@@ -1110,7 +1110,8 @@ class _Importer(_ClaimsOnlyReadings):
                 if cur is None:
                     cur = _Segment(first=it.line)
                     segs.append(cur)
-                elif _fresh_scores(cur, it) or scores_given_afresh(cur.items, cur.last, it, self.page.lines):
+                elif _fresh_scores(cur, it) or scores_given_afresh(cur.items, cur.last, it, self.page.lines) or \
+                        qkv_given_afresh(cur.inputs, cur.items, it, self.items, self.page.lines):
                     # other raw scores, after the first were worked to weights, on a page that gives no inputs:
                     # the page works another example from them (a stability demo's large scores)
                     cur = _Segment(first=it.line)

@@ -1,5 +1,7 @@
-"""A score matrix given outright under its own heading, after an example that started from Q, K and
-V: a study guide's next exercise ("Given the score matrix S (4×4) …"), not a printed result of the
+"""Inputs given afresh under a heading of their own, after an example was worked: a study guide's next
+exercise. Two forms: Q, K and V given together on one line ("Given Q = K = V = […]") after an
+example that started from embeddings and weights (see :func:`qkv_given_afresh`), and a score matrix
+given outright after an example that started from Q, K and V ("Given the score matrix S (4×4) …"), not a printed result of the
 example before. It starts a new example when it has another number of columns than the example has
 keys, so it cannot be their scores.
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 from ..read.pages.model import Line
 from .importer_items import Item
 
-__all__ = ["scores_given_afresh"]
+__all__ = ["scores_given_afresh", "qkv_given_afresh"]
 
 
 def scores_given_afresh(items: list[Item], last: int, it: Item, lines: list[Line]) -> bool:
@@ -41,3 +43,39 @@ def scores_given_afresh(items: list[Item], last: int, it: Item, lines: list[Line
     if not any(ln.role == "heading" and ln.text.strip() for ln in lines[max(0, last + 1):it.line]):
         return False
     return it.shape[1] not in keys
+
+
+_WORKED = ("scores", "scaled", "masked", "weights", "output")
+
+
+def qkv_given_afresh(inputs: dict, items: list[Item], it: Item, page_items: list[Item], lines: list[Line]) -> bool:
+    """Whether ``it`` (Q, K or V named so, a matrix) starts a new example: the example so far started from
+    embeddings (``inputs`` holds X), worked them (a score, weight or output printed), a heading stands
+    after that work, and the line of ``it`` gives Q, K and V together (``Q = K = V = […]``), so they are
+    given, not the example's projections printed again.
+
+    >>> from symattn.read.pages.model import Where
+    >>> def item(step, line, rows=(("1", "0"), ("0", "1"))):
+    ...     return Item(rows=[list(r) for r in rows], where=[Where(line + 1)] * 2, line=line, end=line + 1,
+    ...                 kind="matrix", step=step, strength=3)
+    >>> x, w = item("X", 0), item("weights", 2)
+    >>> q, k, v = item("Q", 6), item("K", 6), item("V", 6)
+    >>> lines = [Line("", Where(i + 1)) for i in range(8)]
+    >>> lines[5] = Line("Problem 1", Where(6), "heading")
+    >>> qkv_given_afresh({"X": x}, [x, w], q, [x, w, q, k, v], lines)
+    True
+    >>> qkv_given_afresh({"X": x}, [x, w], q, [x, w, q, k], lines)  # V not given with them
+    False
+    >>> qkv_given_afresh({"X": x}, [x, w], q, [x, w, q, k, v], [Line("", Where(1))] * 8)  # no heading
+    False
+    """
+    if it.step not in ("Q", "K", "V") or it.kind != "matrix" or it.strength < 3 or it.operand or "X" not in inputs:
+        return False
+    same = {c.step for c in page_items if c.line == it.line and c.kind == "matrix" and c.strength >= 3
+            and not c.operand and c.shape == it.shape}
+    if not {"Q", "K", "V"} <= same:
+        return False
+    worked = [c.end for c in items if c.step in _WORKED and c.strength >= 2 and c.line < it.line]
+    if not worked:
+        return False
+    return any(ln.role == "heading" and ln.text.strip() for ln in lines[max(worked) + 1:it.line])
