@@ -14,9 +14,11 @@ from symattn.analyses.importer_items import Item, softmax_argument, softmax_resu
 from symattn.analyses.importer_model import toml_value
 from symattn.analyses.importer_one_query_dots import one_query_entries
 from symattn.analyses.importer_row_words import row_named_before
+from symattn.analyses.importer_token_entries import token_entries
 from symattn.read.pages import read_page
 from symattn.read.pages.hand_math import hand_math_line, hand_vectors
 from symattn.read.pages.model import Line, Where
+from symattn.read.pages.shape_comments import shape_comment
 
 FENCE = "```"
 
@@ -323,3 +325,89 @@ def test_qkv_given_afresh_needs_the_three_together():
     assert not qkv_given_afresh({"X": x}, [x], q, [x, q, k, v], lines)  # nothing worked before
     k2 = item("K", 7)
     assert not qkv_given_afresh({"X": x}, [x, w], q, [x, w, q, k2, v], lines)  # not on one line: projections shown
+
+
+# --- a shape in the comment after the code that makes a tensor ------------------------------------------------
+
+SHAPE_COMMENTS = [
+    ("W_Q = torch.randn(d_model, d_model) * 0.5  # [4, 4]", ["4", "4"], True),
+    ("h = np.zeros(n)  # [8]", ["8"], True),
+    ("q = torch.tensor([3.0, 1.0])  # [3, 1]", ["3", "1"], False),  # a literal's values restated
+    ("W = torch.randn(4, 4)  # [0.5, 1]", ["0.5", "1"], False),  # not sizes
+    ("W = torch.randn(4, 4)  # [4, 4, 4]", ["4", "4", "4"], False),  # not one size per argument
+]
+
+
+@pytest.mark.parametrize("line,entries,shape", SHAPE_COMMENTS)
+def test_shape_comment(line, entries, shape):
+    assert shape_comment(line, line.rindex("["), entries) is shape
+
+
+def test_shape_comment_is_no_input():
+    page = f"{FENCE}python\nW_Q = torch.randn(d_model, d_model) * 0.5  # [4, 4]\nQ = torch.tensor([1.0, 2.0])  # [1, 2]\n{FENCE}\n"
+    rows = [b.rows for b in read_page(page, "markdown").blocks]
+    assert [["4", "4"]] not in rows
+    assert [["1.0", "2.0"]] in rows
+
+
+# --- one query's entries named by the key's token ---------------------------------------------------------
+
+TOKEN_ENTRIES = [
+    ("* Score (cat): $(1 \\times 2) + (0 \\times 1) = 2$", [("scores", "cat", "2")]),
+    ("- **Scaled Score (dog)**: $4 / 2 = 2.0$", [("scaled", "dog", "2.0")]),
+    ("* Attention weight (sat): ≈ 0.42", [("weights", "sat", "0.42")]),
+    (r"\text{Context} &= 0.7 \times V_{\text{cat}} + 0.3 \times V_{\text{dog}} \\",
+     [("weights", "cat", "0.7"), ("weights", "dog", "0.3")]),
+    ("out = 0.25 * V['a'] + 0.75 * V['b']", [("weights", "a", "0.25"), ("weights", "b", "0.75")]),
+    # near misses
+    ("* Score (cat): high", []),
+    ("* Score: 10", []),  # no token
+    ("* Score (cat): $2 \\times 5$", []),  # a product, no result after '='
+    ("0.7 × V_cat", []),  # one term: not a weighted sum
+    ("0.5 × V_cat + 0.5 × V_cat", []),  # the same key twice
+    ("* Loss (cat): = 0.3", []),  # not a step of attention
+]
+
+
+@pytest.mark.parametrize("text,want", TOKEN_ENTRIES)
+def test_token_entries(text, want):
+    assert token_entries(text) == want
+
+
+def test_lesson_walkthrough_by_token():
+    """Q, K and V listed by token (and in code, keyed by token), then each step key by key, the weighted sum
+    in an align environment."""
+    page = "\n".join([
+        "**Inputs:**",
+        "* **Query (Q):** `[1, 0]`",
+        "* **Keys:**",
+        "  * **K_cat:** `[2, 0]`",
+        "  * **K_dog:** `[0, 2]`",
+        "* **Values:**",
+        "  * **V_cat:** `[1, 1]`",
+        "  * **V_dog:** `[3, 0]`",
+        "",
+        "```python",
+        "Q = torch.tensor([1.0, 0.0])",
+        "K = {'cat': torch.tensor([2.0, 0.0]), 'dog': torch.tensor([0.0, 2.0])}",
+        "V = {'cat': torch.tensor([1.0, 1.0]), 'dog': torch.tensor([3.0, 0.0])}",
+        "```",
+        "",
+        "No scaling here.",
+        "",
+        "* Score (cat): $(1 \\times 2) + (0 \\times 0) = 2$",
+        "* Score (dog): $(1 \\times 0) + (0 \\times 2) = 0$",
+        "",
+        "$$",
+        "\\begin{align}",
+        "\\text{Context} &= 0.88 \\times V_{\\text{cat}} + 0.12 \\times V_{\\text{dog}} \\\\",
+        "&= [0.88, 0.88] + [0.36, 0] \\\\",
+        "&\\approx [1.24, 0.88]",
+        "\\end{align}",
+        "$$",
+    ])
+    (ex,) = imported(page)
+    got = {(c.step, c.key, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert ("scores", None, ("2", "0")) in got
+    assert ("weights", None, ("0.88", "0.12")) in got
+    assert ("output", None, ("1.24", "0.88")) in got

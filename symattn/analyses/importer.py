@@ -96,7 +96,8 @@ LITERAL_NAMES = ("Q", "K", "V", KEYS_AND_VALUES)
 
 #: a line that adds bracketed vectors: "= [0.42,0,0.42,0] + [0,0.32,0,0.32] + … (= [result])"
 _VTERM = r"\[[^\[\]=]{1,2000}\]"
-_VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
+_VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*(?:\\\\)?\s*")
+# (a line of an align environment ends in LaTeX's row break: '&= [1.74, 1.31] + [0.05, 0.03] \\\\')
 
 _PV_TERM = r"\s*(?:\d++(?:\.\d++)?|\.\d++)\s*(?:\\cdot|\\times|·|\*|×)\s*\[[^\[\]=]{1,400}\]\s*"
 _PV_PREFIX_RE = re.compile(rf"([^\[\]=$]{{0,80}}?)\$?((?:{_PV_TERM}\+)+{_PV_TERM})=")

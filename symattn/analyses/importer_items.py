@@ -26,6 +26,7 @@ from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_row_words import row_named_before
+from .importer_token_entries import token_entry_items
 from .importer_one_query_dots import one_query_items
 from .importer_results import first_result, unpacked_output, unpacked_weights
 from .importer_names import (INPUT_NAMES, clean_label, grad_of, is_transposed, names_qkv_together, product_step,
@@ -3538,6 +3539,7 @@ def collect(page: Page) -> Collected:
     c.answer_options()
     c.dot_lines()
     c.items += one_query_items(c.lines, c.items, Item)  # q · k₁ = … = 1, α₁ = … = 0.5 (importer_one_query_dots.py)
+    c.items += token_entry_items(c.lines, Item)  # Score (animal): … = 10 (importer_token_entries.py)
     c.vector_dot_lines()
     c.token_dot_chains()
     c.pair_dot_lines()
