@@ -10,7 +10,7 @@ from import_snippets import claims, imported
 from symattn.analyses.importer_fit_scale import weights_fit_unscaled
 from symattn.analyses.importer_identity import identity_columns
 from symattn.analyses.importer_fresh_scores import qkv_given_afresh, scores_given_afresh
-from symattn.analyses.importer_items import Item, softmax_argument, softmax_result
+from symattn.analyses.importer_items import Item, softmax_argument
 from symattn.analyses.importer_model import toml_value
 from symattn.analyses.importer_one_query_dots import one_query_entries
 from symattn.analyses.importer_row_words import row_named_before
@@ -226,23 +226,21 @@ def test_rows_named_in_spanish_place_wrong_weights_at_their_rows():
     assert ("weights", "1", ("0.73", "0.27")) in got
 
 
-# --- softmax written in LaTeX text: its argument restates a row, its result is the weights ------------------
+# --- softmax written in LaTeX text: the bracket inside \\text{softmax}(…) is its argument, not weights ------------
 
 SOFTMAX_LATEX = [
-    (r"行 1: $\text{softmax}(", ")", True, False),
-    (r"$\operatorname{softmax}(", ") = ", True, False),
-    (r"$\text{softmax}([0.7, 0, 0.35]) \approx ", "$", False, True),
-    (r"softmax([1, 2]) \approx ", "", False, True),
+    (r"行 1: $\text{softmax}(", ")", True),
+    (r"$\operatorname{softmax}(", ") = ", True),
+    ("`softmax(", ")`", True),
     # near misses
-    (r"$\text{softmax}(", r" \cdot V)", False, False),  # a product inside: no argument alone
-    (r"$\text{softmax}(QK^T) V \approx ", "", False, False),  # the output, not the weights
+    (r"$\text{softmax}(", r" \cdot V)", False),  # a product inside: no argument alone
+    (r"$\text{softmax}([1, 0]) \approx ", "$", False),  # after the call: its result
 ]
 
 
-@pytest.mark.parametrize("before,after,argument,result", SOFTMAX_LATEX)
-def test_softmax_in_latex_text(before, after, argument, result):
+@pytest.mark.parametrize("before,after,argument", SOFTMAX_LATEX)
+def test_softmax_argument_in_latex_text(before, after, argument):
     assert softmax_argument(before, after) is argument
-    assert softmax_result(before) is result
 
 
 def test_rows_named_in_chinese_with_latex_softmax():
@@ -411,3 +409,57 @@ def test_lesson_walkthrough_by_token():
     assert ("scores", None, ("2", "0")) in got
     assert ("weights", None, ("0.88", "0.12")) in got
     assert ("output", None, ("1.24", "0.88")) in got
+
+
+# --- a product written with its name, its symbols, its factors side by side, then its result ---------------------
+
+BMAT_I = r"\begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix}"
+BMAT_A = r"\begin{bmatrix} 0.67 & 0.33 \\ 0.33 & 0.67 \end{bmatrix}"
+BMAT_V = r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"
+BMAT_R = r"\begin{bmatrix} 1.66 & 2.66 \\ 2.34 & 3.5 \end{bmatrix}"  # (3.34: the page slipped)
+
+
+def test_named_product_with_factors_written_out():
+    page = "\n".join([
+        f"$$Q = K = {BMAT_I}, \\quad V = {BMAT_V}$$",
+        "No scaling.",
+        "Row-wise softmax (two decimals):",
+        f"$$A = {BMAT_A}$$",
+        "",
+        f"$$\\text{{Output}} = A V = {BMAT_A} {BMAT_V} = {BMAT_R}$$",
+    ])
+    (ex,) = imported(page)
+    got = {(c.step, c.row, tuple(c.values)) for c in ex.claims if c.group is None}
+    assert ("output", "1", ("1.66", "2.66")) in got and ("output", "2", ("2.34", "3.5")) in got
+    assert not any(c.step == "output" and tuple(c.values) == ("0.67", "0.33") for c in ex.claims)
+
+
+FACTORED_NEAR_MISSES = [
+    f"$$\\text{{Output}} = {BMAT_A} {BMAT_V}$$",  # no symbols, no result after '='
+    f"$$\\text{{Output}} = A V = {BMAT_A} + {BMAT_V} = {BMAT_R}$$",  # a sum, not side by side
+    f"$$M = f(A) = {BMAT_A} {BMAT_V} = {BMAT_R}$$",  # not a product of two symbols
+]
+
+
+@pytest.mark.parametrize("line", FACTORED_NEAR_MISSES)
+def test_factored_near_misses(line):
+    from symattn.analyses.importer_factored import FACTORED_NOTE
+    from symattn.analyses.importer_items import collect
+    items = collect(read_page(line, "markdown")).items
+    assert not any(FACTORED_NOTE in it.notes for it in items)
+
+
+FACTORED = [
+    (f"$$\\text{{Output}} = A V = {BMAT_A} {BMAT_V} = {BMAT_R}$$", ("weights", "V", "output")),
+    (f"$$Q = X W^Q = {BMAT_I} \\cdot {BMAT_V} = {BMAT_V}$$", ("X", "Wq", "Q")),
+]
+
+
+@pytest.mark.parametrize("line,steps", FACTORED)
+def test_factored_product_items(line, steps):
+    from symattn.analyses.importer_factored import FACTORED_NOTE
+    from symattn.analyses.importer_items import collect
+    a, b, r = [it for it in collect(read_page(line, "markdown")).items if it.kind == "matrix"]
+    assert (a.step, b.step, r.step) == steps
+    assert a.operand and b.operand and not r.operand
+    assert FACTORED_NOTE in a.notes and FACTORED_NOTE in b.notes

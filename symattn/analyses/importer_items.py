@@ -26,6 +26,7 @@ from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
 from .importer_row_words import row_named_before
+from .importer_factored import factored_products
 from .importer_token_entries import token_entry_items
 from .importer_one_query_dots import one_query_items
 from .importer_results import first_result, unpacked_output, unpacked_weights
@@ -1061,7 +1062,7 @@ def softmax_result(before: str) -> bool:
     >>> softmax_result("softmax([2, 4, 4]) = "), softmax_result("`softmax(scores) ≈ "), softmax_result("softmax(s) V = ")
     (True, True, False)
     """
-    m = re.search(r"\bsoft-?max\}?\s*\(\s*(\[[^\[\]]*\]|[A-Za-z_]\w*)\s*\)\s*(?:=|≈|\\approx)\s*$", before, re.I)
+    m = re.search(r"\bsoft-?max\s*\(\s*(\[[^\[\]]*\]|[A-Za-z_]\w*)\s*\)\s*(?:=|≈)\s*$", before, re.I)
     return bool(m and (m.group(1).startswith("[") or step_of_ident(m.group(1)) in ("scores", "scaled", "masked")))
 
 
@@ -3547,6 +3548,7 @@ def collect(page: Page) -> Collected:
     c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
+    factored_products(c.items)  # Output = A V = [A] [V] = [R] (importer_factored.py)
     c.items = join_indexed_rows(c.items)
     c.items = join_side_by_side(c.items, page.lines)
     c.items = join_stacked_rows(c.items, page.lines)
