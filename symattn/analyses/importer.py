@@ -82,10 +82,12 @@ from .importer_stacked_sums import stacked_sums
 from .importer_prose_rows import join_listed_rows
 from .importer_random_steps import printed_steps_of_random_weights
 from .importer_fused import split_fused
+from .importer_fit_scale import weights_fit_unscaled
+from .importer_fresh_scores import qkv_given_afresh, scores_given_afresh
 from .importer_cells_only import claims_by_cell
 from .importer_code_inputs import (keys_over_subset, next_part_heading, one_query_inputs, x_with_stated_identities,
                                    x_worked_in_code)
-from .importer_identity import stated_identities
+from .importer_identity import identity_columns, stated_identities
 from .importer_partial_weights import query_claims
 from .importer_grids import grid_examples
 from .importer_testcases import TEST_CASE_NOTE, read_test_cases
@@ -112,7 +114,8 @@ LITERAL_NAMES = ("Q", "K", "V", KEYS_AND_VALUES)
 
 #: a line that adds bracketed vectors: "= [0.42,0,0.42,0] + [0,0.32,0,0.32] + … (= [result])"
 _VTERM = r"\[[^\[\]=]{1,2000}\]"
-_VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*")
+_VSUM_RE = re.compile(rf"\s*(?:[^\[\]=]{{0,80}}=)?\s*({_VTERM}(?:\s*\+\s*{_VTERM})+)\s*(=\s*{_VTERM})?\s*[.,;]?\s*(?:\\\\)?\s*")
+# (a line of an align environment ends in LaTeX's row break: '&= [1.74, 1.31] + [0.05, 0.03] \\\\')
 
 _PV_TERM = r"\s*(?:\d++(?:\.\d++)?|\.\d++)\s*(?:\\cdot|\\times|·|\*|×)\s*\[[^\[\]=]{1,400}\]\s*"
 _PV_PREFIX_RE = re.compile(rf"([^\[\]=$]{{0,80}}?)(?:=\s*)?\$?((?:{_PV_TERM}\+)+{_PV_TERM})=")  # ('Output = 0.7*[..] + …')
@@ -1126,7 +1129,8 @@ class _Importer(_ClaimsOnlyReadings):
                 if cur is None:
                     cur = _Segment(first=it.line)
                     segs.append(cur)
-                elif _fresh_scores(cur, it):
+                elif _fresh_scores(cur, it) or scores_given_afresh(cur.items, cur.last, it, self.page.lines) or \
+                        qkv_given_afresh(cur.inputs, cur.items, it, self.items, self.page.lines):
                     # other raw scores, after the first were worked to weights, on a page that gives no inputs:
                     # the page works another example from them (a stability demo's large scores)
                     cur = _Segment(first=it.line)
@@ -1387,10 +1391,11 @@ class _Importer(_ClaimsOnlyReadings):
                 if w not in ws and (w in eye or w in times):
                     ev = eye.get(w) or times[w]
                     c = times[w].value if w in times and w not in eye else "1"
-                    inputs[w] = ws[w] = Item(rows=[[c if i == j else "0" for j in range(dm)] for i in range(dm)],
+                    cols = identity_columns(ev.text, dm)  # I_{4×2}: the 4×2 identity (importer_identity.py)
+                    inputs[w] = ws[w] = Item(rows=[[c if i == j else "0" for j in range(cols)] for i in range(dm)],
                                              where=[ev.where] * dm, line=x.line, end=x.line, step=w, strength=3,
                                              label=ev.text)
-                    notes.append(Note("found", f"{w} = {'' if c == '1' else c + '·'}I ({dm}×{dm}): the page says so: "
+                    notes.append(Note("found", f"{w} = {'' if c == '1' else c + '·'}I ({dm}×{cols}): the page says so: "
                                       f"{ev.text!r}", ev.where))
             for w in ("Wq", "Wk", "Wv"):
                 if w not in ws:
@@ -1801,6 +1806,11 @@ class _Importer(_ClaimsOnlyReadings):
                                        "applies softmax to the printed scores as they are", assumed=True)
         elif sc is not None:
             conv["scale"] = Choice(sc.value, f"the page says so: {sc.text!r}", where=sc.where)
+        if stage == "scores" and conv.get("scale") is not None and conv["scale"].value == "1/sqrt(d_k)" and (
+                unscaled_w := weights_fit_unscaled(given["scores"].rows, claims_items, getattr(conv.get("d_k"), "value", None))):
+            conv["scale"] = Choice("none", f"the printed weights ({unscaled_w.at()}) are the softmax of the printed scores "
+                                   "as they are", where=unscaled_w.at())  # (importer_fit_scale.py)
+            conv.pop("d_k", None)
         divided = _score_divided(lines[seg.first: seg.last + 1], claims_items)
         if divided is not None and stage in ("x", "qkv"):
             conv["scale"] = divided  # softmax(0.13/3): how the page divides its own score decides over a heading

@@ -48,3 +48,21 @@ def stated_identities(lines: list[Line], width: int) -> dict[str, Evidence]:
             for q, k in re.findall(_W_NAME, m.group(1)):
                 out.setdefault("W" + (q or k).lower(), Evidence(m.group(4) or "1", str(ln.where), snippet(ln.text, m)))
     return out
+
+
+#: the identity written with its shape: 'I_{4 \times 2}', 'I_{4×2}', 'I_{4x2}' (rows × columns)
+_SHAPED_I = re.compile(r"(?<![A-Za-z\\])I_\{?\s*(\d{1,3})\s*(?:\\times|×|x|\*)\s*(\d{1,3})\s*\}?")
+
+
+def identity_columns(text: str, rows: int) -> int:
+    """The number of columns of an identity a statement writes with its shape, ``W^V = I_{4 \\times 2}`` (the
+    4×2 matrix with ones on its diagonal: the first two columns of the 4×4 identity), when its rows are
+    ``rows``; else ``rows`` (a square identity).
+
+    >>> identity_columns(r"W^V = I_{4 \\times 2}", 4), identity_columns("W_V = I_{4×2}", 3), identity_columns("W_V = I", 4)
+    (2, 3, 4)
+    """
+    m = _SHAPED_I.search(text)
+    if m is None or int(m.group(1)) != rows or not 1 <= int(m.group(2)) <= rows:
+        return rows
+    return int(m.group(2))

@@ -25,6 +25,10 @@ from .importer_factors import FACTOR_NOTE, product_factor
 from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
 from .importer_params import parameter_copy
+from .importer_row_words import row_named_before
+from .importer_factored import factored_products
+from .importer_token_entries import token_entry_items
+from .importer_one_query_dots import one_query_items
 from .importer_results import first_result, unpacked_output, unpacked_weights
 from .importer_symbol_heads import heading_symbol_step
 from .importer_printed import fstring_printed, tuple_with_shapes
@@ -1070,7 +1074,7 @@ def softmax_argument(before: str, after: str) -> bool:
     >>> softmax_argument("`softmax(", ")`"), softmax_argument("softmax = ", "")
     (True, False)
     """
-    return bool(re.search(r"\bsoft-?max\s*\(\s*$", before, re.I) and re.match(r"\s*\)", after))
+    return bool(re.search(r"\bsoft-?max\}?\s*\(\s*$", before, re.I) and re.match(r"\s*\)", after))  # (\text{softmax}(…))
 
 
 _FAMILY = {"scores", "scaled", "masked"}
@@ -1812,6 +1816,8 @@ class _Collector:
             it.row_index = _name_index(it.label) if it.kind in ("vector", "scalar") and not head_of(it.label) else None
         if it.row_index is None and len(it.rows) == 1 and it.kind != "stack":
             it.row_index = _row_word(it.label)  # Softmax(\text{Row 3}) = [[…]]: one row, the third query's
+        if it.row_index is None and it.kind == "vector" and not self.base:
+            it.row_index = row_named_before(b.before)  # 'Para la fila 3: softmax([…]) ≈ […]' (importer_row_words.py)
         sub = re.search(r"\[\s*(\d+)\s*\]\s*\)?\s*[:=→-]*\s*$", it.label or "")
         if sub and it.kind in ("vector", "scalar"):
             it.row_index = int(sub.group(1)) + 1  # code indexes from 0
@@ -3561,6 +3567,8 @@ def collect(page: Page) -> Collected:
     c.lines_items()
     c.answer_options()
     c.dot_lines()
+    c.items += one_query_items(c.lines, c.items, Item)  # q · k₁ = … = 1, α₁ = … = 0.5 (importer_one_query_dots.py)
+    c.items += token_entry_items(c.lines, Item)  # Score (animal): … = 10 (importer_token_entries.py)
     c.vector_dot_lines()
     c.token_dot_chains()
     c.pair_dot_lines()
@@ -3568,6 +3576,7 @@ def collect(page: Page) -> Collected:
     c.division_runs()
     c.shared_names()
     c.items.sort(key=lambda it: (it.line, it.where[0].line))
+    factored_products(c.items)  # Output = A V = [A] [V] = [R] (importer_factored.py)
     c.items = join_indexed_rows(c.items)
     c.items = join_side_by_side(c.items, page.lines)
     c.items = join_stacked_rows(c.items, page.lines)

@@ -253,7 +253,11 @@ def toml_value(text: str) -> Any:
 
     >>> toml_value("0.5152"), toml_value("2"), toml_value("6.3379e-02"), toml_value("1."), toml_value("..")
     (Decimal('0.5152'), 2, '6.3379e-02', '1.', '..')
+    >>> toml_value("-∞")  # a masked entry written with the sign of infinity: the draft's spelling of it
+    '-inf'
     """
+    if text in ("-∞", "−∞", "+∞", "∞"):
+        return "inf" if text[0] not in "-−" else "-inf"
     if re.fullmatch(r"-?(0|[1-9]\d{0,299})", text):
         return int(text)
     if re.fullmatch(r"-?(0|[1-9]\d*)\.\d+", text) and len(text) <= 300:

@@ -29,6 +29,7 @@ from .hanging_rows import join_hanging_rows
 from .scripts import script_lines, with_scripts
 from .model import Line, Page, Where
 from .infnames import named_infinities
+from .hand_math import hand_math_fences
 from .mermaid import MERMAID_FENCE_RE, mermaid_texts
 from .scan import scan
 from .side_by_side import unstack_side_by_side
@@ -859,6 +860,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>", scri
         raise LimitError(f"{source}: the page has {len(text)} characters, past the limit of {MAX_PAGE_BYTES} "
                          "(see the README's limits)")
     fmt = normalise_format(format) if format else detect_format(source if source not in ("<page>", "-") else None, text)
+    body = None
     if fmt == "notebook":
         lines = notebook_lines(text)
     elif not format and PurePath(source).suffix.lower() in SOURCE_SUFFIXES:
@@ -880,6 +882,8 @@ def read_page(text: str, format: str | None = None, source: str = "<page>", scri
     if fmt != "notebook":
         doctest_lines(lines)
     lines = read_decimal_commas(named_infinities(lines))
+    if fmt == "markdown" and body is not None:
+        lines = hand_math_fences(lines, body)  # bare fences of hand-written math: text (hand_math.py)
     lines = unstack_side_by_side(join_hanging_rows(lines))
     page = Page(fmt, lines, source=source)
     page.blocks = scan(lines)

@@ -28,6 +28,7 @@ from ...errors import LimitError
 from ...limits import MAX_PAGE_BLOCKS, MAX_PAGE_SCAN
 from .latex_cells import body_comments, cell, find_environment, is_number, split_body
 from .model import Line, Numbers, Page, Table, Where, Words
+from .shape_comments import shape_comment
 
 __all__ = ["scan", "entry_kind", "MAX_GROUP_CHARS", "PLACEHOLDERS"]
 
@@ -573,6 +574,8 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     if depth == 1 and len(rows[0]) == 1 and seg.role in ("prose", "heading") and re.fullmatch(r"\d{1,3}", rows[0][0]):
         return None, i + 1  # a citation [12]
     ls, le = seg.line_text(i)
+    if code and depth == 1 and shape_comment(seg.text[ls:le], i - ls, rows[0]):
+        return None, end  # 'W = torch.randn(d, d)  # [4, 4]': the shape made, in a comment (shape_comments.py)
     if depth == 1 and len(rows[0]) <= 4 and all(re.fullmatch(r"[1-9]\d{0,3}", e) for e in rows[0]) \
             and re.search(r"shape|size|dim", seg.text[ls:le], re.I):
         return None, end  # a shape, (6, 2) written as [6, 2] (no size is 0: '2-dim … x = [1, 0]' is a vector)
@@ -711,7 +714,7 @@ def _label_column(text: str, end: int, n: int) -> list[str] | None:
 # matrices drawn with bars
 
 _BAR_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_BAR_GROUP_RE = re.compile(rf"\|\s*({_BAR_NUM}(?:[ \t]+{_BAR_NUM})*)\s*\|")
+_BAR_GROUP_RE = re.compile(rf"\|\s*((?:{_BAR_NUM}|-?∞)(?:[ \t]+(?:{_BAR_NUM}|-?∞))*)\s*\|")  # -∞: a masked entry
 #: the pieces of tall brackets copied from rendered math (⎡ ⎤ ⎢ ⎥ ⎣ ⎦, ⎛ ⎞ ⎜ ⎟ ⎝ ⎠) and box bars, as bars
 _BAR_PIECES = str.maketrans({c: "|" for c in "⎡⎤⎢⎥⎣⎦⎛⎞⎜⎟⎝⎠│┃"})
 _BAR_GAP_RE = re.compile(r"\s*(?:([A-Za-z][\w^{}']{0,30})\s*=\s*)?")
