@@ -65,6 +65,8 @@ from .importer_printed_query import headed_output, printed_query_apart, printed_
 from .importer_constant_scale import constant_scale
 from .importer_lookup import keyed_vectors, sentences_of
 from .importer_two_precisions import code_row_index, coarser_than_results, inputs_claimed, print_precision_raised
+from .importer_drawn_scores import scores_drawn_at_random
+from .importer_elided import elided_steps
 from .importer_conventions import (Evidence, heads_evidence, multihead_layer, identity_weights, inline_keep_mask, keep_mask, layout_evidence,
                                    left_out_scaling, mask_evidence, mask_lines, per_token_layout, query_evidence,
                                    scale_evidence)
@@ -2010,6 +2012,8 @@ class _Importer(_ClaimsOnlyReadings):
         never prints (drawn at random, loaded, or made in code or a notebook not shown), rather than written on
         the page (prose, a table) or as a literal in its code: they are then one more printed result."""
         s = given.get("scores")
+        if s is not None and s.role == "output" and scores_drawn_at_random(self.page.lines, s.line):
+            return False  # scores = torch.randn(…): the printed scores are where the page starts
         if s is not None and s.role in ("table", "prose") and set(given) == {"scores"} and draws_at_random(
                 [ln.text for ln in self.page.lines if ln.role == "code"]):
             # an illustrative table of scores on a page whose code makes its Q, K, V at random: what the
@@ -2382,7 +2386,7 @@ class _Importer(_ClaimsOnlyReadings):
             by_head = per_head_steps(self)
             if by_head is not None:
                 return [by_head]  # each printed head's steps under its own number: claims only
-            steps_only = self.named_steps_only()
+            steps_only = self.named_steps_only() or elided_steps(self)
             if steps_only is not None:
                 return [steps_only]
             by_values = self.steps_told_by_values()

@@ -132,6 +132,7 @@ _PHRASES = [
     # Chinese: 注意力权重 (attention weights), 缩放后的分数 (scaled scores), 原始分数 (raw scores)
     (r"注意力?(权重|權重)", "weights"),
     (r"(缩放|縮放)(后|後)的?(分数|分數|得分)", "scaled"),
+    (r"(掩码|掩碼|遮罩|屏蔽)(后|後)的?(分数|分數|得分)", "masked"),  # 掩码后分数: the scores after the mask
     (r"(原始|注意力?)?(分数|分數|得分)", "scores"),
     # Hindi: ध्यान वजन (attention weights), ध्यान स्कोर (attention scores), संदर्भ वेक्टर (context vector),
     # एम्बेडिंग (embeddings)

@@ -10,6 +10,7 @@ from typing import Any
 from .importer_items import Item
 from .importer_model import ClaimRow, ImportedExample, Note, _numeric, _Segment
 from .importer_rows import _listed, _rows_sum_to_one
+from .importer_row_sums import row_sums_of
 
 __all__ = ["printed_steps_of_random_weights"]
 
@@ -42,9 +43,12 @@ def _steps_printed(items: list[Item]) -> dict[str, Item] | None:
     if w is None or w.shape[0] != w.shape[1] or w.shape[0] < 2 or _rows_sum_to_one(w.rows) != "weights":
         return None
     if len(first) < 2:
-        return None  # weights alone: nothing on the part for check to hold them against
+        sums = row_sums_of(w, items)
+        if sums is None:
+            return None  # weights alone: nothing on the part for check to hold them against
+        first["weights_sum"] = sums  # … or with their row sums printed beside them ('Row sums:' [1. 1. 1.])
     n = w.shape[0]
-    if any(it.shape[0] != n or (s != "output" and it.shape[1] != n) for s, it in first.items()):
+    if any(it.shape[0] != n or (s != "output" and it.shape[1] != n) for s, it in first.items() if s != "weights_sum"):
         return None
     return first
 
@@ -71,8 +75,11 @@ def printed_steps_of_random_weights(imp: Any, seg: _Segment, index: int, code: s
             it = first[s]
             claims += [ClaimRow(s, rows[i], list(r), str(it.where[i] if i < len(it.where) else it.where[0]))
                        for i, r in enumerate(it.rows)]
+    if "weights_sum" in first:
+        used.append(first["weights_sum"])
+        claims += [ClaimRow("weights_sum", r, [v], first["weights_sum"].at()) for r, v in zip(rows, first["weights_sum"].rows[0])]
     notes = [Note("assumed", f"the page draws its weights in code ({code!r}, {where}) and prints none of them: the "
-                             f"{', '.join(s for s in _STEPS if s in first)} it prints drafted as claims only",
+                             f"{', '.join(s for s in (*_STEPS, 'weights_sum') if s in first)} it prints drafted as claims only",
                   used[0].at())]
     notes += _listed([it for it in seg.items if all(it is not u for u in used)],
                      "the page gives no inputs to place it with")

@@ -28,6 +28,7 @@ from .macros import undefined_macros
 from .hanging_rows import join_hanging_rows
 from .scripts import script_lines, with_scripts
 from .model import Line, Page, Where
+from .js_templates import template_outputs
 from .infnames import named_infinities
 from .hand_math import hand_math_fences
 from .mermaid import MERMAID_FENCE_RE, mermaid_texts
@@ -99,7 +100,8 @@ _KEYWORD_RE = re.compile(r"\s*(import|from|def|class|return|for|while|if|elif|el
                          r"assert|lambda|yield|raise|pass|break|continue|global|async|await|del|@)\b")
 _PRINTOUT_RE = re.compile(r"\s*(?:[\[\]()\d+\-.]|tensor\(|array\(|Array\(|tf\.Tensor|<tf\.Tensor|Parameter containing|"
                           r"torch\.Size|TensorShape|shape=|dtype=|grad_fn=|\.\.\.|…)")
-_LABEL_RE = re.compile(r"\s*[A-Za-z][^=(){}\[\];#]{0,80}?(?::\s*(?:[\[(\d+\-.]|tensor\(|array\(|tf\.Tensor).*|:?\s*)$")
+_LABEL_RE = re.compile(r"\s*[A-Za-z\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af][^=(){}\[\];#]{0,80}?"  # (a CJK label too)
+                       r"(?::\s*(?:[\[(\d+\-.]|tensor\(|array\(|tf\.Tensor|torch\.Size\().*|:?\s*)$")
 
 
 def looks_like_output(texts: list[str]) -> bool:
@@ -867,6 +869,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>", scri
         fmt = "markdown"
         fence = "`" * max(3, max((len(m) for m in re.findall(r"`{3,}", text)), default=0) + 1)
         lines = markdown_lines(f"{fence}\n{undefined_macros(_clean(text))}\n{fence}", first_line=0)[1:-1]
+        lines = template_outputs(lines) if PurePath(source).suffix.lower() in (".js", ".mjs", ".ts") else lines
     else:
         body = undefined_macros(_clean(text))
         lines = {"markdown": markdown_lines, "html": html_lines, "latex": latex_lines,

@@ -29,6 +29,7 @@ from ...limits import MAX_PAGE_BLOCKS, MAX_PAGE_SCAN
 from .latex_cells import body_comments, cell, find_environment, is_number, split_body
 from .model import Line, Numbers, Page, Table, Where, Words
 from .shape_comments import shape_comment
+from .printout_forms import rows_then_elision, trailing_elision, unquoted_numbers
 
 __all__ = ["scan", "entry_kind", "MAX_GROUP_CHARS", "PLACEHOLDERS"]
 
@@ -274,6 +275,8 @@ def _parse_group(text: str, offset: int, line_of) -> _Group | None:
                 flush(stack[-1])  # LaTeX's column separator in such a bracket: [ 0.1 & 0.2 \\ 0.5 & 0.6 ]
                 stack[-1].amps = True
                 continue
+            if not pending and stack[-1].children and trailing_elision(tok, text, m.end()):
+                continue  # rows left out at the end ("[ 0.6, 1.3],\n ...])"): the rows printed are the first
             if not _ATOM_OK_RE.fullmatch(tok):
                 return None
             if not pending:
@@ -536,6 +539,7 @@ def _bracket_block(seg: _Segment, i: int, code: bool, budget: _Budget):
     if shaped is None:
         return None, end  # ragged or mixed: not a matrix, and its parts are not either
     depth, rows, row_lines, notes, batches = shaped
+    rows = unquoted_numbers(rows) or rows  # ['0.266', '0.240']: numbers formatted as strings, then printed
     kind = _classify_entries(rows)
     if kind == "reject":
         return None, i + 1
@@ -1160,7 +1164,7 @@ def _merge_vectors(blocks: list, lines: list[Line]) -> list:
     for b in blocks:
         prev = out[-1] if out else None
         if (isinstance(b, Numbers) and isinstance(prev, Numbers) and b.depth == 1 and b.alone and prev.alone
-                and b.form == "list" and b.role != "output"
+                and b.form == "list" and (b.role != "output" or rows_then_elision(lines, b.start))
                 and prev.depth in (1, 2) and getattr(prev, "merged", prev.depth == 1) and b.form == prev.form
                 and b.start == prev.end + 1 and len(b.rows[0]) == len(prev.rows[0]) and b.role == prev.role):
             prev.rows.append(b.rows[0])
