@@ -119,8 +119,7 @@ KNOWN_MISSES = {
     # fixes (ap 80/217, aq 93/287, ar 220/748) and after them (ap 80, aq 99, ar 220)
     "ap/astroblog.md": 9,
     "ap/day44.md": 46,
-    "ap/mechinterp.md": 29,
-    "ap/wikinote.md": 53,
+    "ap/wikinote.md": 5,
     "aq/drawers.md": 154,
     "aq/maskcomments.py": 9,
     "aq/startquery.ipynb": 25,

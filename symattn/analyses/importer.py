@@ -82,6 +82,7 @@ from .importer_tuples import componentwise_terms
 from .importer_values import softmax_scale
 from .importer_variants import variant_evidence
 from .importer_walked_head import walked_first_head
+from .importer_hand_walk import hand_walks, renumber
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -3140,8 +3141,17 @@ def import_examples(text: str, format: str | None = None, source: str = "<page>"
     col = collect(page)
     col = replace(col, items=mark_shapes_and_operands(col.items, page.lines))
     # a 4-D printout (batch, heads, …) is read only on a page whose inputs are a batch; elsewhere it is skipped
-    out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
-        it for it in col.items if it.outer == 1])).run())
+    try:
+        out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
+            it for it in col.items if it.outer == 1])).run())
+    except LimitError:
+        raise
+    except SymattnError as e:
+        out = renumber(hand_walks(page, []), [])
+        if not out:
+            raise e from None
+    else:
+        out = renumber(hand_walks(page, out), out)  # one query walked by hand with named vectors
     for ex in out:
         try:
             ex.spec = from_dict(ex.data(), source)
