@@ -149,3 +149,68 @@ def test_output_lines(text, want):
 ])
 def test_lone_rows(text, want):
     assert lone_vector(norm(text)) == want
+
+
+# --- a worked example stating √d_k = 1: its "scaled" scores are its scores (scale none) -------------------------
+
+UNIT_ROOT = """## Scores
+
+$$Q = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}, \\quad K = \\begin{bmatrix} 2 & 1 \\\\ 1 & 3 \\end{bmatrix}, \\quad
+V = \\begin{bmatrix} 1 & 1 \\\\ 0 & 2 \\end{bmatrix}$$
+
+$$S = \\frac{Q K^\\top}{\\sqrt{d_k}}$$
+
+$$\\sqrt{d_k} = \\sqrt{2} = 1$$
+
+$$S = \\begin{bmatrix} 2 & 1 \\\\ 1 & 3 \\end{bmatrix}$$
+"""
+
+
+def test_unit_root_places_scores_unscaled():
+    ex, = imported(UNIT_ROOT)
+    assert ex.convention["scale"].value == "none"
+    assert ("scores", "1", ("2", "1")) in claims(ex) and not any(c.step == "scaled" for c in ex.claims)
+
+
+@pytest.mark.parametrize("text,want", [
+    (r"$$\sqrt{d_k} = \sqrt{2} = 1$$", "none"),
+    (r"here √d_k = 1, so nothing changes", "none"),
+    (r"$\sqrt{d_k} = \sqrt{4} = 2$", None),  # a real divisor
+    (r"$\sqrt{d_k} = 1.41$", None),
+    (r"$\sqrt{d_k} = 16$", None),  # 16, not 1 followed by more digits
+])
+def test_unit_root(text, want):
+    from symattn.analyses.importer_unit_root import unit_root
+    from symattn.read.pages.model import Line, Where
+    ev = unit_root([Line(text, Where(1))])
+    assert (ev.value if ev else None) == want
+
+
+# --- one query's weights listed one line a key under 'For word "x":' --------------------------------------------
+
+ATTEND = """Example:
+
+```
+For word "sun":
+- Attend to "a": 0.10
+- Attend to "hot": 0.30 (adjective)
+- Attend to "sun": 0.60 (itself)
+```
+"""
+
+
+def test_one_query_attend_list():
+    ex, = imported(ATTEND)
+    assert ex.tokens == ["sun"] and ex.key_tokens == ["a", "hot", "sun"] and ex.inputs == {}
+    assert claims(ex) == {("weights", "sun", ("0.10", "0.30", "0.60"))}
+
+
+@pytest.mark.parametrize("rows", [
+    ['- Attend to "a": 0.10', '- Attend to "hot": 0.30'],  # sums to 0.40: no distribution
+    ['- Attend to "a": 1.00'],  # one key only
+    ['- Attend to "a": 0.50 and more words', '- Attend to "b": 0.50'],  # not a weight line
+])
+def test_attend_list_near_misses(rows):
+    page = "```\nFor word \"sun\":\n" + "\n".join(rows) + "\n```\n"
+    with pytest.raises(SymattnError):
+        imported(page)

@@ -83,6 +83,7 @@ from .importer_values import softmax_scale
 from .importer_variants import variant_evidence
 from .importer_walked_head import walked_first_head
 from .importer_hand_walk import hand_walks, renumber
+from .importer_unit_root import scaled_by_one, unit_root
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -1739,6 +1740,7 @@ class _Importer(_ClaimsOnlyReadings):
         own = left_out_scaling(lines[min((it.line for it in source_items.values()), default=seg.first): seg.last + 1])
         if own is not None and not any(c.step == "scaled" and c.strength >= 2 for c in claims_items):
             sc = own  # the worked example says it leaves the scaling out, whatever code shown before it computes
+        sc = unit_root(lines[seg.first: seg.last + 1]) or sc  # '\sqrt{d_k} = \sqrt{2} = 1': nothing divides
         if stage == "scores":
             dk = self.d_k_of(region, given["scores"], claims_items) if sc is not None and sc.value == "1/sqrt(d_k)" \
                 else None
@@ -1909,6 +1911,7 @@ class _Importer(_ClaimsOnlyReadings):
             if not tokens:
                 ordered = _named_query_row(ordered, given["scores"])
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")]
+        ordered = scaled_by_one(ordered, conv)  # √d_k = 1: the page's "scaled" scores are its scores
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,

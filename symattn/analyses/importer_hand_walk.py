@@ -20,6 +20,7 @@ import re
 from ..read.pages.hand_walk import (cell_vector, dot_results, keyed_results, lone_vector, norm, output_result,
                                     role_columns, step_words, table_row_cells, vectors_in)
 from ..read.pages.model import Page
+from .importer_attend_list import attend_lists
 from .importer_model import CLAIM_ORDER, Choice, ClaimRow, Given, ImportedExample, Note
 
 #: how many lines above a lone row its step's words may be
@@ -163,7 +164,8 @@ def _title(page: Page, a: int) -> str:
 
 
 def hand_walks(page: Page, out: list[ImportedExample]) -> list[ImportedExample]:
-    """The examples of sections that walk one named query by hand, where no example places anything."""
+    """The examples of sections that walk one named query by hand, where no example places anything, and
+    one query's weights listed one line a key (:mod:`.importer_attend_list`)."""
     used = _used_lines(out)
     found = []
     for a, b in _sections(page):
@@ -172,7 +174,7 @@ def hand_walks(page: Page, out: list[ImportedExample]) -> list[ImportedExample]:
         ex = _walk(page, a, b)
         if ex is not None:
             found.append(ex)
-    return found
+    return found + attend_lists(page, used)
 
 
 def renumber(more: list[ImportedExample], out: list[ImportedExample]) -> list[ImportedExample]:
