@@ -104,6 +104,8 @@ from .importer_tuples import componentwise_terms
 from .importer_values import softmax_scale
 from .importer_variants import variant_evidence
 from .importer_walked_head import walked_first_head
+from .importer_hand_walk import hand_walks, renumber
+from .importer_unit_root import scaled_by_one, unit_root
 
 __all__ = ["import_page", "import_examples", "ImportedExample", "ImportNotes", "Note", "ClaimRow", "Given",
            "Choice", "LOOKED_FOR"]
@@ -1783,6 +1785,7 @@ class _Importer(_ClaimsOnlyReadings):
         own = left_out_scaling(lines[min((it.line for it in source_items.values()), default=seg.first): seg.last + 1])
         if own is not None and not any(c.step == "scaled" and c.strength >= 2 for c in claims_items):
             sc = own  # the worked example says it leaves the scaling out, whatever code shown before it computes
+        sc = unit_root(lines[seg.first: seg.last + 1]) or sc  # '\sqrt{d_k} = \sqrt{2} = 1': nothing divides
         if stage == "scores":
             dk = self.d_k_of(region, given["scores"], claims_items) if sc is not None and sc.value == "1/sqrt(d_k)" \
                 else None
@@ -1977,6 +1980,7 @@ class _Importer(_ClaimsOnlyReadings):
             notes = [n for n in notes if not n.text.startswith("inputs_rounded")] + [Note(
                 "assumed", "the page prints Q, K and V at a coarser print precision than the results it computes "
                            "from them (set_printoptions raised in between): they are claims, not inputs")]
+        ordered = scaled_by_one(ordered, conv)  # √d_k = 1: the page's "scaled" scores are its scores
         ex = ImportedExample(title=title, source=self.page.source, format=self.page.format, index=index, count=0,
                              inputs_rounded=conv_rounded,
                              tokens=tokens, key_tokens=key_tokens, inputs=ex_inputs, convention=conv,
@@ -3225,15 +3229,20 @@ def import_examples(text: str, format: str | None = None, source: str = "<page>"
     from the text). A page with no recognisable worked example raises
     :class:`~symattn.errors.SymattnError` saying what was looked for.
     """
+    page = read_page(text, format, source)
     try:
-        out = _page_examples(read_page(text, format, source))
+        out = _page_examples(page)
     except LimitError:
         raise
-    except SymattnError:
-        page = read_page(text, format, source, scripts=True)  # an HTML page computing in its scripts
-        if page.format != "html" or not any(ln.role == "code" for ln in page.lines):
-            raise
-        out = _page_examples(page)
+    except SymattnError as e:
+        out = renumber(hand_walks(page, []), [])  # one query walked by hand with named vectors
+        if not out:
+            scripted = read_page(text, format, source, scripts=True)  # an HTML page computing in its scripts
+            if scripted.format != "html" or not any(ln.role == "code" for ln in scripted.lines):
+                raise e from None
+            out = _page_examples(scripted)
+    else:
+        out = renumber(hand_walks(page, out), out)  # one query walked by hand with named vectors
     for ex in out:
         try:
             ex.spec = from_dict(ex.data(), source)
