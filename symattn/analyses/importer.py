@@ -38,6 +38,7 @@ from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation
 from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
+from .importer_code_names import fits_twice, x_by_projection
 from .importer_rowmatch import other_tokens
 from .importer_second import scaled_pairs
 from ..read.pages.model import Page
@@ -2028,7 +2029,8 @@ class _Importer(_ClaimsOnlyReadings):
                         or not _numeric(it.rows) or it.numbers < 2:
                     return -1.0
                 step, cells, _ = pl.choose(it)
-                return pl.match(step, cells) if step is not None and cells is not None else 0.0
+                return pl.match(step, cells) if step is not None and cells is not None else \
+                    1.0 if fits_twice(pl, it) else 0.0  # (an undecided echo: this example explains it too)
             return score
 
         here, there = scorer(spec, derive(spec.unfocused())), scorer(other, d_other)
@@ -2243,6 +2245,7 @@ class _Importer(_ClaimsOnlyReadings):
         self.items = _row_lines(self.items)
         self.items = _one_query_keys(self.items)
         self.attach_labels()
+        x_by_projection(self.items, self.page.lines)  # Z = [..], then V1 = Z @ W_V1: Z is the embeddings
         self.items = split_fused(self.items, [ln.text for ln in self.page.lines if ln.role == "code"])
         sc = scale_evidence(self.page.lines)
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")

@@ -1,0 +1,114 @@
+"""Ways of writing met on held-out batch aq (tests/pages/heldout/aq/), as small snippets written for
+these tests. Each expected value was read off the snippet by hand."""
+
+from types import SimpleNamespace as L
+
+import pytest
+
+from import_snippets import imported
+
+from symattn.analyses.importer_code_names import fits_twice, latest_step
+from symattn.read.pages.banners import banner_line
+from symattn.read.pages.formats import looks_like_output
+
+# --- a literal the code multiplies by its projection weights is the embeddings, whatever its name ------------
+
+PAGE = """## Demo
+
+```python
+import numpy as np
+{name} = np.array([[1.0, 0.0], [0.0, 2.0]])
+W_q = np.array([[1.0, 0.0], [0.0, 1.0]])
+W_k = np.array([[1.0, 0.0], [0.0, 1.0]])
+W_v = np.array([[2.0, 0.0], [0.0, 1.0]])
+{proj}
+scores = Q @ K.T
+print(scores)
+```
+
+```text
+[[1. 0.]
+ [0. 4.]]
+```
+"""
+
+
+@pytest.mark.parametrize("proj", ["Q, K, V = Z @ W_q, Z @ W_k, Z @ W_v",
+                                  "Q = np.matmul(Z, W_q)\nK = Z.dot(W_k)\nV = Z @ W_v"])
+def test_literal_projected_is_x(proj):
+    (ex,) = imported(PAGE.format(name="Z", proj=proj))
+    assert ex.spec.inputs["X"] == [[1, 0], [0, 2]]
+    assert ex.spec.inputs["Wv"] == [[2, 0], [0, 1]]
+    # scores = (Z·W_q)(Z·W_k)ᵀ = Z Zᵀ = [[1, 0], [0, 4]], placed as printed
+    assert ex.spec.claims["scores"] == {"1": ["1.", "0."], "2": ["0.", "4."]}
+
+
+def test_literal_not_projected_stays_unread():
+    # Z is never multiplied by a weight (Q, K, V come from another name): Z is no input
+    page = PAGE.format(name="Z", proj="Q, K, V = E @ W_q, E @ W_k, E @ W_v")
+    try:
+        exs = imported(page)
+    except Exception:
+        exs = []
+    assert all("X" not in ex.spec.inputs for ex in exs)
+
+
+def test_literal_of_other_width_stays_unread():
+    page = PAGE.format(name="Z", proj="Q, K, V = Z @ W_q, Z @ W_k, Z @ W_v").replace(
+        "Z = np.array([[1.0, 0.0], [0.0, 2.0]])", "Z = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 1.0]])")
+    try:
+        exs = imported(page)
+    except Exception:
+        exs = []
+    assert all("X" not in ex.spec.inputs for ex in exs)
+
+
+# --- a banner printed above the results keeps a block of printouts output --------------------------------------
+
+BANNERS = [
+    ("=== Causal Attention Check ===", True), ("----- Results -----", True), ("*** Step 2 ***", True),
+    ("## Weights ##", True),
+    ("=== x = 1 ===", False), ("== a ===", False), ("=====", False), ("x === y", False), ("=== [1, 2] ===", False),
+]
+
+
+@pytest.mark.parametrize("text,ok", BANNERS)
+def test_banner_line(text, ok):
+    assert banner_line(text) is ok
+
+
+def test_banner_keeps_printout_output():
+    block = ["=== Check ===", "", "A1 (Head 1 weights):", " tensor([[1.000, 0.000],", "         [0.500, 0.500]])"]
+    assert looks_like_output(block)
+    assert not looks_like_output(["=== Check ===", "A1 = torch.softmax(S, dim=-1)"])
+
+
+# --- a variable assigned again: the print shows its latest value ----------------------------------------------
+
+def _code(*texts):
+    return [L(role="code", text=t) for t in texts]
+
+
+def test_latest_assignment_masked():
+    code = _code("s = q @ k.T", "print('s', s)", "s = s.masked_fill(m == 0, float('-inf'))", "print('s', s)",
+                 "s = torch.softmax(s, dim=-1)", "print(s)")
+    assert latest_step(code, "s", 1) is None  # only the product above: the name decides
+    assert latest_step(code, "s", 3) == "masked"
+    assert latest_step(code, "s", 5) is None  # the softmax came later: no longer the masked scores
+    assert latest_step(_code("t = s + mask", "print(t)"), "t", 1) == "masked"
+    assert latest_step(_code("t = s + masks_total", "print(t)"), "t", 1) == "masked"
+    assert latest_step(_code("t = s + bias", "print(t)"), "t", 1) is None  # no mask named
+    assert latest_step(_code("s == s.masked_fill(m, 0)", "print(s)"), "s", 1) is None  # a comparison
+
+
+# --- a block two steps explain is the example's own, not its mask twin's -------------------------------------
+
+def _placer(matches):
+    return L(steps=list(matches) + ["weighted"], _fit=lambda it, s: [] if matches.get(s) is not None else None,
+             match=lambda s, f: matches[s])
+
+
+def test_fits_twice():
+    assert fits_twice(_placer({"V": 1.0, "output": 1.0, "scores": 0.0}), None)
+    assert not fits_twice(_placer({"V": 1.0, "output": 0.4}), None)
+    assert not fits_twice(_placer({"V": 1.0}), None)
