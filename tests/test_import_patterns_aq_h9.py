@@ -5,6 +5,8 @@ from types import SimpleNamespace as L
 
 import pytest
 
+import symattn as sa
+
 from import_snippets import imported
 
 from symattn.analyses.importer_code_names import fits_twice, latest_step
@@ -112,3 +114,52 @@ def test_fits_twice():
     assert fits_twice(_placer({"V": 1.0, "output": 1.0, "scores": 0.0}), None)
     assert not fits_twice(_placer({"V": 1.0, "output": 0.4}), None)
     assert not fits_twice(_placer({"V": 1.0}), None)
+
+
+# --- a script whose printed results are `#` comments: the reassigned scores print masked ---------------------
+
+SCRIPT = """import torch
+q = k = v = torch.tensor([[1., 0.], [0., 2.]])
+scores = q @ k.transpose(-2, -1)
+print('scores', scores)
+# tensor([[1., 0.],
+#         [0., 4.]])
+mask = torch.tensor([[True, False], [True, True]])
+scores = scores.masked_fill(mask == 0, float('-inf'))
+print('scores', scores)
+# tensor([[1., -inf],
+#         [0., 4.]])
+"""
+
+
+def test_reassigned_scores_print_masked():
+    (ex,) = sa.import_examples(SCRIPT, source="snippet.py")
+    assert ex.spec.claims["scores"] == {"1": ["1.", "0."], "2": ["0.", "4."]}
+    assert ex.spec.claims["masked"] == {"1": ["1.", "-inf"], "2": ["0.", "4."]}
+
+
+def test_scores_printed_before_reassignment_stay_scores():
+    # the masked fill comes after the print: the printout is the plain scores, not masked
+    script = SCRIPT.replace("scores = scores.masked_fill(mask == 0, float('-inf'))\nprint('scores', scores)",
+                            "print('scores', scores)\nscores = scores.masked_fill(mask == 0, float('-inf'))")
+    exs = sa.import_examples(script, source="snippet.py")
+    assert all("masked" not in ex.spec.claims for ex in exs)
+
+
+# --- NaN rows of a query masked whole are not printed numbers ----------------------------------------------
+
+def _ex(rows):
+    return L(claims=[L(step=s, row=r, values=list(v)) for s, r, v in rows])
+
+
+def test_nan_rows_elided():
+    from symattn.analyses.importer_code_names import nan_rows_elided
+    ex = _ex([("masked", "c", ["-inf", "-inf"]), ("weights", "c", ["nan", "nan"]), ("output", "c", ["nan", "nan"]),
+              ("head1.masked", "a", ["-inf", "-inf"]), ("head1.weights", "a", ["nan", "nan"]),
+              ("weights", "a", ["nan", "nan"])])  # a's plain row is not masked whole: kept
+    nan_rows_elided(ex)
+    assert [c.values for c in ex.claims] == [["-inf", "-inf"], ["..", ".."], ["..", ".."], ["-inf", "-inf"],
+                                             ["..", ".."], ["nan", "nan"]]
+    mixed = _ex([("masked", "c", ["-inf", "-inf"]), ("weights", "c", ["nan", "0.5"])])
+    nan_rows_elided(mixed)
+    assert mixed.claims[1].values == ["nan", "0.5"]  # some number printed: left as it is

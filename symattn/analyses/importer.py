@@ -38,7 +38,7 @@ from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation
 from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
-from .importer_code_names import fits_twice, x_by_projection
+from .importer_code_names import fits_twice, nan_rows_elided, printed_reassigned, x_by_projection
 from .importer_rowmatch import other_tokens
 from .importer_second import scaled_pairs
 from ..read.pages.model import Page
@@ -2246,6 +2246,7 @@ class _Importer(_ClaimsOnlyReadings):
         self.items = _one_query_keys(self.items)
         self.attach_labels()
         x_by_projection(self.items, self.page.lines)  # Z = [..], then V1 = Z @ W_V1: Z is the embeddings
+        printed_reassigned(self.items, self.page.lines)  # scores = scores.masked_fill(..); print(scores)
         self.items = split_fused(self.items, [ln.text for ln in self.page.lines if ln.role == "code"])
         sc = scale_evidence(self.page.lines)
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
@@ -3146,6 +3147,7 @@ def import_examples(text: str, format: str | None = None, source: str = "<page>"
     out = _batch_examples(page, col) or fold_rounded_twins(_Importer(page, replace(col, items=[
         it for it in col.items if it.outer == 1])).run())
     for ex in out:
+        nan_rows_elided(ex)  # a query masked whole prints NaN weights: not printed numbers
         try:
             ex.spec = from_dict(ex.data(), source)
         except (SpecError, InputError) as e:  # pragma: no cover - the data was validated while placing

@@ -107,3 +107,44 @@ def fits_twice(pl, it: Item) -> bool:
             if hits >= 2:
                 return True
     return False
+
+
+_PRINT_VAR = re.compile(rf"^\s*print\((?:.*,)?\s*({_IDENT})\s*\)\s*;?\s*$")
+
+
+def printed_reassigned(items: list[Item], lines: list) -> None:
+    """A printout of scores (in a comment under the print, or the program's output) whose print shows a
+    variable assigned again just before it as a masked fill of itself (``scores = scores.masked_fill(…)``,
+    ``print('scores', scores)``) is the masked scores: the later value wins for the lines after it."""
+    for it in items:
+        if it.step not in ("scores", "scaled") or it.strength >= 3 or it.role not in ("comment", "output") \
+                or it.kind != "matrix":
+            continue
+        k = it.line - 1
+        while k >= 0 and it.line - k <= 4 and (not lines[k].text.strip() or lines[k].role != "code"
+                                                or lines[k].text.lstrip().startswith("#")):
+            k -= 1
+        if k < 0 or it.line - k > 4:
+            continue
+        m = _PRINT_VAR.match(re.sub(r"\s+#.*$", "", lines[k].text))
+        if m and latest_step(lines, m.group(1), k) == "masked":
+            it.step, it.strength = "masked", 3
+
+
+_NAN = ("nan", "-nan", "+nan")
+
+
+def nan_rows_elided(ex) -> None:
+    """A row of weights or outputs printed as NaN for a query whose masked scores the same example prints
+    as all -inf (a padding query masked whole: softmax of nothing): NaN is no number a reader can check, so
+    the row's entries become ".." (not printed) rather than claims. Rows with some number stay as they are."""
+    hidden = {(c.step.rsplit(".", 1)[0] if "." in c.step else "", c.row) for c in ex.claims
+              if c.step.rsplit(".", 1)[-1] == "masked" and c.values
+              and all(v.strip() in ("-inf", "-∞") for v in c.values)}
+    if not hidden:
+        return
+    for c in ex.claims:
+        head, _, step = c.step.rpartition(".")
+        if step in ("weights", "output") and (head, c.row) in hidden and c.values \
+                and all(v.strip().lower() in _NAN for v in c.values):
+            c.values = [".."] * len(c.values)
