@@ -163,3 +163,41 @@ def test_nan_rows_elided():
     mixed = _ex([("masked", "c", ["-inf", "-inf"]), ("weights", "c", ["nan", "0.5"])])
     nan_rows_elided(mixed)
     assert mixed.claims[1].values == ["nan", "0.5"]  # some number printed: left as it is
+
+
+# --- an encoder's output named in short (Enc_output) is what the decoder attends to: keys and values ---------
+
+ENC_NAMES = [("Enc_output", "KV"), ("enc_outputs", "KV"), ("Enc_output_2", "KV"),
+             ("output", "output"), ("dec_output", None), ("enc", None)]
+
+
+@pytest.mark.parametrize("name,step", ENC_NAMES)
+def test_encoder_output_names(name, step):
+    from symattn.analyses.importer_names import step_of_ident
+    assert step_of_ident(name) == step
+
+
+def test_encoder_output_assigned_again_is_keys_and_values():
+    page = """# Toy
+
+```
+Enc_output = [[0.2, 0.4], [0.5, 0.7]]
+```
+
+Suppose the encoder gave these vectors:
+
+```
+Enc_output = [
+  [1.0, 0.0],
+  [0.0, 1.0]
+]
+```
+
+- The query is [2.0, 0.0].
+
+Softmax scores ≈ [0.88, 0.12]
+"""
+    (ex,) = imported(page)
+    # the later Enc_output wins: K = V = [[1, 0], [0, 1]], the query [2, 0]
+    assert ex.spec.inputs["K"] == [[1, 0], [0, 1]] and ex.spec.inputs["V"] == [[1, 0], [0, 1]]
+    assert ex.spec.inputs["Q"] == [[2, 0]]
