@@ -201,3 +201,52 @@ Softmax scores ≈ [0.88, 0.12]
     # the later Enc_output wins: K = V = [[1, 0], [0, 1]], the query [2, 0]
     assert ex.spec.inputs["K"] == [[1, 0], [0, 1]] and ex.spec.inputs["V"] == [[1, 0], [0, 1]]
     assert ex.spec.inputs["Q"] == [[2, 0]]
+
+
+# --- a chain of equal vectors, one per line, each continuation starting with '=' ---------------------------
+
+CHAIN = """# Toy
+
+K = V = [[1.0, 0.0], [0.0, 1.0]], and the query is Q = [[2.0, 1.0]].
+
+```
+Scores = [2.0*1.0 + 1.0*0.0, 2.0*0.0 + 1.0*1.0]
+       = [2.0 + 0.0, 0.0 + 1.0]
+       = [2.0, 1.0]
+```
+"""
+
+
+def test_equal_chain_result_is_named_by_its_head():
+    from symattn.analyses.importer_equal_chain import split_equal_chains
+    from symattn.analyses.importer_model import Item
+    from symattn.read.pages.model import Line, Where
+    lines = [Line(t, Where(k), "code") for k, t in enumerate(CHAIN.split("\n")[5:8])]
+    it = Item(rows=[["2.0 + 0.0", "0.0 + 1.0"], ["2.0", "1.0"]], where=[Where(1), Where(2)], line=1, end=2,
+              step="weights", strength=2)
+    a, b = split_equal_chains([it], lines)
+    assert (a.rows, a.operand, b.rows, b.step, b.line) == ([["2.0 + 0.0", "0.0 + 1.0"]], True, [["2.0", "1.0"]],
+                                                           "scores", 2)
+
+
+NOT_CHAINS = [
+    # rows of a matrix, not a chain: the second line does not start with '='
+    ["M = [[1.0, 2.0],", "     [3.0, 4.0]]"],
+    # both rows plain numbers: a matrix written '= [..]' twice is left as it is
+    ["Scores =", "  = [1.0, 2.0]", "  = [3.0, 4.0]"],
+    # a head naming no step
+    ["Foo = [1.0*1.0, 2.0]", "    = [1.0 + 0.0, 2.0 + 0.0]", "    = [1.0, 2.0]"],
+]
+
+
+@pytest.mark.parametrize("texts", NOT_CHAINS)
+def test_not_an_equal_chain(texts):
+    from symattn.analyses.importer_equal_chain import split_equal_chains
+    from symattn.analyses.importer_model import Item
+    from symattn.read.pages.model import Line, Where
+    lines = [Line(t, Where(k), "code") for k, t in enumerate(texts)]
+    first = len(texts) - 2
+    rows = [["1.0", "2.0"], ["3.0", "4.0"]] if texts[0] != "Foo = [1.0*1.0, 2.0]" else \
+        [["1.0 + 0.0", "2.0 + 0.0"], ["1.0", "2.0"]]
+    it = Item(rows=rows, where=[Where(first), Where(first + 1)], line=first, end=first + 1)
+    assert split_equal_chains([it], lines) == [it]

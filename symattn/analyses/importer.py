@@ -38,6 +38,7 @@ from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation
 from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
+from .importer_equal_chain import split_equal_chains
 from .importer_code_names import fits_twice, nan_rows_elided, printed_reassigned, x_by_projection
 from .importer_rowmatch import other_tokens
 from .importer_second import scaled_pairs
@@ -2247,6 +2248,7 @@ class _Importer(_ClaimsOnlyReadings):
         self.attach_labels()
         x_by_projection(self.items, self.page.lines)  # Z = [..], then V1 = Z @ W_V1: Z is the embeddings
         printed_reassigned(self.items, self.page.lines)  # scores = scores.masked_fill(..); print(scores)
+        self.items = split_equal_chains(self.items, self.page.lines)  # '= [0.04 + 0.08, …]' then '= [0.12, …]'
         self.items = split_fused(self.items, [ln.text for ln in self.page.lines if ln.role == "code"])
         sc = scale_evidence(self.page.lines)
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
