@@ -122,7 +122,6 @@ KNOWN_MISSES = {
     "ap/mechinterp.md": 29,
     "ap/wikinote.md": 53,
     "aq/drawers.md": 10,
-    "aq/startquery.ipynb": 6,
     "ar/day43.md": 29,
     "ar/orhan.html": 117,
     "ar/playingmusic.html": 382,

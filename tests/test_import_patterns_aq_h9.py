@@ -250,3 +250,22 @@ def test_not_an_equal_chain(texts):
         [["1.0 + 0.0", "2.0 + 0.0"], ["1.0", "2.0"]]
     it = Item(rows=rows, where=[Where(first), Where(first + 1)], line=first, end=first + 1)
     assert split_equal_chains([it], lines) == [it]
+
+
+def test_output_chain_sums_are_weighted_terms():
+    from symattn.analyses.importer_equal_chain import split_equal_chains
+    from symattn.analyses.importer_model import Item
+    from symattn.read.pages.model import Line, Where
+    texts = ["Output = 0.5*[1.0,0.0] + 0.5*[0.0,1.0]", "       = [0.5 + 0.0, 0.0 + 0.5]", "       = [0.5, 0.5]"]
+    lines = [Line(t, Where(k), "code") for k, t in enumerate(texts)]
+    it = Item(rows=[["0.5 + 0.0", "0.0 + 0.5"], ["0.5", "0.5"]], where=[Where(1), Where(2)], line=1, end=2)
+    a, b = split_equal_chains([it], lines)
+    # key 1's term in each component, then key 2's: p_1·v_1 = [0.5, 0.0], p_2·v_2 = [0.0, 0.5]
+    assert (a.kind, a.rows) == ("vsum", [["0.5", "0.0"], ["0.0", "0.5"]])
+    assert (b.step, b.rows) == ("output", [["0.5", "0.5"]])
+    # sums of unequal length: no term position is one key's, left as the chain's working
+    it2 = Item(rows=[["0.5 + 0.0", "0.5"], ["0.5", "0.5"]], where=[Where(1), Where(2)], line=1, end=2)
+    lines2 = [Line(t, Where(k), "code") for k, t in enumerate(
+        ["Output = 0.5*[1.0,0.0] + 0.5*[0.0,1.0]", "       = [0.5 + 0.0, 0.5]", "       = [0.5, 0.5]"])]
+    out = split_equal_chains([it2], lines2)
+    assert out == [it2]  # the first row is not all sums: not read as a chain

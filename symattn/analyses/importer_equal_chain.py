@@ -50,8 +50,20 @@ def split_equal_chains(items: list[Item], lines: list) -> list[Item]:
             out.append(it)
             continue
         w0, w1 = it.where[:1], it.where[-1:]
-        out.append(replace(it, rows=[list(it.rows[0])], where=w0, end=it.line, kind="vector", exprs=[list(it.rows[0])],
-                           operand=True, label=head, step=step, strength=2, notes=list(it.notes)))
+        terms = [[t.strip() for t in x.split("+")] for x in it.rows[0]]
+        if step == "output" and len({len(t) for t in terms}) == 1 and len(terms[0]) >= 2 \
+                and all(entry_kind(t) == "number" for ts in terms for t in ts):
+            # '= [0.126 + 0.165 + 0.296, 0.12 + 0.231 + 0.333]': the j-th terms are key j's p_j·v_j
+            keys = [[ts[j] for ts in terms] for j in range(len(terms[0]))]
+            vs = Item(rows=keys, where=w0 * len(keys), line=it.line, end=it.line, kind="vsum", role=it.role,
+                      form="list")
+            vs.notes.append(f"a vector of sums of {len(keys)} terms each: the weighted values p·v of one query, "
+                            "key by key")
+            out.append(vs)
+        else:
+            out.append(replace(it, rows=[list(it.rows[0])], where=w0, end=it.line, kind="vector",
+                               exprs=[list(it.rows[0])], operand=True, label=head, step=step, strength=2,
+                               notes=list(it.notes)))
         out.append(replace(it, rows=[list(it.rows[1])], where=w1, line=it.end, kind="vector", exprs=None,
                            operand=False, label=head, step=step, strength=2, notes=list(it.notes)))
     return out
