@@ -38,6 +38,8 @@ from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation
 from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
+from .importer_equal_chain import split_equal_chains
+from .importer_code_names import fits_twice, nan_rows_elided, printed_reassigned, x_by_projection
 from .importer_rowmatch import other_tokens
 from .importer_second import scaled_pairs
 from ..read.pages.model import Page
@@ -2105,7 +2107,8 @@ class _Importer(_ClaimsOnlyReadings):
                         or not _numeric(it.rows) or it.numbers < 2:
                     return -1.0
                 step, cells, _ = pl.choose(it)
-                return pl.match(step, cells) if step is not None and cells is not None else 0.0
+                return pl.match(step, cells) if step is not None and cells is not None else \
+                    1.0 if fits_twice(pl, it) else 0.0  # (an undecided echo: this example explains it too)
             return score
 
         here, there = scorer(spec, derive(spec.unfocused())), scorer(other, d_other)
@@ -2323,6 +2326,9 @@ class _Importer(_ClaimsOnlyReadings):
         self.items = _row_lines(self.items)
         self.items = _one_query_keys(self.items)
         self.attach_labels()
+        x_by_projection(self.items, self.page.lines)  # Z = [..], then V1 = Z @ W_V1: Z is the embeddings
+        printed_reassigned(self.items, self.page.lines)  # scores = scores.masked_fill(..); print(scores)
+        self.items = split_equal_chains(self.items, self.page.lines)  # '= [0.04 + 0.08, …]' then '= [0.12, …]'
         self.items = split_fused(self.items, [ln.text for ln in self.page.lines if ln.role == "code"])
         sc = scale_evidence(self.page.lines)
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
@@ -3244,6 +3250,7 @@ def import_examples(text: str, format: str | None = None, source: str = "<page>"
     else:
         out = renumber(hand_walks(page, out), out)  # one query walked by hand with named vectors
     for ex in out:
+        nan_rows_elided(ex)  # a query masked whole prints NaN weights: not printed numbers
         try:
             ex.spec = from_dict(ex.data(), source)
         except (SpecError, InputError) as e:  # pragma: no cover - the data was validated while placing

@@ -52,7 +52,7 @@ _IDENTS = {
     "K": ("k", "keys", "key", "kmatrix", "keymatrix", "keyvectors", "keyvector", "ks"),
     "V": ("v", "values", "value", "vmatrix", "valuematrix", "valuevectors", "valuevector", "vs"),
     "KV": ("annotations", "enchiddenstates", "encoderhiddenstates", "encoderstates", "encoderoutputs",
-           "encoutputs", "encoderoutput", "annotationsmatrix"),
+           "encoutputs", "encoutput", "encoderoutput", "annotationsmatrix"),
     "scores": ("scores", "score", "attnscores", "attentionscores", "attentionscore", "rawscores", "qkt", "qk",
                "attentionweightsraw", "weightsraw", "attnscore", "attnlogit", "rawweights", "rawattention", "attnraw", "scoresraw", "sims",
                "attentionscoresraw",

@@ -31,6 +31,7 @@ from .model import Line, Page, Where
 from .js_templates import template_outputs
 from .infnames import named_infinities
 from .hand_math import hand_math_fences
+from .banners import banner_line
 from .mermaid import MERMAID_FENCE_RE, mermaid_texts
 from .scan import scan
 from .side_by_side import unstack_side_by_side
@@ -120,7 +121,7 @@ def looks_like_output(texts: list[str]) -> bool:
         if _KEYWORD_RE.match(t) or re.match(r"\s*[A-Za-z_][\w.]*(\[[^\]]*\])?\s*(,\s*[A-Za-z_]\w*\s*)*[+\-*/@]?=(?!=)", t):
             return False
         if not (_PRINTOUT_RE.match(t) or _LABEL_RE.fullmatch(t) or JULIA_HEADER_RE.fullmatch(t)
-                or _aside_label(t)):
+                or _aside_label(t) or banner_line(t)):
             return False
         seen = seen or bool(re.search(r"\d", t))
     return seen
