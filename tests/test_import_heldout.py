@@ -107,10 +107,10 @@ KNOWN_MISSES = {
     "au/vanillareadme.md": 10,
     "au/workedproblem.md": 14,
     # batch av as measured untouched, after the fixes for ar, at and the older pages (43/344)
-    "av/handworksheet.md": 36,
+    "av/handworksheet.md": 2,
     "av/llmdaodu.md": 14,
     "av/module06.md": 131,
-    "av/tagne_selfattn.py": 120,
+    "av/tagne_selfattn.py": 60,
 }
 
 #: numbers a page's import places that the reader did not (a reading as right as the reader's), and why
@@ -146,6 +146,7 @@ KNOWN_EXTRAS = {
     "at/l03lesson.md": 12,
     "au/workedproblem.md": 36,
     "av/module06.md": 10,  # batch av as measured (see KNOWN_MISSES)
+    "av/handworksheet.md": 20,
 }
 
 

@@ -38,6 +38,9 @@ from ..pipeline.forward import derive
 from ..pipeline.steps import Derivation
 from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
+from .importer_logit_head import set_logit_head_aside
+from .importer_operand_x import name_projected_operand
+from .importer_vocabulary import vocabulary_rows
 from .importer_rowmatch import other_tokens
 from .importer_second import scaled_pairs
 from ..read.pages.model import Page
@@ -2309,6 +2312,7 @@ class _Importer(_ClaimsOnlyReadings):
         if self.page.format == "text" and toks:
             self.glued_tables(toks)
         self.untangle_tokens()
+        vocabulary_rows(self.items, self.page.lines)  # '- A = [1, 0]' … then X picks rows: a vocabulary
         self.group_tokens()
         layer_inputs(self.items, self.page.lines)  # 'MHA2 takes … as its inputs: "Jane" -> [..]': a new X
         self.group_indexed()
@@ -2320,6 +2324,8 @@ class _Importer(_ClaimsOnlyReadings):
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
         drop_outside_attention(self.items, self.page.lines)
         drop_later_layers(self.items, self.page.lines)
+        name_projected_operand(self.items, self.page.lines)  # 'Q = tokens @ W_q': tokens is X
+        set_logit_head_aside(self.items, self.page.lines)  # 'Logits = Context × WO': no W^O of attention
         drop_unprojected_x(self.items, self.page.lines)
         commented_copies(self.items)
         scores_defined_scaled(self.items, self.page.lines)

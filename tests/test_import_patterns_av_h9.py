@@ -1,0 +1,148 @@
+"""Ways of writing numbers met on held-out batch av (tests/pages/heldout/av/), as small snippets written
+for these tests (not copied from the pages), each with what it must yield. The expected values were
+worked out by hand from the snippets (Q = X·WQ, K = X·WK, scores = Q·Kᵀ)."""
+
+from fractions import Fraction
+
+import symattn as sa
+
+from import_snippets import claims, imported
+
+from symattn.analyses.importer_logit_head import logits_of
+from symattn.analyses.importer_operand_x import projected_operand
+from symattn.read.pages.hanging_rows import join_hanging_rows
+from symattn.read.pages.hanging_weights import bare_weights
+from symattn.read.pages.model import Line, Where
+
+
+def rows(ex, name):
+    return [[str(Fraction(str(x))) for x in r] for r in ex.inputs[name].rows]
+
+
+# --- a worksheet: a vocabulary listed one token a line, bare hanging rows, X picking rows, W_O into logits ------
+
+_SHEET = """# Worksheet
+
+**Embeddings:**
+- P = [2, 0]
+- R = [0, 1]
+- S = [1, 1]
+
+**Weights:**
+```
+WQ = [1, 0]
+     [0, 1]
+
+WK = [1, 0]
+     [0, 2]
+
+WV = [1, 1]
+     [0, 1]
+```
+
+```
+WO = [1, 0]
+     [0, 1]
+```
+
+## Step 1
+
+The sequence is [S, P]:
+
+```
+X = [1, 1]   ← Token S
+    [2, 0]   ← Token P
+```
+
+## Step 2
+
+```
+scores = [[3, 2], [2, 4]]
+```
+
+## Step 3
+
+**Logits = Context × WO:**
+"""
+
+
+def test_worksheet_vocabulary_and_hanging_weights():
+    ex, = imported(_SHEET)
+    assert ex.tokens == ["S", "P"]  # X's rows are the vocabulary's S and P; R is not in the sequence
+    assert rows(ex, "X") == [["1", "1"], ["2", "0"]]
+    assert rows(ex, "Wk") == [["1", "0"], ["0", "2"]]
+    assert rows(ex, "Wv") == [["1", "1"], ["0", "1"]]
+    # Q = X = [[1, 1], [2, 0]], K = X·WK = [[1, 2], [2, 0]]: S·K = [3, 2], P·K = [2, 4]
+    assert ("scores", "S", ("3", "2")) in claims(ex)
+    assert ("scores", "P", ("2", "4")) in claims(ex)
+    assert any("vocabulary" in str(n) for n in ex.notes)  # P, R, S listed, set aside
+
+
+def test_worksheet_logit_head_is_no_output_projection():
+    ex, = imported(_SHEET)
+    assert "Wo" not in ex.inputs
+    # near miss: a W_O that only makes the output stays the attention's output projection
+    assert logits_of("WO", [Line("output = concat × WO", Where(1))]) is None
+    assert logits_of("WO", [Line("**Logits = Context × WO:**", Where(1))]) == "**Logits = Context × WO:**"
+    assert logits_of("W_O", [Line("logits = W_Ox", Where(1))]) is None  # another name
+
+
+def test_vocabulary_not_picked_is_kept():
+    # near miss: X has a row ([3, 3]) that is no listed vector: the list is no vocabulary of it
+    page = _SHEET.replace("X = [1, 1]   ← Token S", "X = [3, 3]   ← Token S")
+    assert not any("vocabulary" in str(n) for ex in imported(page) for n in ex.notes)
+
+
+def _rewrite(*texts):
+    return [ln.text for ln in join_hanging_rows([Line(t, Where(k + 1), "code") for k, t in enumerate(texts)])]
+
+
+def test_bare_hanging_weights():
+    assert _rewrite("WQ = [0.5, 0]", "     [0, 0.5]") == ["WQ = [[0.5, 0],", "      [0, 0.5]]"]
+    assert _rewrite("W_k = [1, 2]", "      [3, 4]") == ["W_k = [[1, 2],", "       [3, 4]]"]
+    # near misses: a name that is no symbol of attention, a row out of line, a comment on one line only
+    for lone in (("M = [1, 0, 0]", "    [1, 1, 0]"), ("WQ = [1, 0]", "   [0, 1]"),
+                 ("WQ = [1, 0]  # a", "     [0, 1]")):
+        assert _rewrite(*lone) == list(lone)
+    assert not bare_weights("Mask", [Line("Mask = [1, 0]", Where(1)), Line("       [0, 1]", Where(2))])
+
+
+def test_arrow_comments_name_rows():
+    got = _rewrite("X = [1, 0]   ← Token A", "    [0, 1]   ← Token B")
+    assert got == ["X = [[1, 0],    # Token A", "     [0, 1]]    # Token B"]
+
+
+# --- a script whose embeddings have a name of no step, known by the projections that multiply them ------------
+
+_SCRIPT = """import numpy as np
+
+data = np.array([[1.0, 2.0],
+                 [0.0, 1.0]])
+W_q = np.array([[1.0, 0.0], [0.0, 2.0]])
+W_k = np.array([[0.5, 0.0], [0.0, 1.0]])
+W_v = np.array([[1.0, 1.0], [0.0, 1.0]])
+
+Q = data @ W_q
+K = data @ W_k
+V = data @ W_v
+scores = Q @ K.T / np.sqrt(2)
+"""
+
+
+def test_projected_operand_is_x():
+    ex, = sa.import_examples(_SCRIPT, source="snippet.py")
+    assert rows(ex, "X") == [["1", "2"], ["0", "1"]]
+    assert rows(ex, "Wk") == [["1/2", "0"], ["0", "1"]]
+
+
+def test_projected_operand_near_misses():
+    code = [Line("Q = a @ W_q", Where(1), "code"), Line("K = b @ W_k", Where(2), "code")]
+    assert projected_operand(code) is None  # two operands: neither is known to be X
+    assert projected_operand(code[:1]) is None  # one projection only
+    assert projected_operand([Line("Q = a @ W_q", Where(1), "code"), Line("K = a @ W_k", Where(2), "code")]) == "a"
+    page = _SCRIPT.replace("K = data @ W_k", "K = other @ W_k")
+    try:
+        got = sa.import_examples(page, source="snippet.py")
+    except sa.SymattnError:
+        got = []
+    assert not any("X" in ex.inputs for ex in got)
