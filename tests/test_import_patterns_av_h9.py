@@ -146,3 +146,81 @@ def test_projected_operand_near_misses():
     except sa.SymattnError:
         got = []
     assert not any("X" in ex.inputs for ex in got)
+
+
+# --- scores given already scaled, their softmax, then the values one a line and the output --------------------
+
+_SCORES_VALUES = """# One position
+
+The scores of one query, already scaled:
+
+```text
+score = [1.0, 0.0]
+```
+
+After the softmax:
+
+```text
+weight = [0.731, 0.269]
+```
+
+The values of the two positions:
+
+```text
+v0 = [2, 0]
+v1 = [0, 4]
+```
+
+So the output is
+
+```text
+0.731 * v0 + 0.269 * v1
+= [1.462, 1.076]
+```
+"""
+
+
+def test_values_after_printed_scores():
+    ex, = imported(_SCORES_VALUES)
+    assert rows(ex, "V") == [["2", "0"], ["0", "4"]]
+    assert rows(ex, "scores") == [["1", "0"]]
+    got = claims(ex)
+    assert any(c[0] == "weights" and c[2] == ("0.731", "0.269") for c in got)
+    assert any(c[0] == "output" and c[2] == ("1.462", "1.076") for c in got)  # 0.731·2 and 0.269·4
+
+
+def test_values_after_scores_near_miss():
+    from symattn.analyses.importer_items import Item
+    from symattn.analyses.importer_scores_values import values_after_scores
+
+    s = Item([["1.0", "0.0"]], [], 1, 1, "vector", step="scores", strength=3)
+    v = Item([["2", "0"], ["0", "4"]], [], 5, 6, "matrix", step="V", strength=3)
+    assert values_after_scores([s], "V", v)
+    # three values for two keys, or Q printed beside the scores: not the values of these scores
+    assert not values_after_scores([s], "V", Item(v.rows + [["1", "1"]], [], 5, 7, step="V"))
+    q = Item([["1", "0"]], [], 0, 0, "vector", step="Q", strength=3)
+    assert not values_after_scores([q, s], "V", v)
+
+
+# --- token IDs explained before the example: no embeddings -----------------------------------------------------
+
+def test_token_ids_are_no_embeddings():
+    page = _SCORES_VALUES.replace("# One position\n", "# One position\n\nTwo messages of 3 tokens, their `input_ids`:"
+                                  "\n\n```text\n[\n  [101, 52, 87],\n  [101, 314, 66],\n]\n```\n")
+    ex, = imported(page)
+    assert "X" not in ex.inputs
+    assert rows(ex, "V") == [["2", "0"], ["0", "4"]]
+    assert any("token IDs" in str(n) for n in ex.notes)
+
+
+def test_token_ids_near_misses():
+    from symattn.analyses.importer_items import Item
+    from symattn.analyses.importer_token_ids import names_ids, set_token_ids_aside
+
+    assert not names_ids("token embeddings") and not names_ids("the idea of tokens")
+    emb = Item([["1", "0"], ["0", "1"]], [], 0, 1, "matrix", step="X", strength=2, label="the input_ids embedded")
+    frac = Item([["0.5", "1"]], [], 2, 2, "vector", step="X", strength=2, label="input_ids")
+    named = Item([["1", "2"]], [], 3, 3, "vector", step="X", strength=3, label="input_ids")
+    set_token_ids_aside([emb, frac, named])
+    assert emb.step is None  # whole numbers under a label naming the IDs
+    assert frac.step == "X" and named.step == "X"  # a fraction among them; an X the code names itself

@@ -40,6 +40,8 @@ from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
 from .importer_logit_head import set_logit_head_aside
 from .importer_operand_x import name_projected_operand
+from .importer_scores_values import values_after_scores
+from .importer_token_ids import set_token_ids_aside
 from .importer_vocabulary import vocabulary_rows
 from .importer_rowmatch import other_tokens
 from .importer_second import scaled_pairs
@@ -1077,7 +1079,8 @@ class _Importer(_ClaimsOnlyReadings):
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
                         c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)
                         and not _restated_transposed(cur.items, it)
-                        and not _states_after_scores(cur, name, it, self.page.lines)):
+                        and not _states_after_scores(cur, name, it, self.page.lines)
+                        and not values_after_scores(cur.items, name, it)):
                     # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
                     # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
@@ -2326,6 +2329,7 @@ class _Importer(_ClaimsOnlyReadings):
         drop_later_layers(self.items, self.page.lines)
         name_projected_operand(self.items, self.page.lines)  # 'Q = tokens @ W_q': tokens is X
         set_logit_head_aside(self.items, self.page.lines)  # 'Logits = Context × WO': no W^O of attention
+        set_token_ids_aside(self.items)  # '`input_ids` can be written as [[101, 52], …]': no X
         drop_unprojected_x(self.items, self.page.lines)
         commented_copies(self.items)
         scores_defined_scaled(self.items, self.page.lines)
