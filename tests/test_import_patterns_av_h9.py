@@ -224,3 +224,56 @@ def test_token_ids_near_misses():
     set_token_ids_aside([emb, frac, named])
     assert emb.step is None  # whole numbers under a label naming the IDs
     assert frac.step == "X" and named.step == "X"  # a fraction among them; an X the code names itself
+
+
+# --- Q, K, V printed afresh under a new heading after a first example written in code ---------------------------
+
+_CODE_THEN_MATH = """# Lookup
+
+```python
+import numpy as np
+q = np.array([1.0, 0.0])
+K = np.array([[1.0, 0.0], [0.0, 1.0]])
+V = np.array([[2.0, 0.0], [0.0, 2.0]])
+w = np.exp(K @ q)
+w = w / w.sum()
+print(np.round(w, 3), np.round(w @ V, 3))
+```
+
+```output
+[0.731 0.269] [1.462 0.538]
+```
+
+## By hand, two queries
+
+$$
+\\mathbf{Q} = \\begin{pmatrix}1&0\\\\0&1\\end{pmatrix},\\qquad
+\\mathbf{K} = \\begin{pmatrix}1&0\\\\0&1\\end{pmatrix},\\qquad
+\\mathbf{V} = \\begin{pmatrix}2&0\\\\0&2\\end{pmatrix}
+$$
+
+$$
+\\mathbf{P} = \\begin{pmatrix}0.731&0.269\\\\0.269&0.731\\end{pmatrix}
+$$
+"""
+
+
+def test_fresh_qkv_after_code_literals():
+    first, second = imported(_CODE_THEN_MATH)
+    assert rows(first, "Q") == [["1", "0"]]
+    assert rows(second, "Q") == [["1", "0"], ["0", "1"]]  # the heading's own queries, with the same K and V
+    assert rows(second, "V") == [["2", "0"], ["0", "2"]]
+    # e/(e+1) = 0.731 for the matching key; the second query's row mirrors the first
+    assert ("weights", "2", ("0.269", "0.731")) in claims(second)
+    assert ("output", "1", ("1.462", "0.538")) in claims(first)
+
+
+def test_fresh_qkv_near_misses():
+    # no heading between the code's work and the printed matrices: they restate, nothing new starts
+    page = _CODE_THEN_MATH.replace("## By hand, two queries\n", "")
+    assert len(imported(page)) == 1
+    # the printed Q is the code's own (one row, the same numbers): no new example
+    same = _CODE_THEN_MATH.replace(r"\mathbf{Q} = \begin{pmatrix}1&0\\0&1\end{pmatrix}",
+                                   r"\mathbf{Q} = \begin{pmatrix}1&0\end{pmatrix}")
+    assert same != _CODE_THEN_MATH
+    assert all(rows(ex, "Q") == [["1", "0"]] for ex in imported(same))

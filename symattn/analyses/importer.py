@@ -39,6 +39,7 @@ from ..pipeline.steps import Derivation
 from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
 from .importer_logit_head import set_logit_head_aside
+from .importer_fresh_literals import fresh_after_literals
 from .importer_operand_x import name_projected_operand
 from .importer_scores_values import values_after_scores
 from .importer_token_ids import set_token_ids_aside
@@ -1143,6 +1144,9 @@ class _Importer(_ClaimsOnlyReadings):
                     segs.append(cur)
                 else:
                     head = self.fresh_qkv(cur, it)
+                    if head is None:  # Q, K, V printed afresh after the code's own: another example
+                        head = fresh_after_literals(cur.inputs, cur.items, it,
+                                                    lambda k: self.page.lines[k].role == "heading")
                     if head is not None:
                         # "Example 2": Q, K and V given afresh under a new heading after the first were worked
                         moved = [c for c in cur.items if c.line > head]
