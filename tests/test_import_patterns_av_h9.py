@@ -277,3 +277,46 @@ def test_fresh_qkv_near_misses():
                                    r"\mathbf{Q} = \begin{pmatrix}1&0\end{pmatrix}")
     assert same != _CODE_THEN_MATH
     assert all(rows(ex, "Q") == [["1", "0"]] for ex in imported(same))
+
+
+# --- a script that works one head, then splits Q, K and V into heads and works them again -----------------------
+
+_RERUN = """import torch
+import torch.nn.functional as F
+
+x = torch.tensor([[1.0, 0.0, 2.0, 0.0],
+                  [0.0, 1.0, 0.0, 2.0]])
+W_q = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+W_k = torch.tensor([[2.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 2.0]])
+W_v = torch.tensor([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0]])
+
+Q = x @ W_q
+K = x @ W_k
+V = x @ W_v
+w = F.softmax(Q @ K.T / 2, dim=-1)
+out = w @ V
+
+Qh = split_heads(Q, 2)
+Kh = split_heads(K, 2)
+Vh = split_heads(V, 2)
+wh = F.softmax(Qh @ Kh.transpose(-2, -1) / 2 ** 0.5, dim=-1)
+"""
+
+
+def test_heads_rerun():
+    one, two = sa.import_examples(_RERUN, source="snippet.py")
+    assert one.convention.get("heads") is None or one.convention["heads"].value == 1
+    assert two.convention["heads"].value == 2
+    assert rows(two, "Wk") == rows(one, "Wk") == [["2", "0", "0", "0"], ["0", "2", "0", "0"], ["0", "0", "2", "0"],
+                                                  ["0", "0", "0", "2"]]
+    assert two.spec.convention.heads == 2
+
+
+def test_heads_rerun_near_misses():
+    from symattn.analyses.importer_heads_rerun import split_count
+
+    # 3 heads do not divide the width 4: no second example
+    assert len(sa.import_examples(_RERUN.replace("(Q, 2)", "(Q, 3)"), source="snippet.py")) == 1
+    # no softmax after the split: the heads are made, never worked
+    assert split_count(["w = F.softmax(s)", "Qh = split_heads(Q, 2)"]) is None
+    assert split_count(["w = F.softmax(s)", "Qh = split_heads(Q, 1)", "F.softmax(t)"]) is None  # one head
