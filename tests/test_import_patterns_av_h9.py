@@ -320,3 +320,27 @@ def test_heads_rerun_near_misses():
     # no softmax after the split: the heads are made, never worked
     assert split_count(["w = F.softmax(s)", "Qh = split_heads(Q, 2)"]) is None
     assert split_count(["w = F.softmax(s)", "Qh = split_heads(Q, 1)", "F.softmax(t)"]) is None  # one head
+
+
+# --- 'scaled_score[i][j] = … = 0.5': one entry of the scaled scores, by its indexes ----------------------------
+
+def test_scaled_score_entries():
+    from symattn.analyses.importer_names import step_of_ident
+
+    assert step_of_ident("scaled_score") == "scaled"
+    assert step_of_ident("scaled_scores") == "scaled"
+    assert step_of_ident("score") == "scores"  # near miss: the raw score stays raw
+    page = _SHEET.replace("## Step 3\n", "```\nscaled_score[1][0] = 2 × 0.707 = 1.414\n"
+                          "scaled_score[1][1] = 4 × 0.707 = 2.828\n```\n\n## Step 3\n")
+    ex, = imported(page)
+    assert ("scaled", "P", ("1.414", "2.828")) in claims(ex)  # [1] is the second token (from 0): P's row, /√2
+
+
+def test_logit_head_work_set_aside():
+    # what the page works from the logits (under a heading that names them) is no step of the attention
+    page = _SHEET + "\n## Step 4: Probabilities\n\n```\nweights = [0.6, 0.4]\n```\n"
+    ex, = imported(page)
+    assert any("worked from the logits" in str(n) for n in ex.notes)
+    # near miss: without the logits line nothing is set aside for it
+    plain = page.replace("**Logits = Context × WO:**", "")
+    assert not any("worked from the logits" in str(n) for ex in imported(plain) for n in ex.notes)
