@@ -107,7 +107,7 @@ KNOWN_MISSES = {
     "au/vanillareadme.md": 10,
     "au/workedproblem.md": 14,
     # batch av as measured untouched, after the fixes for ar, at and the older pages (43/344)
-    "av/module06.md": 90,
+    "av/module06.md": 18,
 }
 
 #: numbers a page's import places that the reader did not (a reading as right as the reader's), and why

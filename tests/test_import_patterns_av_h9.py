@@ -344,3 +344,59 @@ def test_logit_head_work_set_aside():
     # near miss: without the logits line nothing is set aside for it
     plain = page.replace("**Logits = Context × WO:**", "")
     assert not any("worked from the logits" in str(n) for ex in imported(plain) for n in ex.notes)
+
+
+# --- the same Q, K, V worked again in titled blocks, one bullet a row, without the mask or the scale -----------
+
+_VARIANTS = r"""# Two keys
+
+$$
+\mathbf{Q} = \begin{pmatrix}2&0\\0&2\end{pmatrix},\qquad
+\mathbf{K} = \begin{pmatrix}1&0\\0&1\end{pmatrix},\qquad
+\mathbf{V} = \begin{pmatrix}1&0\\0&3\end{pmatrix}
+$$
+
+Causal and scaled by $\sqrt 2$:
+
+$$
+\mathbf{P} = \begin{pmatrix}1&0\\0.197&0.803\end{pmatrix}
+$$
+
+::: worked title="Unmasked: both rows see both keys"
+- **Row 1.** Scores $(1.414, 0)$, weights $(0.804, 0.196)$. Output
+  $0.804\,(1, 0) + 0.196\,(0, 3) = (0.804, 0.588)$.
+- **Row 2.** Scores $(0, 1.414)$, weights $(0.196, 0.804)$, output $(0.196, 2.412)$.
+:::
+
+::: worked title="Causal, without the scale"
+- **Row 2.** Scores $(0, 2)$, exponentials $(1, 7.389)$. Weights $(0.119, 0.881)$; output $(0.119, 2.643)$.
+:::
+"""
+
+
+def test_row_variant_blocks():
+    exs = imported(_VARIANTS)
+    assert len(exs) == 3
+    base, unmasked, unscaled = exs
+    assert rows(unmasked, "Q") == rows(base, "Q") == [["2", "0"], ["0", "2"]]
+    assert unmasked.spec.convention.mask == "none"
+    # Q·Kᵀ = 2·I, /√2: 1.414 on the diagonal; softmax(1.414, 0) = (0.804, 0.196); output = 0.804·v1 + 0.196·v2
+    assert ("scaled", "1", ("1.414", "0")) in claims(unmasked)
+    assert ("output", "1", ("0.804", "0.588")) in claims(unmasked)
+    assert unscaled.spec.convention.mask == "causal" and unscaled.convention["scale"].value == "none"
+    assert ("scores", "2", ("0", "2")) in claims(unscaled)  # unscaled: the raw scores
+    assert ("weights", "2", ("0.119", "0.881")) in claims(unscaled)  # 1/(1+e²), e²/(1+e²)
+
+
+def test_row_variant_near_misses():
+    from symattn.analyses.importer_row_variants import row_vectors, variant_of
+
+    assert variant_of("A soft lookup") == {}  # a title that changes nothing: no variant
+    assert row_vectors("Scores, then (1, 2)") == {"scores": ["1", "2"]}
+    assert row_vectors("exponentials $(1, 2.718)$") == {}  # not a step
+    # a block repeating the example's own convention (causal, scaled) is part of it: no new example
+    same = _VARIANTS.replace('title="Unmasked: both rows see both keys"', 'title="Causal, row by row"')
+    assert len(imported(same)) == 2
+    # a row number past the example's queries: the block is not read
+    far = _VARIANTS.replace("**Row 2.** Scores $(0, 2)$", "**Row 5.** Scores $(0, 2)$")
+    assert len(imported(far)) == 2

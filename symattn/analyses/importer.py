@@ -41,6 +41,7 @@ from .importer_operand import commented_copies, drop_unprojected_x
 from .importer_logit_head import set_logit_head_aside
 from .importer_fresh_literals import fresh_after_literals
 from .importer_heads_rerun import heads_rerun
+from .importer_row_variants import row_variants
 from .importer_operand_x import name_projected_operand
 from .importer_scores_values import values_after_scores
 from .importer_token_ids import set_token_ids_aside
@@ -3265,6 +3266,7 @@ def _page_examples(page: Page) -> list[ImportedExample]:
         out = [e for x in split for e in x]
         for n, ex in enumerate(out, 1):
             ex.index, ex.count = n, len(out)
+    out = row_variants(out, page.lines)  # '::: worked title="Unmasked …"' with '- **Row 1.** …' bullets
     return heads_rerun(out, page.lines)  # 'Q_multi = split_heads(Q, 2)' after one head: worked again
 
 
