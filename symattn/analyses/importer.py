@@ -40,6 +40,14 @@ from ..read.pages import read_page
 from .importer_operand import commented_copies, drop_unprojected_x
 from .importer_equal_chain import split_equal_chains
 from .importer_code_names import fits_twice, nan_rows_elided, printed_reassigned, x_by_projection
+from .importer_logit_head import set_logit_head_aside
+from .importer_fresh_literals import fresh_after_literals
+from .importer_heads_rerun import heads_rerun
+from .importer_row_variants import row_variants
+from .importer_operand_x import name_projected_operand
+from .importer_scores_values import values_after_scores
+from .importer_token_ids import set_token_ids_aside
+from .importer_vocabulary import vocabulary_rows
 from .importer_rowmatch import other_tokens
 from .importer_second import scaled_pairs
 from ..read.pages.model import Page
@@ -1080,7 +1088,8 @@ class _Importer(_ClaimsOnlyReadings):
                 if cur is None or (not cur.inputs and not cur.hidden and cur.items and not any(
                         c.step == it.step and c.strength >= 2 and _same_values(c.rows, it.rows) for c in cur.items)
                         and not _restated_transposed(cur.items, it)
-                        and not _states_after_scores(cur, name, it, self.page.lines)):
+                        and not _states_after_scores(cur, name, it, self.page.lines)
+                        and not values_after_scores(cur.items, name, it)):
                     # what a page prints before it gives any inputs (a primer on np.dot) is not part of the example
                     # (unless it printed these very inputs: the code restates the example the prose gave)
                     cur = _Segment(first=it.line)
@@ -1143,6 +1152,9 @@ class _Importer(_ClaimsOnlyReadings):
                     segs.append(cur)
                 else:
                     head = self.fresh_qkv(cur, it)
+                    if head is None:  # Q, K, V printed afresh after the code's own: another example
+                        head = fresh_after_literals(cur.inputs, cur.items, it,
+                                                    lambda k: self.page.lines[k].role == "heading")
                     if head is not None:
                         # "Example 2": Q, K and V given afresh under a new heading after the first were worked
                         moved = [c for c in cur.items if c.line > head]
@@ -2320,6 +2332,7 @@ class _Importer(_ClaimsOnlyReadings):
         if self.page.format == "text" and toks:
             self.glued_tables(toks)
         self.untangle_tokens()
+        vocabulary_rows(self.items, self.page.lines)  # '- A = [1, 0]' … then X picks rows: a vocabulary
         self.group_tokens()
         layer_inputs(self.items, self.page.lines)  # 'MHA2 takes … as its inputs: "Jane" -> [..]': a new X
         self.group_indexed()
@@ -2334,6 +2347,9 @@ class _Importer(_ClaimsOnlyReadings):
         self.items = grid_examples(self.items, self.page.lines, scaled=sc is None or sc.value != "none")
         drop_outside_attention(self.items, self.page.lines)
         drop_later_layers(self.items, self.page.lines)
+        name_projected_operand(self.items, self.page.lines)  # 'Q = tokens @ W_q': tokens is X
+        set_logit_head_aside(self.items, self.page.lines)  # 'Logits = Context × WO': no W^O of attention
+        set_token_ids_aside(self.items)  # '`input_ids` can be written as [[101, 52], …]': no X
         drop_unprojected_x(self.items, self.page.lines)
         commented_copies(self.items)
         scores_defined_scaled(self.items, self.page.lines)
@@ -3270,7 +3286,8 @@ def _page_examples(page: Page) -> list[ImportedExample]:
         out = [e for x in split for e in x]
         for n, ex in enumerate(out, 1):
             ex.index, ex.count = n, len(out)
-    return out
+    out = row_variants(out, page.lines)  # '::: worked title="Unmasked …"' with '- **Row 1.** …' bullets
+    return heads_rerun(out, page.lines)  # 'Q_multi = split_heads(Q, 2)' after one head: worked again
 
 
 def _batch_examples(page: Page, col: Collected) -> list[ImportedExample]:

@@ -21,14 +21,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .hanging_weights import bare_weights
 from .model import Line
 
 __all__ = ["join_hanging_rows"]
 
 _ROW = r"\[\s*-?\d[\d.eE+\-]{0,30}(?:\s*,\s*-?\d[\d.eE+\-]{0,30}){0,63}\s*\]"
 _SEG_RE = re.compile(rf"([A-Za-z][\w^']{{0,20}})\s*=\s*({_ROW})")
-_HEAD_RE = re.compile(rf"^\s*(?:[A-Za-z][\w^']{{0,20}}\s*=\s*{_ROW}\s*,?\s*){{1,8}}(?P<c>(?:#|//)[^\n]{{0,300}})?$")
-_HANG_RE = re.compile(rf"^\s+(?:{_ROW}\s*,?\s*){{1,8}}(?P<c>(?:#|//)[^\n]{{0,300}})?$")
+_HEAD_RE = re.compile(rf"^\s*(?:[A-Za-z][\w^']{{0,20}}\s*=\s*{_ROW}\s*,?\s*){{1,8}}(?P<c>(?:#|//|←)[^\n]{{0,300}})?$")
+_HANG_RE = re.compile(rf"^\s+(?:{_ROW}\s*,?\s*){{1,8}}(?P<c>(?:#|//|←)[^\n]{{0,300}})?$")
 _MAX_ROWS = 64
 
 
@@ -80,7 +81,8 @@ def _run(lines: list[Line], i: int) -> tuple[int, list[str]] | None:
         comments.append(h.group("c") or "")
         j += 1
     n = j - i
-    if n < 2 or (len(segs) > 1 and any(comments)) or (len(segs) == 1 and not all(comments)):
+    if n < 2 or (len(segs) > 1 and any(comments)) or \
+            (len(segs) == 1 and not all(comments) and not bare_weights(segs[0][0], lines[i:j])):
         return None
     indent = head.text[:len(head.text) - len(head.text.lstrip())]
     pieces: list[list[str]] = []  # per matrix, its text on each line
@@ -92,5 +94,6 @@ def _run(lines: list[Line], i: int) -> tuple[int, list[str]] | None:
     texts = []
     for k in range(n):
         t = indent + "".join(col[k].ljust(w) for col, w in zip(pieces, widths)).rstrip()
-        texts.append(t + ("    " + comments[k] if comments[k] else ""))
+        c = "# " + comments[k][1:].strip() if comments[k].startswith("←") else comments[k]  # '← Token A': a comment
+        texts.append(t + ("    " + c if c else ""))
     return j, texts
