@@ -63,10 +63,17 @@ def x_by_projection(items: list[Item], lines: list) -> None:
         if hit is None:
             continue
         w = next(g for g in hit.groups() if g)
-        if weights[w][0] != it.shape[1]:
+        if weights[w][0] != it.shape[1] or _other_operand(code, name, ws):
             continue
         it.step, it.strength = "X", 3
         it.notes.append(f"the code multiplies {name} by the projection weight {w}: the embeddings")
+
+
+def _other_operand(code: list, name: str, ws: str) -> bool:
+    """Whether the code multiplies another name than ``name`` by one of the projection weights (``K = other @
+    W_k`` beside ``Q = data @ W_q``): the projections do not agree on one input, so ``name`` is not X."""
+    other = re.compile(rf"(?<![\w.])({_IDENT})\s*@\s*(?:{ws})\b")
+    return any(m.group(1) != name for _, t in code for m in other.finditer(t))
 
 
 _MASKED_RHS = re.compile(rf"^\s*(?:({_IDENT})\.masked_fill_?\(|(?:torch|tf|np|numpy)\.(?:masked_fill|where)\(|"
