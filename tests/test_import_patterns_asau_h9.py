@@ -3,6 +3,8 @@ near miss that must not be misread. Every expected value was read off the snippe
 
 from fractions import Fraction
 
+import pytest
+
 import symattn as sa
 from import_snippets import claims, imported
 
@@ -194,6 +196,14 @@ def test_js_output_template_is_output():
     assert roles["head 1 attention weights:"] == "output"
     assert roles["[[0.25 0.75]"] == "output"
     assert roles["w = softmax(s)"] == "code"
+
+
+@pytest.mark.parametrize("name", ["lesson.ts", "lesson.jsx", "lesson.tsx"])
+def test_js_output_template_in_typescript_and_jsx(name):
+    # the same lesson module saved as TypeScript or JSX (a React scene) reads as the .js one
+    page = read_page(LESSON, None, name)
+    roles = {ln.text.strip(): ln.role for ln in page.lines}
+    assert roles["[[0.25 0.75]"] == "output" and roles["w = softmax(s)"] == "code"
 
 
 def test_js_output_template_heads_are_claims():

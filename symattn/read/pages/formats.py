@@ -52,8 +52,8 @@ _SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdown": "markdown", "
              ".text": "text"}
 #: program source files: read as a Markdown page that is one code block (comments, docstrings and the outputs
 #: pasted into them are found as in any code block), never as prose whose '#' comments would be headings
-SOURCE_SUFFIXES = (".py", ".pyi", ".rs", ".jl", ".r", ".js", ".mjs", ".ts", ".go", ".java", ".c", ".h", ".cc", ".cpp",
-                   ".hpp", ".cs", ".swift", ".kt", ".scala", ".lua", ".rb")
+SOURCE_SUFFIXES = (".py", ".pyi", ".rs", ".jl", ".r", ".js", ".mjs", ".jsx", ".ts", ".tsx", ".go", ".java", ".c",
+                   ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".kt", ".scala", ".lua", ".rb")
 _ALIASES = {"md": "markdown", "htm": "html", "tex": "latex", "ipynb": "notebook", "jupyter": "notebook",
             "txt": "text", "plain": "text"}
 
@@ -870,7 +870,7 @@ def read_page(text: str, format: str | None = None, source: str = "<page>", scri
         fmt = "markdown"
         fence = "`" * max(3, max((len(m) for m in re.findall(r"`{3,}", text)), default=0) + 1)
         lines = markdown_lines(f"{fence}\n{undefined_macros(_clean(text))}\n{fence}", first_line=0)[1:-1]
-        lines = template_outputs(lines) if PurePath(source).suffix.lower() in (".js", ".mjs", ".ts") else lines
+        lines = template_outputs(lines) if PurePath(source).suffix.lower() in (".js", ".mjs", ".jsx", ".ts", ".tsx") else lines
     else:
         body = undefined_macros(_clean(text))
         lines = {"markdown": markdown_lines, "html": html_lines, "latex": latex_lines,
