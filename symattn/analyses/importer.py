@@ -82,7 +82,7 @@ from .importer_conventions import (Evidence, heads_evidence, multihead_layer, id
                                    scale_evidence)
 from .importer_items import (COLUMN_NOTE, Collected, Item, chain_step, collect, head_symbol, indexed_name, plain_names,
                              split_glued)
-from .importer_model import (Choice, ClaimRow, Given, ImportedExample, ImportNotes, Note, _close, _eq, _index, _num,
+from .importer_model import (number_examples, Choice, ClaimRow, Given, ImportedExample, ImportNotes, Note, _close, _eq, _index, _num,
                              _numeric, _rows_float, _same_values, _Segment, toml_value)
 from .importer_names import (INPUT_NAMES, KEYS_AND_VALUES, SCORE_INPUT_NAMES, is_transposed, product_factors,
                              step_of_ident, step_of_text)
@@ -3310,12 +3310,7 @@ def _batch_examples(page: Page, col: Collected) -> list[ImportedExample]:
         if len(out) > MAX_PAGE_EXAMPLES:  # checked as the items are read: a batch of thousands is refused early
             raise LimitError(f"{page.source}: more than {MAX_PAGE_EXAMPLES} worked examples on one page (a batch "
                              f"of {len(per)} items; see the README's limits)")
-    for n, ex in enumerate(out, 1):
-        ex.index, ex.count = n, len(out)
-        ex.title = re.sub(r" \(example \d+ of \d+\)$", "", ex.title)
-        if len(out) > 1:
-            ex.title = f"{ex.title} (example {n} of {len(out)})"
-    return out
+    return number_examples(out)
 
 
 def import_page(text: str, format: str | None = None, example: int | None = None,

@@ -21,7 +21,7 @@ from ..read.pages.hand_walk import (cell_vector, dot_results, keyed_results, lon
                                     role_columns, step_words, table_row_cells, vectors_in)
 from ..read.pages.model import Page
 from .importer_attend_list import attend_lists
-from .importer_model import CLAIM_ORDER, Choice, ClaimRow, Given, ImportedExample, Note
+from .importer_model import CLAIM_ORDER, Choice, ClaimRow, Given, ImportedExample, Note, number_examples
 
 #: how many lines above a lone row its step's words may be
 _STEP_REACH = 6
@@ -181,10 +181,4 @@ def renumber(more: list[ImportedExample], out: list[ImportedExample]) -> list[Im
     """``out`` with ``more`` put in page order, every example numbered and titled among them all."""
     if not more:
         return out
-    allx = sorted(out + more, key=lambda e: e.first_index)
-    for n, ex in enumerate(allx, 1):
-        ex.index, ex.count = n, len(allx)
-        ex.title = re.sub(r" \(example \d+ of \d+\)$", "", ex.title)
-        if len(allx) > 1:
-            ex.title = f"{ex.title} (example {n} of {len(allx)})"
-    return allx
+    return number_examples(sorted(out + more, key=lambda e: e.first_index))

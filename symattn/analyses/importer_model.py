@@ -247,6 +247,18 @@ class ImportNotes:
         return "\n".join(str(n) for n in self.notes)
 
 
+_EXAMPLE_SUFFIX_RE = re.compile(r"\s*\(example \d+ of \d+\)$")
+
+
+def number_examples(exs: list[ImportedExample]) -> list[ImportedExample]:
+    """The examples numbered among themselves, in place and returned: index and count set, and each title
+    ending in " (example n of m)" when there are several (an earlier such ending replaced)."""
+    for n, ex in enumerate(exs, 1):
+        ex.index, ex.count = n, len(exs)
+        ex.title = _EXAMPLE_SUFFIX_RE.sub("", ex.title) + (f" (example {n} of {len(exs)})" if len(exs) > 1 else "")
+    return exs
+
+
 def toml_value(text: str) -> Any:
     """A printed number as it goes into a draft: a Decimal (or int) when TOML writes it
     bare and reads it back with the same text, else the text itself.

@@ -19,7 +19,7 @@ from typing import Any
 from .importer_head_projections import exact_product, exact_values
 from .importer_conventions import heads_evidence
 from .importer_items import Item
-from .importer_model import Choice, ClaimRow, ImportedExample, Note
+from .importer_model import Choice, ClaimRow, ImportedExample, Note, number_examples
 
 
 def _stacked(it: Item) -> bool:
@@ -76,8 +76,4 @@ def stacked_qk_products(imp: Any, out: list[ImportedExample]) -> list[ImportedEx
 
 def numbered(exs: list[ImportedExample]) -> list[ImportedExample]:
     """The examples numbered among themselves (a page with these alone)."""
-    for n, ex in enumerate(exs, 1):
-        ex.index, ex.count = n, len(exs)
-        if len(exs) > 1:
-            ex.title = f"{ex.title} (example {n} of {len(exs)})"
-    return exs
+    return number_examples(exs)

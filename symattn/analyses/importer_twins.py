@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .importer_model import ImportedExample, Note
+from .importer_model import ImportedExample, Note, number_examples
 from .importer_rows import _within_rounding
 
 __all__ = ["fold_rounded_twins"]
@@ -65,7 +65,4 @@ def fold_rounded_twins(out: list[ImportedExample]) -> list[ImportedExample]:
     if not gone:
         return out
     kept = [e for k, e in enumerate(out) if k not in gone]
-    for n, ex in enumerate(kept, 1):
-        ex.index, ex.count = n, len(kept)
-        ex.title = _SUFFIX_RE.sub("", ex.title) + (f" (example {n} of {len(kept)})" if len(kept) > 1 else "")
-    return kept
+    return number_examples(kept)
