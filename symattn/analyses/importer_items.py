@@ -21,6 +21,7 @@ from ..read.pages.formats import JULIA_HEADER_RE
 from ..read.pages.latex_cells import is_number
 from ..read.pages.model import Line, Numbers, Page, Table, Where, Words
 from ..read.pages.scan import entry_kind
+from ..read.pages.slice_links import drop_slice_link
 from .importer_factors import FACTOR_NOTE, product_factor
 from .importer_fused import fused_name
 from .importer_glued import OUTPUT_RE, WINDOW, assignments, glued_name, printout_step
@@ -330,7 +331,7 @@ def drop_shape_note(before: str) -> str:
 
 def _label_before(before: str, role: str) -> tuple[str, str | None, bool]:
     """(label text, identifier, transposed) from the text before a block on its line."""
-    b = drop_shape_note(plain_names(before)).rstrip()
+    b = drop_slice_link(drop_shape_note(plain_names(before)).rstrip()).rstrip()  # 'V = X W^V = X_{[:,:2]} ='
     # inline code that opens with the name it assigns ('embeddings: `x_1 = [1, 0]`'): the backtick is no part of it
     b = re.sub(r"`(?=[A-Za-z_][\w.^{}]*\s*[=:]\s*$)", " ", b)
     # LaTeX's sized delimiters around a matrix (\left( … \right)) are not part of any name
