@@ -46,3 +46,13 @@ def test_unclosed_backtick_template_answers() -> None:
 
 def test_reassigned_thousands_of_times_answers() -> None:
     _answer("Q and K:\n" + "x = [1, 0]\n" * 3_000, "markdown")
+
+
+def test_many_unplaced_vectors_after_a_worked_example_still_import() -> None:
+    """A worked example followed by 1 500 stray vectors (each listed as not placed): the vectors are looked
+    up by where they are in one pass (this was one scan of the page per note: quadratic)."""
+    from pathlib import Path
+    page = (Path(__file__).resolve().parent / "pages" / "journey.md").read_text(encoding="utf-8")
+    plain = import_examples(page, format="markdown", source="h9")
+    padded = import_examples(page + "    [0.1, 0.2]\n" * 1_500, format="markdown", source="h9")
+    assert len(padded) >= len(plain) >= 1
