@@ -583,10 +583,15 @@ class _ClaimsOnlyReadings:
         """The softmax lines (see :meth:`softmax_line_example`) that a worked example listed as not placed
         (no step of it has their width): each an example of its own, no longer listed."""
         out = []
+        by_at: dict[str, list[Item]] | None = None  # the page's vectors by where they are: one pass, not one per note
         for ex in done:
             for n in [n for n in ex.notes if n.kind == "unplaced" and n.text.endswith("no step of this example has its shape")]:
-                it = next((it for it in self.items if it.at() == n.where and it.kind == "vector"
-                           and it.rows and n.text.startswith(f"[{it.rows[0][0]}")), None)
+                if by_at is None:
+                    by_at = {}
+                    for c in self.items:
+                        if c.kind == "vector" and c.rows:
+                            by_at.setdefault(c.at(), []).append(c)
+                it = next((it for it in by_at.get(n.where, []) if n.text.startswith(f"[{it.rows[0][0]}")), None)
                 made = self.softmax_line_example(_Segment(first=it.line, items=[it])) if it is not None else None
                 if made is not None:
                     ex.notes.remove(n)
